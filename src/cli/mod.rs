@@ -1,0 +1,79 @@
+//! The `git dibs` command line: one module per subcommand, and the mapping of their results to
+//! exit codes and error messages.
+
+mod doctor;
+mod hook;
+mod install;
+mod status;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+use crate::git::{self, Worktree};
+use crate::store::Store;
+
+/// Who holds what in this checkout: claims, co-edit warnings and a guard for several coding
+/// agents and people sharing one git repository.
+#[derive(Debug, Parser)]
+#[command(name = "git-dibs", bin_name = "git dibs", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The entry point for every agent hook: reads one event on stdin.
+    Hook(hook::Args),
+    /// Who is live here, on which worktree and branch, holding what.
+    Status(status::Args),
+    /// Wire the hooks into this repository's agent settings.
+    Install(install::Args),
+    /// Remove the hooks that `install` wired.
+    Uninstall(install::Args),
+    /// Check that everything is wired, readable and current.
+    Doctor(doctor::Args),
+}
+
+/// Run a parsed command line and return the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        Command::Hook(args) => return hook::run(args),
+        Command::Status(args) => status::run(args),
+        Command::Install(args) => install::run(args, install::Mode::Install),
+        Command::Uninstall(args) => install::run(args, install::Mode::Uninstall),
+        Command::Doctor(args) => doctor::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("git dibs: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The worktree the current directory is in, or a clear error.
+pub(crate) fn current_worktree() -> Result<Worktree> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    git::locate(&cwd, &PathBuf::from("."))
+        .map(|l| l.worktree)
+        .with_context(|| {
+            format!(
+                "{} is not inside a git working tree; run this from a repository",
+                cwd.display()
+            )
+        })
+}
+
+/// The store of the repository the current directory is in.
+pub(crate) fn current_store() -> Result<(Worktree, Store)> {
+    let wt = current_worktree()?;
+    let store = Store::open(&wt.common_dir)?;
+    Ok((wt, store))
+}

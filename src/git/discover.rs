@@ -1,0 +1,140 @@
+//! Fast, std-only discovery: from any path to its worktree root, its git dir and the common git
+//! dir, by reading `.git` files the way git does. No repository is opened, so a hook can resolve
+//! a file in a few system calls.
+
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+/// A working tree of a repository: the main one or a linked one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Worktree {
+    /// The top folder of the working tree (canonical).
+    pub root: PathBuf,
+    /// This worktree's own git dir (`.git` or `.git/worktrees/<id>`).
+    pub git_dir: PathBuf,
+    /// The git dir shared by all worktrees of the clone.
+    pub common_dir: PathBuf,
+}
+
+impl Worktree {
+    /// The branch checked out here (`None` when HEAD is detached or unreadable).
+    pub fn branch(&self) -> Option<String> {
+        let head = fs::read_to_string(self.git_dir.join("HEAD")).ok()?;
+        head.trim()
+            .strip_prefix("ref: refs/heads/")
+            .map(str::to_owned)
+    }
+}
+
+/// A path resolved to the worktree that holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The worktree.
+    pub worktree: Worktree,
+    /// The path relative to the worktree root, with `/` separators.
+    pub relative: String,
+}
+
+/// Make `path` absolute against `base` and canonical as far as it exists: symlinks in the
+/// existing part are resolved, `.` and `..` in the rest are folded.
+fn normalize(base: &Path, path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    };
+    let mut existing = joined.as_path();
+    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+    loop {
+        if let Ok(canon) = fs::canonicalize(existing) {
+            let mut out = canon;
+            for part in rest.iter().rev() {
+                match *part {
+                    p if p == ".." => {
+                        out.pop();
+                    }
+                    p if p == "." => {}
+                    p => out.push(p),
+                }
+            }
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                existing = parent;
+            }
+            (Some(parent), None) => {
+                // A trailing `..` or `.`: keep it and go up.
+                if let Some(Component::ParentDir) = existing.components().next_back() {
+                    rest.push(std::ffi::OsStr::new(".."));
+                }
+                existing = parent;
+            }
+            _ => return joined,
+        }
+    }
+}
+
+/// Read a `.git` file (`gitdir: PATH`) into the git dir it points to.
+fn read_gitfile(dot_git: &Path, dir: &Path) -> Option<PathBuf> {
+    let text = fs::read_to_string(dot_git).ok()?;
+    let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    let target = Path::new(target);
+    Some(if target.is_absolute() {
+        target.to_path_buf()
+    } else {
+        dir.join(target)
+    })
+}
+
+/// The worktree whose root is exactly `dir`, if `dir` has a `.git` entry.
+pub fn worktree_at(dir: &Path) -> Option<Worktree> {
+    let dot_git = dir.join(".git");
+    let meta = fs::metadata(&dot_git).ok()?;
+    let git_dir = if meta.is_dir() {
+        dot_git
+    } else {
+        read_gitfile(&dot_git, dir)?
+    };
+    let git_dir = fs::canonicalize(&git_dir).ok()?;
+    if !git_dir.join("HEAD").exists() {
+        return None;
+    }
+    let common_dir = match fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => fs::canonicalize(git_dir.join(text.trim())).ok()?,
+        Err(_) => git_dir.clone(),
+    };
+    Some(Worktree {
+        root: dir.to_path_buf(),
+        git_dir,
+        common_dir,
+    })
+}
+
+/// Resolve `path` (absolute, or relative to `cwd`) to its worktree and relative path.
+/// Returns `None` for a path outside any worktree or inside a git dir.
+pub fn locate(cwd: &Path, path: &Path) -> Option<Located> {
+    let full = normalize(cwd, path);
+    let mut dir = full.as_path();
+    if !full.is_dir() {
+        dir = full.parent()?;
+    }
+    loop {
+        if dir.file_name().is_some_and(|n| n == ".git") {
+            return None;
+        }
+        if let Some(worktree) = worktree_at(dir) {
+            let rel = full.strip_prefix(dir).ok()?;
+            let mut relative = String::new();
+            for part in rel.components() {
+                if !relative.is_empty() {
+                    relative.push('/');
+                }
+                relative.push_str(&part.as_os_str().to_string_lossy());
+            }
+            return Some(Located { worktree, relative });
+        }
+        dir = dir.parent()?;
+    }
+}

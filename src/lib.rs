@@ -1,0 +1,9 @@
+//! git-dibs: a shared record of who holds what in a git checkout, and a guard against commands
+//! that destroy another session's work. See the README for the product and DESIGN for the shape.
+
+pub mod cli;
+pub mod git;
+pub mod policy;
+pub mod protocol;
+pub mod shell;
+pub mod store;

@@ -1,0 +1,3 @@
+//! Pure decisions over an event and the facts gathered for it; no I/O happens here.
+
+pub mod claims;

@@ -1,0 +1,155 @@
+//! Claude Code's hook wire format: the stdin object of every event it sends, and the JSON it
+//! accepts back (`systemMessage`, `hookSpecificOutput`).
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{Event, EventKind, Host, Output, ProtocolError, Response, StartSource};
+
+/// The fields of Claude Code's input that git-dibs reads; everything else is ignored.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Input {
+    hook_event_name: Option<String>,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    tool_name: Option<String>,
+    tool_input: Value,
+    source: Option<String>,
+    reason: Option<String>,
+    prompt: Option<String>,
+}
+
+/// Tools that write a file named in their input.
+const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
+    let input: Input =
+        serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))?;
+    let event_name = input
+        .hook_event_name
+        .filter(|s| !s.is_empty())
+        .ok_or(ProtocolError::Missing("hook_event_name"))?;
+    let session_id = input
+        .session_id
+        .filter(|s| !s.trim().is_empty())
+        .ok_or(ProtocolError::Missing("session_id"))?;
+    let cwd = input
+        .cwd
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .ok_or(ProtocolError::Missing("cwd"))?;
+    let tool = input.tool_name.unwrap_or_default();
+    let kind = match event_name.as_str() {
+        "PreToolUse" | "PostToolUse" if EDIT_TOOLS.contains(&tool.as_str()) => {
+            let paths = edit_paths(&input.tool_input);
+            if paths.is_empty() {
+                EventKind::Ignored
+            } else if event_name == "PreToolUse" {
+                EventKind::BeforeEdit { tool, paths }
+            } else {
+                EventKind::AfterEdit { tool, paths }
+            }
+        }
+        "PreToolUse" if tool == "Bash" => match input.tool_input.get("command") {
+            Some(Value::String(command)) => EventKind::BeforeShell {
+                command: command.clone(),
+            },
+            _ => EventKind::Ignored,
+        },
+        "SessionStart" => EventKind::SessionStart {
+            source: match input.source.as_deref() {
+                Some("startup") => StartSource::Startup,
+                Some("resume") => StartSource::Resume,
+                Some("clear") => StartSource::Clear,
+                Some("compact") => StartSource::Compact,
+                _ => StartSource::Other,
+            },
+        },
+        "SessionEnd" => EventKind::SessionEnd {
+            reason: input.reason.unwrap_or_default(),
+        },
+        "UserPromptSubmit" => EventKind::Prompt {
+            prompt: input.prompt.unwrap_or_default(),
+        },
+        _ => EventKind::Ignored,
+    };
+    Ok(Event {
+        host: Host::Claude,
+        session_id,
+        cwd,
+        event_name,
+        kind,
+    })
+}
+
+/// The file an edit tool writes: `file_path`, or `notebook_path` for notebooks.
+fn edit_paths(tool_input: &Value) -> Vec<PathBuf> {
+    ["file_path", "notebook_path"]
+        .iter()
+        .filter_map(|key| tool_input.get(key).and_then(Value::as_str))
+        .filter(|p| !p.is_empty() && !p.contains('\0'))
+        .map(PathBuf::from)
+        .take(1)
+        .collect()
+}
+
+/// Events whose output may carry `hookSpecificOutput`.
+fn has_specific_output(event_name: &str) -> bool {
+    matches!(
+        event_name,
+        "PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "SessionStart"
+    )
+}
+
+pub(super) fn render(event: &Event, response: &Response) -> Output {
+    let name = event.event_name.as_str();
+    let value = match response {
+        Response::Silent => return Output::default(),
+        Response::Warn { person, model } => {
+            if has_specific_output(name) {
+                json!({
+                    "systemMessage": person,
+                    "hookSpecificOutput": {"hookEventName": name, "additionalContext": model},
+                })
+            } else {
+                json!({ "systemMessage": person })
+            }
+        }
+        Response::Deny { reason, person } if name == "PreToolUse" => {
+            let mut v = json!({
+                "hookSpecificOutput": {
+                    "hookEventName": name,
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }
+            });
+            if let Some(person) = person {
+                v["systemMessage"] = json!(person);
+            }
+            v
+        }
+        Response::Ask { reason } if name == "PreToolUse" => json!({
+            "hookSpecificOutput": {
+                "hookEventName": name,
+                "permissionDecision": "ask",
+                "permissionDecisionReason": reason,
+            }
+        }),
+        Response::Deny { reason, .. } | Response::Ask { reason } => {
+            return Output {
+                stdout: None,
+                stderr: Some(reason.clone()),
+                code: 2,
+            };
+        }
+    };
+    Output {
+        stdout: Some(value.to_string()),
+        stderr: None,
+        code: 0,
+    }
+}

@@ -1,0 +1,217 @@
+//! Host wire formats: reading one hook event from stdin into a host-neutral [`Event`], and
+//! rendering a [`Response`] back in the host's own format. `serde_json::Value` stays in here.
+
+mod claude;
+
+use std::io::Read;
+use std::path::PathBuf;
+
+/// Largest hook input read from stdin; anything longer is treated as unreadable.
+pub const MAX_INPUT: usize = 4 * 1024 * 1024;
+
+/// The agent host that sent an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Host {
+    /// Anthropic's Claude Code.
+    Claude,
+    /// Cursor's agent.
+    Cursor,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// OpenAI's Codex CLI.
+    Codex,
+    /// A person or script using the command line.
+    Person,
+}
+
+impl Host {
+    /// The short name used in messages and records.
+    pub fn name(self) -> &'static str {
+        match self {
+            Host::Claude => "claude",
+            Host::Cursor => "cursor",
+            Host::Gemini => "gemini",
+            Host::Codex => "codex",
+            Host::Person => "person",
+        }
+    }
+}
+
+/// One hook call, whatever host sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// Who sent it.
+    pub host: Host,
+    /// The host's durable session id.
+    pub session_id: String,
+    /// The directory the session was in when the hook fired.
+    pub cwd: PathBuf,
+    /// The host's own name for the event (echoed back in `hookEventName`).
+    pub event_name: String,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// How a session started, as the host reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartSource {
+    /// A new session.
+    Startup,
+    /// A resumed session (same id).
+    Resume,
+    /// After `/clear` (new id, same agent process).
+    Clear,
+    /// After compaction (same id).
+    Compact,
+    /// Anything else, including forks.
+    Other,
+}
+
+/// The host-neutral meaning of a hook call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    /// A session began.
+    SessionStart {
+        /// Why it began.
+        source: StartSource,
+    },
+    /// A session ended.
+    SessionEnd {
+        /// The host's reason text.
+        reason: String,
+    },
+    /// The person submitted a prompt.
+    Prompt {
+        /// The prompt text.
+        prompt: String,
+    },
+    /// A file-editing tool is about to run (`tool` is the host's tool name).
+    BeforeEdit {
+        /// The host's tool name.
+        tool: String,
+        /// Files the tool will write, as given (absolute or relative to `cwd`).
+        paths: Vec<PathBuf>,
+    },
+    /// A file-editing tool ran.
+    AfterEdit {
+        /// The host's tool name.
+        tool: String,
+        /// Files the tool wrote.
+        paths: Vec<PathBuf>,
+    },
+    /// A shell command is about to run.
+    BeforeShell {
+        /// The whole command line.
+        command: String,
+    },
+    /// Anything this version does not act on.
+    Ignored,
+}
+
+/// Why an input could not be turned into an [`Event`].
+#[derive(Debug, thiserror::Error)]
+pub enum ProtocolError {
+    /// stdin could not be read.
+    #[error("could not read the hook input: {0}")]
+    Read(#[from] std::io::Error),
+    /// The input was larger than [`MAX_INPUT`].
+    #[error("hook input is larger than {} bytes; ignored", MAX_INPUT)]
+    TooLarge,
+    /// The input was empty.
+    #[error("hook input is empty; expected one JSON object")]
+    Empty,
+    /// The input was not a JSON object.
+    #[error("hook input is not a JSON object: {0}")]
+    NotJson(String),
+    /// A required field was missing or had the wrong type.
+    #[error("hook input lacks {0}")]
+    Missing(&'static str),
+}
+
+/// Read all of stdin (always to the end, so the host never sees a broken pipe), up to
+/// [`MAX_INPUT`] bytes kept.
+pub fn read_input(mut input: impl Read) -> Result<Vec<u8>, ProtocolError> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 64 * 1024];
+    let mut too_large = false;
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        };
+        if buf.len() + n > MAX_INPUT {
+            too_large = true;
+            buf.clear();
+        } else if !too_large {
+            buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+    if too_large {
+        return Err(ProtocolError::TooLarge);
+    }
+    Ok(buf)
+}
+
+/// Turn raw hook input into an [`Event`]. `host` forces the host when the caller knows it.
+pub fn parse_event(bytes: &[u8], host: Option<Host>) -> Result<Event, ProtocolError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ProtocolError::Empty);
+    }
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| ProtocolError::NotJson(e.to_string()))?;
+    if !value.is_object() {
+        return Err(ProtocolError::NotJson(
+            "the top level is not an object".into(),
+        ));
+    }
+    match host {
+        None | Some(Host::Claude) => claude::parse(value),
+        Some(_) => claude::parse(value),
+    }
+}
+
+/// What a hook answers, before it is put in a host's format.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Response {
+    /// No objection, nothing to say: exit 0, print nothing.
+    #[default]
+    Silent,
+    /// Let it happen, but tell the person and the model.
+    Warn {
+        /// For the person (`systemMessage`).
+        person: String,
+        /// For the model (`additionalContext`).
+        model: String,
+    },
+    /// Refuse the tool call.
+    Deny {
+        /// For the model: what is at risk and what to do instead.
+        reason: String,
+        /// For the person, when it differs from `reason`.
+        person: Option<String>,
+    },
+    /// Ask the person to decide.
+    Ask {
+        /// Why the hook cannot decide.
+        reason: String,
+    },
+}
+
+/// A rendered answer: what to print and how to exit.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Output {
+    /// One JSON object for stdout, if any.
+    pub stdout: Option<String>,
+    /// Text for stderr, if any.
+    pub stderr: Option<String>,
+    /// Process exit code.
+    pub code: u8,
+}
+
+/// Render `response` for the host that sent `event`.
+pub fn render(event: &Event, response: &Response) -> Output {
+    claude::render(event, response)
+}
