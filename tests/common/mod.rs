@@ -1,0 +1,214 @@
+//! Test support shared by the integration tests: real repositories built with the real `git`
+//! in temporary folders (bare remotes, linked worktrees, dirty files) and the real binary.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+/// The built `git-dibs` binary.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_git-dibs"))
+}
+
+/// Run `git` with a fixed identity and no user or system config.
+pub fn git(dir: &Path, args: &[&str]) -> Output {
+    let out = git_command(dir).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {:?} in {} failed: {}",
+        args,
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// A `git` command with a clean, fixed environment.
+pub fn git_command(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE");
+    cmd
+}
+
+/// Trimmed stdout of a git command.
+pub fn git_out(dir: &Path, args: &[&str]) -> String {
+    String::from_utf8_lossy(&git(dir, args).stdout)
+        .trim()
+        .to_owned()
+}
+
+/// A scratch repository: a clone of a bare remote, with one pushed commit on `main`.
+pub struct TestRepo {
+    /// Keeps the folder alive.
+    pub tmp: TempDir,
+    /// The main worktree (canonical path).
+    pub root: PathBuf,
+    /// The bare remote.
+    pub remote: PathBuf,
+}
+
+impl TestRepo {
+    /// A new repository with `README.md` and `src/lib.rs` committed and pushed.
+    pub fn new() -> TestRepo {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let base = tmp.path().canonicalize().unwrap();
+        let remote = base.join("remote.git");
+        let root = base.join("repo");
+        git(&base, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+        git(&base, &["init", "-q", "-b", "main", "repo"]);
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("README.md"), "# test\n").unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub fn a() {}\n").unwrap();
+        git(&root, &["add", "."]);
+        git(&root, &["commit", "-qm", "init"]);
+        git(
+            &root,
+            &["remote", "add", "origin", remote.to_str().unwrap()],
+        );
+        git(&root, &["push", "-q", "-u", "origin", "main"]);
+        TestRepo { tmp, root, remote }
+    }
+
+    /// Add a linked worktree at `<tmp>/<name>` on a new branch `name`.
+    pub fn worktree(&self, name: &str) -> PathBuf {
+        let path = self.tmp.path().canonicalize().unwrap().join(name);
+        git(
+            &self.root,
+            &["worktree", "add", "-q", "-b", name, path.to_str().unwrap()],
+        );
+        path
+    }
+
+    /// Write a file (creating folders) under `dir`.
+    pub fn write(&self, dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// The store folder of this clone.
+    pub fn store_dir(&self) -> PathBuf {
+        self.root.join(".git/dibs")
+    }
+}
+
+/// What a hook process did.
+#[derive(Debug)]
+pub struct HookRun {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl HookRun {
+    /// stdout parsed as one JSON object (panics when it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(self.stdout.trim())
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {:?}", self.stdout))
+    }
+
+    /// Exit 0 and nothing on stdout.
+    pub fn assert_silent(&self) {
+        assert_eq!(self.code, 0, "exit code; stderr: {}", self.stderr);
+        assert_eq!(
+            self.stdout, "",
+            "expected no output; stderr: {}",
+            self.stderr
+        );
+    }
+}
+
+/// Pipe `input` into `git-dibs hook` run in `cwd` with extra `env`.
+pub fn hook_raw(cwd: &Path, input: &[u8], env: &[(&str, &str)]) -> HookRun {
+    let mut cmd = Command::new(bin());
+    cmd.arg("hook")
+        .current_dir(cwd)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("git-dibs runs");
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = stdin.write_all(input);
+    }
+    let out = child.wait_with_output().expect("git-dibs finishes");
+    HookRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Pipe one JSON event into the hook.
+pub fn hook(cwd: &Path, event: &Value) -> HookRun {
+    hook_raw(cwd, format!("{event}\n").as_bytes(), &[])
+}
+
+/// A Claude Code event of `name` for `session` in `cwd`, with `extra` fields merged in.
+pub fn claude_event(name: &str, session: &str, cwd: &Path, extra: Value) -> Value {
+    let mut v = json!({
+        "session_id": session,
+        "transcript_path": format!("/tmp/.claude/projects/x/{session}.jsonl"),
+        "cwd": cwd,
+        "hook_event_name": name,
+    });
+    if let (Some(obj), Some(more)) = (v.as_object_mut(), extra.as_object()) {
+        for (k, val) in more {
+            obj.insert(k.clone(), val.clone());
+        }
+    }
+    v
+}
+
+/// A Claude Code `PreToolUse` (or `PostToolUse`) for an edit tool on `file`.
+pub fn edit_event(name: &str, tool: &str, session: &str, cwd: &Path, file: &Path) -> Value {
+    let input = if tool == "NotebookEdit" {
+        json!({"notebook_path": file, "new_source": "x"})
+    } else {
+        json!({"file_path": file, "old_string": "a", "new_string": "b"})
+    };
+    claude_event(
+        name,
+        session,
+        cwd,
+        json!({"tool_name": tool, "tool_input": input, "permission_mode": "default"}),
+    )
+}
+
+/// A Claude Code `PreToolUse` for Bash.
+pub fn bash_event(session: &str, cwd: &Path, command: &str) -> Value {
+    claude_event(
+        "PreToolUse",
+        session,
+        cwd,
+        json!({"tool_name": "Bash", "tool_input": {"command": command}}),
+    )
+}
+
+/// Run the binary with `args` in `cwd`.
+pub fn dibs(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git-dibs runs")
+}
