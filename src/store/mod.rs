@@ -368,6 +368,26 @@ impl Store {
                 fsio::write_atomic(&path, &bytes).map_err(io_err(&path))?;
             }
         }
+        self.prune_orphan_markers()
+    }
+
+    /// Remove index markers whose session record is gone (set aside, or deleted by hand).
+    fn prune_orphan_markers(&self) -> Result<(), StoreError> {
+        let files = self.dir.join("files");
+        let sessions = self.dir.join("sessions");
+        for dir in fs::read_dir(&files).map_err(io_err(&files))?.flatten() {
+            let Ok(markers) = fs::read_dir(dir.path()) else {
+                continue;
+            };
+            for marker in markers.flatten() {
+                let mut record = marker.file_name();
+                record.push(".json");
+                if !sessions.join(&record).exists() {
+                    let _ = fs::remove_file(marker.path());
+                }
+            }
+            let _ = fs::remove_dir(dir.path());
+        }
         Ok(())
     }
 
@@ -428,3 +448,6 @@ fn apply_change(session: &mut Session, now: u64, change: &Change) {
         Change::End => session.ended = Some(now),
     }
 }
+
+#[cfg(test)]
+mod tests;

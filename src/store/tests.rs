@@ -1,0 +1,223 @@
+//! Unit tests of the store: fencing by generation, pruning, the index staying in line.
+
+use std::time::Duration;
+
+use super::*;
+
+fn store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    (dir, store)
+}
+
+fn key(path: &str) -> FileKey {
+    FileKey::new("/work/repo", path)
+}
+
+#[test]
+fn a_writer_with_an_older_generation_is_refused() {
+    let (_dir, store) = store();
+    let touch = [Change::Touch(vec![key("a.rs")])];
+    store
+        .apply("s1", Host::Claude, Some(0), 100, &touch)
+        .unwrap();
+    assert_eq!(store.bump_generation("s1", Host::Claude, 101).unwrap(), 1);
+
+    let err = store
+        .apply(
+            "s1",
+            Host::Claude,
+            Some(0),
+            102,
+            &[Change::Touch(vec![key("b.rs")])],
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::Fenced {
+                held: 0,
+                current: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = store
+        .apply("s1", Host::Claude, Some(0), 102, &[Change::ReleaseAll])
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Fenced { .. }));
+    // Nothing the stale writer tried landed.
+    let s = store.session("s1").unwrap().unwrap();
+    assert_eq!(s.files.len(), 1);
+    assert_eq!(s.last_seen, 101);
+
+    // The current generation, and callers without a stamp, still write.
+    store
+        .apply(
+            "s1",
+            Host::Claude,
+            Some(1),
+            103,
+            &[Change::Touch(vec![key("b.rs")])],
+        )
+        .unwrap();
+    store.apply("s1", Host::Claude, None, 104, &[]).unwrap();
+    assert_eq!(store.session("s1").unwrap().unwrap().files.len(), 2);
+}
+
+#[test]
+fn holders_follow_touches_and_releases() {
+    let (_dir, store) = store();
+    store
+        .apply(
+            "s1",
+            Host::Claude,
+            None,
+            100,
+            &[Change::Touch(vec![key("a.rs"), key("b.rs")])],
+        )
+        .unwrap();
+    store
+        .apply(
+            "s2",
+            Host::Codex,
+            None,
+            110,
+            &[Change::Touch(vec![key("a.rs")])],
+        )
+        .unwrap();
+    let holders = store.holders(&key("a.rs"), "s2").unwrap();
+    assert_eq!(holders.len(), 1);
+    assert_eq!(holders[0].session.id, "s1");
+    assert_eq!(holders[0].touch.first, 100);
+    assert!(store.holders(&key("b.rs"), "s1").unwrap().is_empty());
+
+    store
+        .apply("s1", Host::Claude, None, 120, &[Change::ReleaseAll])
+        .unwrap();
+    assert!(store.holders(&key("a.rs"), "s2").unwrap().is_empty());
+    assert!(
+        !store.marker_dir(&key("b.rs")).exists(),
+        "empty index folders go away"
+    );
+}
+
+#[test]
+fn unusual_session_ids_get_safe_file_names() {
+    let (_dir, store) = store();
+    for id in [
+        "../../etc/passwd",
+        ".hidden",
+        "a/b",
+        "",
+        "ü-unicode",
+        &"x".repeat(300),
+    ] {
+        store
+            .apply(
+                id,
+                Host::Claude,
+                None,
+                100,
+                &[Change::Touch(vec![key("a.rs")])],
+            )
+            .unwrap();
+        assert_eq!(store.session(id).unwrap().unwrap().id, id);
+    }
+    assert_eq!(store.sessions().unwrap().len(), 6);
+    assert_eq!(store.holders(&key("a.rs"), "nobody").unwrap().len(), 6);
+}
+
+#[test]
+fn pruning_unindexes_dead_sessions_and_later_deletes_them() {
+    let (_dir, store) = store();
+    let ttl = Duration::from_secs(60);
+    let day = 24 * 60 * 60;
+    store
+        .apply(
+            "old",
+            Host::Claude,
+            None,
+            1_000,
+            &[Change::Touch(vec![key("a.rs")])],
+        )
+        .unwrap();
+    store
+        .apply(
+            "new",
+            Host::Claude,
+            None,
+            1_050,
+            &[Change::Touch(vec![key("a.rs")])],
+        )
+        .unwrap();
+    store.prune_locked(ttl, 1_100).unwrap();
+    let holders = store.holders(&key("a.rs"), "x").unwrap();
+    assert_eq!(holders.len(), 1, "the dead session left the index");
+    assert_eq!(holders[0].session.id, "new");
+    assert!(
+        store.session("old").unwrap().is_some(),
+        "kept for status --all"
+    );
+
+    // Coming back to life puts it back in the index.
+    store.apply("old", Host::Claude, None, 1_200, &[]).unwrap();
+    assert_eq!(store.holders(&key("a.rs"), "x").unwrap().len(), 2);
+
+    store.prune_locked(ttl, 1_200 + 60 + day).unwrap();
+    assert!(store.sessions().unwrap().is_empty());
+    assert!(store.holders(&key("a.rs"), "x").unwrap().is_empty());
+}
+
+#[test]
+fn prune_is_rate_limited() {
+    let (_dir, store) = store();
+    store
+        .apply(
+            "s",
+            Host::Claude,
+            None,
+            1,
+            &[Change::Touch(vec![key("a.rs")])],
+        )
+        .unwrap();
+    let mut asked = 0;
+    store
+        .prune_if_due(
+            || {
+                asked += 1;
+                Duration::from_secs(1)
+            },
+            now_secs(),
+        )
+        .unwrap();
+    store
+        .prune_if_due(
+            || {
+                asked += 1;
+                Duration::from_secs(1)
+            },
+            now_secs(),
+        )
+        .unwrap();
+    assert_eq!(asked, 1, "the second call found pruning not due");
+}
+
+#[test]
+fn pruning_removes_markers_of_records_that_are_gone() {
+    let (_dir, store) = store();
+    store
+        .apply(
+            "gone",
+            Host::Claude,
+            None,
+            1_000,
+            &[Change::Touch(vec![key("a.rs")])],
+        )
+        .unwrap();
+    std::fs::remove_file(store.session_path("gone")).unwrap();
+    assert!(store.marker_dir(&key("a.rs")).exists());
+    store.prune_locked(Duration::from_secs(60), 1_001).unwrap();
+    assert!(!store.marker_dir(&key("a.rs")).exists());
+}
