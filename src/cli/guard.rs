@@ -1,0 +1,409 @@
+//! The Bash guard's orchestration for `git dibs hook`: parse the command line, stop at once when
+//! nothing in it is guarded (no repository or store is opened for `ls` or `cargo test`), gather
+//! the facts each guarded command needs, let the pure policy decide, write the audit log.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+
+use crate::git::{self, GitInvocation, Repo, Worktree, WorktreeEntry};
+use crate::policy::guard::{
+    self, BranchState, Facts, Guarded, Op, Peer, PeerFacts, RemoteBranchState, WorktreeFacts,
+    WorktreeState,
+};
+use crate::protocol::{Event, Response};
+use crate::shell;
+use crate::store::{self, Session, Store};
+
+/// How many commits a fact lists at most.
+const COMMIT_LIMIT: usize = 50;
+/// How deep and how wide the search for worktrees below an `rm -r` target goes.
+const SCAN_DEPTH: usize = 4;
+const SCAN_ENTRIES: usize = 5000;
+
+/// Decide a `Bash` tool call. A command line that cannot be parsed goes ahead with one line on
+/// stderr; facts that cannot be read count as "nothing shown to be at risk".
+pub(crate) fn before_shell(event: &Event, command: &str) -> Result<Response> {
+    let cmds = match shell::parse(command, &event.cwd) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("git-dibs: cannot read this command line ({e}); it goes ahead unchecked");
+            return Ok(Response::Silent);
+        }
+    };
+    let mut alias = |inv: &GitInvocation, name: &str| {
+        let wt = git::invocation_worktree(inv)?;
+        Repo::open(&wt.git_dir).ok()?.alias(name)
+    };
+    let guarded = guard::classify(&cmds, &mut alias);
+    if guarded.is_empty() {
+        return Ok(Response::Silent);
+    }
+    let mut verdicts = Vec::with_capacity(guarded.len());
+    let mut anchors = Vec::with_capacity(guarded.len());
+    for g in guarded {
+        let (facts, anchor) = match gather(event, &g) {
+            Ok(found) => found,
+            Err(e) => {
+                eprintln!("git-dibs: {e:#}; `{}` is not checked", g.display);
+                (Facts::None, None)
+            }
+        };
+        let verdict = guard::evaluate(&g, &facts);
+        anchors.push(anchor);
+        verdicts.push((g, verdict));
+    }
+    let decision = guard::decide(&verdicts);
+    for entry in &decision.audit {
+        let anchor = anchors[entry.index]
+            .clone()
+            .or_else(|| git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree.common_dir));
+        let Some(common_dir) = anchor else {
+            eprintln!("git-dibs: no repository to keep the audit log in");
+            continue;
+        };
+        if let Err(e) = write_audit(&common_dir, event, command, entry) {
+            eprintln!("git-dibs: cannot write the audit log: {e:#}");
+        }
+    }
+    Ok(decision.response)
+}
+
+/// One line of `audit.log`.
+#[derive(Debug, Serialize)]
+struct AuditLine<'a> {
+    at: String,
+    verdict: &'a str,
+    session: &'a str,
+    cwd: &'a Path,
+    command: &'a str,
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    worktrees: Vec<AuditWorktree<'a>>,
+}
+
+/// A worktree at risk, in an audit line.
+#[derive(Debug, Serialize)]
+struct AuditWorktree<'a> {
+    root: &'a Path,
+    head: Option<&'a str>,
+    status: &'a [String],
+}
+
+fn write_audit(
+    common_dir: &Path,
+    event: &Event,
+    command: &str,
+    entry: &guard::AuditEntry,
+) -> Result<()> {
+    let line = AuditLine {
+        at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        verdict: entry.verdict,
+        session: &event.session_id,
+        cwd: &event.cwd,
+        command,
+        reason: &entry.reason,
+        worktrees: entry
+            .worktrees
+            .iter()
+            .map(|w| AuditWorktree {
+                root: &w.root,
+                head: w.head.as_deref(),
+                status: &w.status,
+            })
+            .collect(),
+    };
+    let text = serde_json::to_string(&line).context("cannot encode the audit line")?;
+    Store::open(common_dir)?.append_audit(&text)?;
+    Ok(())
+}
+
+/// Gather the facts `g` needs, and the common dir of the clone it acts on (for the audit).
+fn gather(event: &Event, g: &Guarded) -> Result<(Facts, Option<PathBuf>)> {
+    let peer_op = matches!(g.op, Op::Take(_) | Op::Switch | Op::Checkout { .. });
+    if g.unknown.is_some() && !peer_op {
+        let here = git::locate(&g.cwd, Path::new(".")).map(|l| l.worktree.common_dir);
+        return Ok((Facts::None, here));
+    }
+    let wt = g.git.as_ref().and_then(git::invocation_worktree);
+    let anchor = wt.as_ref().map(|w| w.common_dir.clone());
+    let facts = match &g.op {
+        Op::Opaque => Facts::None,
+        Op::WorktreeRemove { target } => {
+            // git finds the repository from its directory, but the target may name a worktree
+            // of it from anywhere: look from the target too (`git -C /tmp worktree remove X`).
+            let resolved = canonical_lenient(&g.cwd.join(target));
+            let via_target = git::locate(&resolved, Path::new(".")).map(|l| l.worktree);
+            match wt.as_ref().or(via_target.as_ref()) {
+                Some(w) => {
+                    let anchor = Some(w.common_dir.clone());
+                    return Ok((
+                        Facts::Worktrees(worktree_remove(w, resolved, target)?),
+                        anchor,
+                    ));
+                }
+                None => Facts::None,
+            }
+        }
+        Op::RemoveTree { paths } | Op::FindDelete { paths } => {
+            let (facts, anchor) = tree(event, &g.cwd, paths)?;
+            return Ok((Facts::Worktrees(facts), anchor));
+        }
+        Op::BranchDelete { names } => match &wt {
+            Some(wt) => Facts::Branches(branches(wt, names)?),
+            None => Facts::None,
+        },
+        Op::PushDelete { remote, branches } => match &wt {
+            Some(wt) => Facts::RemoteBranches(remote_branches(wt, remote, branches)?),
+            None => Facts::None,
+        },
+        Op::Take(_) | Op::Switch | Op::Checkout { .. } => match &wt {
+            Some(wt) => Facts::Peers(peers(event, g, wt)?),
+            None => Facts::None,
+        },
+    };
+    Ok((facts, anchor))
+}
+
+/// Canonical as far as the path exists; the rest appended as written.
+fn canonical_lenient(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(c) = fs::canonicalize(&existing) {
+            let mut out = c;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
+    let mut state = WorktreeState {
+        root: entry.root.clone(),
+        main: entry.main,
+        husk: entry.husk,
+        locked: entry.locked.clone(),
+        ..WorktreeState::default()
+    };
+    if entry.husk {
+        return Ok(state);
+    }
+    state.branch = git::worktree_at(&entry.root).and_then(|w| w.branch());
+    let repo = Repo::open(&entry.root)?;
+    state.status = repo
+        .status()?
+        .iter()
+        .map(git::FileState::porcelain)
+        .collect();
+    state.head = repo.head();
+    if let Some(head) = &state.head {
+        state.unpushed = repo.unpushed(head, COMMIT_LIMIT)?;
+    }
+    if entry.main {
+        for (name, tip) in repo.local_branches() {
+            if !repo.unpushed(&tip, 1)?.is_empty() {
+                state.unpushed_branches.push(name);
+            }
+        }
+    }
+    Ok(state)
+}
+
+fn worktree_remove(wt: &Worktree, resolved: PathBuf, target: &str) -> Result<WorktreeFacts> {
+    let entries = git::list_worktrees(&wt.common_dir);
+    let mut facts = WorktreeFacts {
+        targets: vec![resolved.clone()],
+        worktrees: Vec::new(),
+    };
+    if let Some(entry) = guard::worktree::pick_worktree(&entries, &resolved, target) {
+        facts.worktrees.push(worktree_state(entry)?);
+    }
+    Ok(facts)
+}
+
+/// The worktrees at or below each `rm -r`/`find` target: registered ones of every clone
+/// involved, and any `.git` found by a bounded search.
+fn tree(event: &Event, cwd: &Path, paths: &[PathBuf]) -> Result<(WorktreeFacts, Option<PathBuf>)> {
+    let mut targets = Vec::new();
+    for p in paths {
+        let written = p.as_os_str().to_string_lossy();
+        let is_link = fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && !written.ends_with('/') {
+            continue; // rm removes the link, not what it points at
+        }
+        if fs::symlink_metadata(p).is_ok() {
+            targets.push(canonical_lenient(p));
+        }
+    }
+    let mut common_dirs: BTreeSet<PathBuf> = BTreeSet::new();
+    for base in [event.cwd.as_path(), cwd] {
+        if let Some(l) = git::locate(base, Path::new(".")) {
+            common_dirs.insert(l.worktree.common_dir);
+        }
+    }
+    let mut found: BTreeMap<PathBuf, WorktreeEntry> = BTreeMap::new();
+    for t in &targets {
+        if let Some(l) = git::locate(t, Path::new(".")) {
+            common_dirs.insert(l.worktree.common_dir);
+        }
+        let (roots, _cut) = git::worktree_roots_under(t, SCAN_DEPTH, SCAN_ENTRIES);
+        for root in roots {
+            let Some(w) = git::worktree_at(&root) else {
+                continue;
+            };
+            common_dirs.insert(w.common_dir.clone());
+            let main = w.git_dir == w.common_dir;
+            found.entry(root.clone()).or_insert(WorktreeEntry {
+                root,
+                git_dir: w.git_dir,
+                main,
+                locked: None,
+                husk: false,
+            });
+        }
+    }
+    for dir in &common_dirs {
+        for e in git::list_worktrees(dir) {
+            if targets.iter().any(|t| e.root.starts_with(t)) {
+                found.insert(e.root.clone(), e);
+            }
+        }
+    }
+    let mut worktrees = Vec::new();
+    for entry in found.values() {
+        worktrees.push(worktree_state(entry)?);
+    }
+    let anchor = common_dirs.into_iter().next();
+    Ok((WorktreeFacts { targets, worktrees }, anchor))
+}
+
+fn branches(wt: &Worktree, names: &[String]) -> Result<Vec<BranchState>> {
+    let repo = Repo::open(&wt.git_dir)?;
+    let mut out = Vec::new();
+    for name in names {
+        let tip = repo.branch_tip(name);
+        let unpushed = match &tip {
+            Some(t) => repo.unpushed(t, COMMIT_LIMIT)?,
+            None => Vec::new(),
+        };
+        out.push(BranchState {
+            name: name.clone(),
+            tip,
+            unpushed,
+        });
+    }
+    Ok(out)
+}
+
+fn remote_branches(
+    wt: &Worktree,
+    remote: &str,
+    branches: &[String],
+) -> Result<Vec<RemoteBranchState>> {
+    let repo = Repo::open(&wt.git_dir)?;
+    let name = repo
+        .remote_named(remote)
+        .unwrap_or_else(|| remote.to_owned());
+    let mut out = Vec::new();
+    for b in branches {
+        let only_copy = repo
+            .only_on_remote_branch(&name, b, COMMIT_LIMIT)?
+            .unwrap_or_default();
+        let pr = git::open_pull_request(&wt.root, b);
+        out.push(RemoteBranchState {
+            remote: name.clone(),
+            branch: b.clone(),
+            only_copy,
+            pr,
+        });
+    }
+    Ok(out)
+}
+
+/// How a peer is named: host, short id, label.
+fn describe(s: &Session) -> String {
+    match &s.label {
+        Some(label) => format!("{} session {} (\"{label}\")", s.host.name(), s.short_id()),
+        None => format!("{} session {}", s.host.name(), s.short_id()),
+    }
+}
+
+fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
+    let root = &wt.root;
+    let cwd = canonical_lenient(&g.cwd);
+    let prefix = cwd
+        .strip_prefix(root)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut facts = PeerFacts {
+        root: root.clone(),
+        branch: wt.branch(),
+        prefix,
+        ..PeerFacts::default()
+    };
+    let store = Store::open(&wt.common_dir)?;
+    let sessions = store.sessions()?;
+    let holds_here = |s: &Session| s.files.iter().any(|f| &f.key.worktree == root);
+    let mut others: Vec<&Session> = sessions
+        .iter()
+        .filter(|s| s.id != event.session_id && s.ended.is_none() && holds_here(s))
+        .collect();
+    if others.is_empty() {
+        return Ok(facts);
+    }
+    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
+    let now = store::now_secs();
+    others.retain(|s| s.is_live(now, ttl));
+    if others.is_empty() {
+        return Ok(facts);
+    }
+    let repo = Repo::open(root)?;
+    let dirty: BTreeMap<String, git::FileState> = repo
+        .status()?
+        .into_iter()
+        .map(|f| (f.path.clone(), f))
+        .collect();
+    for s in others {
+        let files: Vec<git::FileState> = s
+            .files
+            .iter()
+            .filter(|f| &f.key.worktree == root)
+            .filter_map(|f| dirty.get(&f.key.path).cloned())
+            .collect();
+        if !files.is_empty() {
+            facts.peers.push(Peer {
+                name: describe(s),
+                files,
+            });
+        }
+    }
+    if let Some(me) = sessions.iter().find(|s| s.id == event.session_id) {
+        facts.mine = me
+            .files
+            .iter()
+            .filter(|f| &f.key.worktree == root)
+            .map(|f| f.key.path.clone())
+            .collect();
+    }
+    if let Op::Checkout { first, .. } = &g.op {
+        facts.first_is_rev = repo.is_rev(first);
+    }
+    Ok(facts)
+}

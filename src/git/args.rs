@@ -1,0 +1,320 @@
+//! git's own command line: the global options before the subcommand (`-C DIR`, `-c k=v`,
+//! `--git-dir`, `--work-tree`, `--no-pager`, ...), resolved the way git resolves them, so the
+//! guard knows which repository and which subcommand a `git ...` command really names.
+
+use std::path::{Path, PathBuf};
+
+use super::discover::{Worktree, locate, worktree_at};
+
+/// One `git` command with its global options resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitInvocation {
+    /// The directory git runs in, after every `-C` (relative ones chain).
+    pub cwd: PathBuf,
+    /// `--git-dir` or `GIT_DIR`, absolute.
+    pub git_dir: Option<PathBuf>,
+    /// `--work-tree` or `GIT_WORK_TREE`, absolute.
+    pub work_tree: Option<PathBuf>,
+    /// Every `-c key=value` given, in order.
+    pub config: Vec<String>,
+    /// The subcommand and its arguments (empty for `git --version` and the like).
+    pub args: Vec<String>,
+}
+
+/// Global options that are plain flags.
+const FLAGS: &[&str] = &[
+    "-p",
+    "-P",
+    "--paginate",
+    "--no-pager",
+    "--bare",
+    "--no-replace-objects",
+    "--no-lazy-fetch",
+    "--literal-pathspecs",
+    "--glob-pathspecs",
+    "--noglob-pathspecs",
+    "--icase-pathspecs",
+    "--no-optional-locks",
+    "--no-advice",
+    "--exec-path",
+];
+
+/// Global options that take a value, given as `--opt VALUE` or `--opt=VALUE`.
+const VALUED: &[&str] = &[
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--config-env",
+    "--attr-source",
+    "--super-prefix",
+];
+
+/// Whether `word` (possibly a path) names the `git` program.
+pub fn is_git(word: &str) -> bool {
+    let base = word.rsplit('/').next().unwrap_or(word);
+    base == "git" || base == "git.exe"
+}
+
+fn absolute(cwd: &Path, p: &str) -> PathBuf {
+    let p = Path::new(p);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    }
+}
+
+/// Split a `git` argv into its global options and the subcommand, the way git does. `assignments`
+/// are the command's leading `NAME=value` words (`GIT_DIR`, `GIT_WORK_TREE` count). Returns
+/// `None` when `argv[0]` is not git. Pure: no file is read.
+pub fn parse_invocation(
+    argv: &[String],
+    cwd: &Path,
+    assignments: &[(String, String)],
+) -> Option<GitInvocation> {
+    if !argv.first().is_some_and(|a| is_git(a)) {
+        return None;
+    }
+    let mut cwd = cwd.to_path_buf();
+    let mut git_dir: Option<String> = None;
+    let mut work_tree: Option<String> = None;
+    for (k, v) in assignments {
+        match k.as_str() {
+            "GIT_DIR" => git_dir = Some(v.clone()),
+            "GIT_WORK_TREE" => work_tree = Some(v.clone()),
+            _ => {}
+        }
+    }
+    let mut config = Vec::new();
+    let mut i = 1;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        if a == "-C" {
+            if let Some(dir) = argv.get(i + 1)
+                && !dir.is_empty()
+            {
+                cwd = absolute(&cwd, dir);
+            }
+            i += 2;
+        } else if a == "-c" {
+            if let Some(kv) = argv.get(i + 1) {
+                config.push(kv.clone());
+            }
+            i += 2;
+        } else if FLAGS.contains(&a) || a.starts_with("--exec-path=") {
+            i += 1;
+        } else if let Some((name, value)) = a.split_once('=')
+            && VALUED.contains(&name)
+        {
+            match name {
+                "--git-dir" => git_dir = Some(value.to_owned()),
+                "--work-tree" => work_tree = Some(value.to_owned()),
+                _ => {}
+            }
+            i += 1;
+        } else if VALUED.contains(&a) {
+            let value = argv.get(i + 1).cloned();
+            match a {
+                "--git-dir" => git_dir = value,
+                "--work-tree" => work_tree = value,
+                _ => {}
+            }
+            i += 2;
+        } else if a.starts_with('-') {
+            // --version, --help, --list-cmds=...: no subcommand runs.
+            return Some(GitInvocation {
+                git_dir: git_dir.map(|d| absolute(&cwd, &d)),
+                work_tree: work_tree.map(|d| absolute(&cwd, &d)),
+                cwd,
+                config,
+                args: Vec::new(),
+            });
+        } else {
+            break;
+        }
+    }
+    let mut args: Vec<String> = argv.get(i..).map(<[String]>::to_vec).unwrap_or_default();
+    expand_inline_alias(&config, &mut args);
+    Some(GitInvocation {
+        git_dir: git_dir.map(|d| absolute(&cwd, &d)),
+        work_tree: work_tree.map(|d| absolute(&cwd, &d)),
+        cwd,
+        config,
+        args,
+    })
+}
+
+/// Replace an alias defined on the command line (`-c alias.x='branch -D'`) by its expansion.
+/// Shell aliases (`!...`) are left alone.
+fn expand_inline_alias(config: &[String], args: &mut Vec<String>) {
+    let Some(name) = args.first().cloned() else {
+        return;
+    };
+    let key = format!("alias.{name}");
+    let found = config.iter().rev().find_map(|kv| {
+        let (k, v) = kv.split_once('=')?;
+        k.eq_ignore_ascii_case(&key).then(|| v.to_owned())
+    });
+    if let Some(value) = found {
+        expand_alias(&value, args);
+    }
+}
+
+/// Replace `args[0]` by the words of a non-shell alias `value`; `false` for a shell alias.
+pub fn expand_alias(value: &str, args: &mut Vec<String>) -> bool {
+    if value.trim_start().starts_with('!') {
+        return false;
+    }
+    let words: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
+    if words.is_empty() {
+        return false;
+    }
+    args.splice(0..1, words);
+    true
+}
+
+/// Subcommands built into git (an alias cannot shadow them).
+pub const BUILTINS: &[&str] = &[
+    "add",
+    "am",
+    "annotate",
+    "apply",
+    "archive",
+    "bisect",
+    "blame",
+    "branch",
+    "bundle",
+    "cat-file",
+    "check-ignore",
+    "checkout",
+    "cherry",
+    "cherry-pick",
+    "clean",
+    "clone",
+    "commit",
+    "config",
+    "describe",
+    "diff",
+    "difftool",
+    "fetch",
+    "for-each-ref",
+    "format-patch",
+    "fsck",
+    "gc",
+    "grep",
+    "help",
+    "init",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "merge",
+    "merge-base",
+    "mv",
+    "notes",
+    "pull",
+    "push",
+    "range-diff",
+    "rebase",
+    "reflog",
+    "remote",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "shortlog",
+    "show",
+    "show-ref",
+    "sparse-checkout",
+    "stash",
+    "status",
+    "submodule",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "update-index",
+    "update-ref",
+    "var",
+    "version",
+    "whatchanged",
+    "worktree",
+];
+
+/// The worktree a git invocation acts on: `--work-tree`/`--git-dir` when given, else the
+/// worktree holding its directory. Std-only (reads `.git` files, opens no repository).
+pub fn invocation_worktree(inv: &GitInvocation) -> Option<Worktree> {
+    if let Some(wt) = &inv.work_tree {
+        if let Some(found) = worktree_at(wt) {
+            return Some(found);
+        }
+        let git_dir = inv.git_dir.clone()?;
+        return from_git_dir(&git_dir, wt);
+    }
+    if let Some(git_dir) = &inv.git_dir {
+        // With only --git-dir, git takes the current directory as the top of the tree.
+        return from_git_dir(git_dir, &inv.cwd);
+    }
+    locate(&inv.cwd, Path::new(".")).map(|l| l.worktree)
+}
+
+fn from_git_dir(git_dir: &Path, root: &Path) -> Option<Worktree> {
+    let git_dir = std::fs::canonicalize(git_dir).ok()?;
+    if !git_dir.join("HEAD").exists() {
+        return None;
+    }
+    let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => std::fs::canonicalize(git_dir.join(text.trim())).ok()?,
+        Err(_) => git_dir.clone(),
+    };
+    Some(Worktree {
+        root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
+        git_dir,
+        common_dir,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn global_options_are_resolved() {
+        let inv = parse_invocation(
+            &argv("/usr/bin/git -C a -C b --no-pager -c x=y --git-dir=.git branch -D f"),
+            Path::new("/w"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(inv.cwd, Path::new("/w/a/b"));
+        assert_eq!(inv.git_dir.as_deref(), Some(Path::new("/w/a/b/.git")));
+        assert_eq!(inv.config, vec!["x=y"]);
+        assert_eq!(inv.args, argv("branch -D f"));
+    }
+
+    #[test]
+    fn inline_alias_expands_and_env_counts() {
+        let mut words = argv("git -c ALIAS nuke f");
+        words[2] = "alias.nuke=branch -D".into();
+        let inv = parse_invocation(
+            &words,
+            Path::new("/w"),
+            &[("GIT_WORK_TREE".into(), "/x".into())],
+        )
+        .unwrap();
+        assert_eq!(inv.args, argv("branch -D f"));
+        assert_eq!(inv.work_tree.as_deref(), Some(Path::new("/x")));
+        assert!(parse_invocation(&argv("gitk"), Path::new("/"), &[]).is_none());
+        assert!(
+            parse_invocation(&argv("git --version"), Path::new("/"), &[])
+                .unwrap()
+                .args
+                .is_empty()
+        );
+    }
+}

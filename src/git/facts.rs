@@ -1,0 +1,309 @@
+//! Reads for the Bash guard through libgit2: a worktree's status as `git status --porcelain`
+//! lines, its HEAD, which commits are on no remote-tracking ref, branch tips, and which commits
+//! a remote branch holds that no other ref has.
+
+use std::fs;
+use std::path::Path;
+
+/// A failure reading a repository for the guard.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: {source}")]
+pub struct ReadError {
+    what: String,
+    #[source]
+    source: git2::Error,
+}
+
+fn read_err(what: impl Into<String>) -> impl FnOnce(git2::Error) -> ReadError {
+    let what = what.into();
+    move |source| ReadError { what, source }
+}
+
+/// One changed path in a worktree, as in `git status --porcelain`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileState {
+    /// The path relative to the worktree root, `/`-separated.
+    pub path: String,
+    /// The index column (`X`): `M`, `A`, `D`, `R`, `T`, `U`, `?` or a space.
+    pub index: char,
+    /// The worktree column (`Y`): `M`, `D`, `T`, `U`, `?` or a space.
+    pub worktree: char,
+}
+
+impl FileState {
+    /// Not tracked (and not ignored).
+    pub fn untracked(&self) -> bool {
+        self.index == '?'
+    }
+
+    /// Has staged changes.
+    pub fn staged(&self) -> bool {
+        !matches!(self.index, ' ' | '?')
+    }
+
+    /// The `git status --porcelain` line.
+    pub fn porcelain(&self) -> String {
+        format!("{}{} {}", self.index, self.worktree, self.path)
+    }
+}
+
+/// A commit, for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitInfo {
+    /// The full id.
+    pub id: String,
+    /// The first line of its message.
+    pub summary: String,
+}
+
+/// An open repository (any worktree of it) to read guard facts from.
+pub struct Repo {
+    repo: git2::Repository,
+}
+
+impl Repo {
+    /// Open the repository of the worktree (or git dir) at `path`.
+    pub fn open(path: &Path) -> Result<Repo, ReadError> {
+        let repo = git2::Repository::open(path)
+            .map_err(read_err(format!("cannot open {}", path.display())))?;
+        Ok(Repo { repo })
+    }
+
+    /// Every modified, staged or untracked path (untracked folders listed file by file; ignored
+    /// files left out), sorted by path.
+    pub fn status(&self) -> Result<Vec<FileState>, ReadError> {
+        let mut opts = git2::StatusOptions::new();
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_ignored(false)
+            .exclude_submodules(true);
+        let statuses = self
+            .repo
+            .statuses(Some(&mut opts))
+            .map_err(read_err("cannot read the status"))?;
+        let mut out: Vec<FileState> = statuses
+            .iter()
+            .filter_map(|e| {
+                let s = e.status();
+                let path = e.path()?.to_owned();
+                if s.is_ignored() || s == git2::Status::CURRENT {
+                    return None;
+                }
+                Some(file_state(s, path))
+            })
+            .collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// The commit HEAD points at (`None` on an unborn branch).
+    pub fn head(&self) -> Option<String> {
+        let oid = self.repo.head().ok()?.target()?;
+        Some(oid.to_string())
+    }
+
+    /// The tip of local branch `name`, if it exists.
+    pub fn branch_tip(&self, name: &str) -> Option<String> {
+        let r = self
+            .repo
+            .find_reference(&format!("refs/heads/{name}"))
+            .ok()?;
+        Some(r.resolve().ok()?.target()?.to_string())
+    }
+
+    /// Every local branch with its tip.
+    pub fn local_branches(&self) -> Vec<(String, String)> {
+        let Ok(refs) = self.repo.references_glob("refs/heads/*") else {
+            return Vec::new();
+        };
+        refs.filter_map(Result::ok)
+            .filter_map(|r| {
+                let name = r.name()?.strip_prefix("refs/heads/")?.to_owned();
+                Some((name, r.target()?.to_string()))
+            })
+            .collect()
+    }
+
+    /// Commits reachable from `tip` that no remote-tracking ref (`refs/remotes/*`) contains,
+    /// newest first, at most `limit`. Empty means `tip` is pushed.
+    pub fn unpushed(&self, tip: &str, limit: usize) -> Result<Vec<CommitInfo>, ReadError> {
+        let hide: Vec<git2::Oid> = self
+            .ref_targets()
+            .into_iter()
+            .filter(|(name, _)| name.starts_with("refs/remotes/"))
+            .map(|(_, oid)| oid)
+            .collect();
+        self.walk(tip, &hide, limit)
+    }
+
+    /// Commits of `refs/remotes/<remote>/<branch>` that no other ref, and no worktree's
+    /// detached HEAD, contains (at most `limit`). `None` when that remote-tracking ref does not
+    /// exist here.
+    pub fn only_on_remote_branch(
+        &self,
+        remote: &str,
+        branch: &str,
+        limit: usize,
+    ) -> Result<Option<Vec<CommitInfo>>, ReadError> {
+        let name = format!("refs/remotes/{remote}/{branch}");
+        let Some(tip) = self
+            .repo
+            .find_reference(&name)
+            .ok()
+            .and_then(|r| r.target())
+        else {
+            return Ok(None);
+        };
+        let mut hide: Vec<git2::Oid> = self
+            .ref_targets()
+            .into_iter()
+            .filter(|(n, _)| n != &name)
+            .map(|(_, oid)| oid)
+            .collect();
+        hide.extend(self.detached_heads());
+        self.walk(&tip.to_string(), &hide, limit).map(Some)
+    }
+
+    /// Whether `spec` names a commit (a branch, tag, id, `HEAD~2`, ...).
+    pub fn is_rev(&self, spec: &str) -> bool {
+        self.repo.revparse_single(spec).is_ok()
+    }
+
+    /// The configured remote that `name_or_url` names, by name or by URL.
+    pub fn remote_named(&self, name_or_url: &str) -> Option<String> {
+        if self.repo.find_remote(name_or_url).is_ok() {
+            return Some(name_or_url.to_owned());
+        }
+        let names = self.repo.remotes().ok()?;
+        names.iter().flatten().find_map(|n| {
+            let r = self.repo.find_remote(n).ok()?;
+            let same = r.url() == Some(name_or_url) || r.pushurl() == Some(name_or_url);
+            same.then(|| n.to_owned())
+        })
+    }
+
+    /// The value of `alias.<name>` in the config that applies here.
+    pub fn alias(&self, name: &str) -> Option<String> {
+        self.repo
+            .config()
+            .ok()?
+            .get_string(&format!("alias.{name}"))
+            .ok()
+    }
+
+    /// Every direct ref (symbolic ones resolved, skipped when they point at themselves) with
+    /// its target, excluding refs whose target is not an object id.
+    fn ref_targets(&self) -> Vec<(String, git2::Oid)> {
+        let Ok(refs) = self.repo.references() else {
+            return Vec::new();
+        };
+        refs.filter_map(Result::ok)
+            .filter_map(|r| {
+                let name = r.name()?.to_owned();
+                let resolved = r.resolve().ok()?;
+                if resolved.name() != Some(name.as_str()) && r.symbolic_target().is_some() {
+                    // A symbolic ref (refs/remotes/origin/HEAD) stands for its target, which is
+                    // listed on its own.
+                    return None;
+                }
+                Some((name, resolved.target()?))
+            })
+            .collect()
+    }
+
+    /// Detached HEADs of every worktree of the clone.
+    fn detached_heads(&self) -> Vec<git2::Oid> {
+        let common = self.repo.commondir().to_path_buf();
+        let mut files = vec![common.join("HEAD")];
+        if let Ok(entries) = fs::read_dir(common.join("worktrees")) {
+            files.extend(
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.path().join("HEAD")),
+            );
+        }
+        files
+            .iter()
+            .filter_map(|f| fs::read_to_string(f).ok())
+            .filter_map(|t| git2::Oid::from_str(t.trim()).ok())
+            .collect()
+    }
+
+    fn walk(
+        &self,
+        tip: &str,
+        hide: &[git2::Oid],
+        limit: usize,
+    ) -> Result<Vec<CommitInfo>, ReadError> {
+        let oid = git2::Oid::from_str(tip).map_err(read_err("bad commit id"))?;
+        let mut walk = self.repo.revwalk().map_err(read_err("cannot walk"))?;
+        walk.push(oid)
+            .map_err(read_err(format!("cannot walk from {tip}")))?;
+        for h in hide {
+            // A ref to a non-commit (a tag of a tree) cannot be hidden; skip it.
+            let _ = walk.hide(*h);
+        }
+        let mut out = Vec::new();
+        for id in walk.take(limit) {
+            let id = id.map_err(read_err("cannot walk"))?;
+            let summary = self
+                .repo
+                .find_commit(id)
+                .ok()
+                .and_then(|c| c.summary().map(str::to_owned))
+                .unwrap_or_default();
+            out.push(CommitInfo {
+                id: id.to_string(),
+                summary,
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn file_state(s: git2::Status, path: String) -> FileState {
+    use git2::Status as S;
+    if s.is_conflicted() {
+        return FileState {
+            path,
+            index: 'U',
+            worktree: 'U',
+        };
+    }
+    if s.contains(S::WT_NEW) && !s.intersects(S::INDEX_NEW | S::INDEX_MODIFIED) {
+        return FileState {
+            path,
+            index: '?',
+            worktree: '?',
+        };
+    }
+    let index = if s.contains(S::INDEX_NEW) {
+        'A'
+    } else if s.contains(S::INDEX_MODIFIED) {
+        'M'
+    } else if s.contains(S::INDEX_DELETED) {
+        'D'
+    } else if s.contains(S::INDEX_RENAMED) {
+        'R'
+    } else if s.contains(S::INDEX_TYPECHANGE) {
+        'T'
+    } else {
+        ' '
+    };
+    let worktree = if s.contains(S::WT_MODIFIED) {
+        'M'
+    } else if s.contains(S::WT_DELETED) {
+        'D'
+    } else if s.contains(S::WT_TYPECHANGE) {
+        'T'
+    } else if s.contains(S::WT_RENAMED) {
+        'R'
+    } else {
+        ' '
+    };
+    FileState {
+        path,
+        index,
+        worktree,
+    }
+}

@@ -1,0 +1,64 @@
+//! Open pull requests through the GitHub CLI (`gh pr list --head B --state open`). A missing,
+//! offline, slow or failing `gh` means "no pull request known": the guard never blocks on it.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+/// How long `gh` may take before it is stopped and counted as "no answer".
+pub const GH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// An open pull request.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PullRequest {
+    /// Its number.
+    pub number: u64,
+    /// Its web address.
+    #[serde(default)]
+    pub url: String,
+}
+
+/// The first open pull request whose head is `branch`, asking `gh` in `dir`. `None` when there
+/// is none or when `gh` is missing, fails, prints something unreadable or takes too long.
+pub fn open_pull_request(dir: &Path, branch: &str) -> Option<PullRequest> {
+    let mut child = Command::new("gh")
+        .args(["pr", "list", "--head", branch, "--state", "open"])
+        .args(["--json", "number,url"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .env("GH_PROMPT_DISABLED", "1")
+        .env("GH_NO_UPDATE_NOTIFIER", "1")
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.by_ref().take(1 << 20).read_to_end(&mut buf);
+        buf
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < GH_TIMEOUT => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    };
+    let buf = reader.join().ok()?;
+    if !status.success() {
+        return None;
+    }
+    let list: Vec<PullRequest> = serde_json::from_slice(&buf).ok()?;
+    list.into_iter().next()
+}

@@ -1,0 +1,111 @@
+//! The worktrees of a clone, read from its common git dir without opening the repository: the
+//! main one, every linked one with its lock, and husks (a registered folder with no `.git` link
+//! left in it). Also a bounded search for worktrees below a folder.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// One worktree registered in a clone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeEntry {
+    /// Its top folder (canonical when it exists).
+    pub root: PathBuf,
+    /// Its own git dir (`.git` for the main one, `.git/worktrees/<id>` for linked ones).
+    pub git_dir: PathBuf,
+    /// Whether this is the main worktree (whose `.git` is the whole repository).
+    pub main: bool,
+    /// The lock reason when `git worktree lock` was used (empty reason → `Some("")`).
+    pub locked: Option<String>,
+    /// A folder with no `.git` link left in it (or no folder at all): nothing to lose.
+    pub husk: bool,
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Every worktree of the clone whose common git dir is `common_dir`, main one first.
+pub fn list_worktrees(common_dir: &Path) -> Vec<WorktreeEntry> {
+    let mut out = Vec::new();
+    if common_dir.file_name().is_some_and(|n| n == ".git")
+        && let Some(parent) = common_dir.parent()
+    {
+        out.push(WorktreeEntry {
+            root: canonical(parent),
+            git_dir: common_dir.to_path_buf(),
+            main: true,
+            locked: None,
+            husk: false,
+        });
+    }
+    let Ok(entries) = fs::read_dir(common_dir.join("worktrees")) else {
+        return out;
+    };
+    let mut linked: Vec<WorktreeEntry> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let git_dir = e.path();
+            let text = fs::read_to_string(git_dir.join("gitdir")).ok()?;
+            let dot_git = PathBuf::from(text.trim());
+            let root = canonical(dot_git.parent()?);
+            let locked = fs::read_to_string(git_dir.join("locked"))
+                .ok()
+                .map(|s| s.trim().to_owned());
+            let husk = fs::symlink_metadata(root.join(".git")).is_err();
+            Some(WorktreeEntry {
+                root,
+                git_dir,
+                main: false,
+                locked,
+                husk,
+            })
+        })
+        .collect();
+    linked.sort_by(|a, b| a.root.cmp(&b.root));
+    out.extend(linked);
+    out
+}
+
+/// Folders at or below `dir` that hold a `.git` entry (a worktree root or a whole clone), found
+/// breadth-first without following symlinks, at most `max_depth` levels down and looking at no
+/// more than `max_entries` entries. The second value is `true` when the limit cut the search.
+pub fn worktree_roots_under(
+    dir: &Path,
+    max_depth: usize,
+    max_entries: usize,
+) -> (Vec<PathBuf>, bool) {
+    let mut found = Vec::new();
+    let mut seen = 0usize;
+    let mut level = vec![dir.to_path_buf()];
+    for depth in 0..=max_depth {
+        let mut next = Vec::new();
+        for folder in level {
+            if fs::symlink_metadata(folder.join(".git")).is_ok() {
+                found.push(folder.clone());
+            }
+            if depth == max_depth {
+                continue;
+            }
+            let Ok(entries) = fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries.filter_map(Result::ok) {
+                seen += 1;
+                if seen > max_entries {
+                    return (found, true);
+                }
+                if entry.file_name() == ".git" {
+                    continue;
+                }
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    next.push(entry.path());
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        level = next;
+    }
+    (found, false)
+}

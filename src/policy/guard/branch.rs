@@ -1,0 +1,132 @@
+//! Rule 3: deleting a local branch whose tip is on no remote-tracking ref (`git branch -D`,
+//! `--delete --force`, `-d -f`, several names at once; `git update-ref -d refs/heads/NAME`).
+
+use super::{Finding, Guarded, Op, Verdict, list_commits};
+use crate::git::CommitInfo;
+
+/// What the guard knows about one local branch a command deletes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BranchState {
+    /// The branch name (without `refs/heads/`).
+    pub name: String,
+    /// Its tip, when it exists.
+    pub tip: Option<String>,
+    /// Commits of its tip on no remote-tracking ref, newest first.
+    pub unpushed: Vec<CommitInfo>,
+}
+
+/// `git branch` forcing a delete, or `git update-ref -d refs/heads/NAME`.
+pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
+    let names = match args.first().map(String::as_str)? {
+        "branch" => branch_delete(&args[1..])?,
+        "update-ref" => update_ref_delete(&args[1..])?,
+        _ => return None,
+    };
+    if names.is_empty() && !open {
+        return None;
+    }
+    Some((
+        Op::BranchDelete {
+            names: names.clone(),
+        },
+        names,
+    ))
+}
+
+/// The names `git branch ARGS` deletes without git's own merged check, if it does.
+fn branch_delete(args: &[String]) -> Option<Vec<String>> {
+    let (mut delete, mut big_d, mut force, mut remotes) = (false, false, false, false);
+    let mut names = Vec::new();
+    let mut dashdash = false;
+    let mut skip_value = false;
+    for a in args {
+        if skip_value {
+            skip_value = false;
+            continue;
+        }
+        if dashdash || !a.starts_with('-') || a == "-" {
+            names.push(a.clone());
+            continue;
+        }
+        match a.as_str() {
+            "--" => dashdash = true,
+            "--delete" => delete = true,
+            "--force" => force = true,
+            "--remotes" => remotes = true,
+            "--set-upstream-to" | "--contains" | "--no-contains" | "--merged" | "--no-merged"
+            | "--points-at" | "--sort" | "--format" => skip_value = true,
+            long if long.starts_with("--") => {}
+            short => {
+                for (i, c) in short.char_indices().skip(1) {
+                    match c {
+                        'd' => delete = true,
+                        'D' => big_d = true,
+                        'f' => force = true,
+                        'r' => remotes = true,
+                        'u' => {
+                            skip_value = i + 1 == short.len();
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    ((big_d || (delete && force)) && !remotes).then_some(names)
+}
+
+/// The branch `git update-ref -d refs/heads/NAME [OLD]` deletes.
+fn update_ref_delete(args: &[String]) -> Option<Vec<String>> {
+    let mut delete = false;
+    let mut operands = Vec::new();
+    let mut skip_value = false;
+    for a in args {
+        if skip_value {
+            skip_value = false;
+        } else if a == "-d" || a == "--delete" {
+            delete = true;
+        } else if a == "-m" {
+            skip_value = true;
+        } else if !a.starts_with('-') {
+            operands.push(a.clone());
+        }
+    }
+    if !delete {
+        return None;
+    }
+    match operands.first() {
+        None => Some(Vec::new()),
+        Some(r) => r.strip_prefix("refs/heads/").map(|n| vec![n.to_owned()]),
+    }
+}
+
+/// Rule 3: refuse when a named branch's tip is not pushed.
+pub fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
+    let risky: Vec<&BranchState> = branches
+        .iter()
+        .filter(|b| b.tip.is_some() && !b.unpushed.is_empty())
+        .collect();
+    if risky.is_empty() {
+        return Verdict::Allow;
+    }
+    let parts: Vec<String> = risky
+        .iter()
+        .map(|b| {
+            format!(
+                "branch {} has {} commit(s) on no remote: {}",
+                b.name,
+                b.unpushed.len(),
+                list_commits(&b.unpushed)
+            )
+        })
+        .collect();
+    let names: Vec<&str> = risky.iter().map(|b| b.name.as_str()).collect();
+    Verdict::Block(Finding::new(format!(
+        "git-dibs refused `{}`: {}. Deleting it loses those commits. Push it first (git push -u \
+         origin {}), or merge it where it belongs, or ask the person whether it can go.",
+        g.display,
+        parts.join("; "),
+        names.join(" ")
+    )))
+}

@@ -1,0 +1,129 @@
+//! Rule 4: deleting a remote branch (`git push R --delete B`, `-d`, `:B`, `:refs/heads/B`) is
+//! refused when B has an open pull request or when `refs/remotes/R/B` holds commits that no
+//! other ref has.
+
+use super::{Finding, Guarded, Op, Verdict, list_commits};
+use crate::git::{CommitInfo, PullRequest};
+
+/// What the guard knows about one remote branch a push deletes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RemoteBranchState {
+    /// The remote's name (or the URL as written when no configured remote matches).
+    pub remote: String,
+    /// The branch on the remote.
+    pub branch: String,
+    /// Commits of `refs/remotes/<remote>/<branch>` that no other ref has.
+    pub only_copy: Vec<CommitInfo>,
+    /// Its open pull request, if `gh` knows one.
+    pub pr: Option<PullRequest>,
+}
+
+/// The branch a refspec deletes: `B`, `refs/heads/B` (with `--delete`), `:B`, `+:refs/heads/B`.
+fn deleted_branch(refspec: &str, delete_flag: bool) -> Option<String> {
+    let spec = refspec.trim_start_matches('+');
+    let name = if delete_flag {
+        spec
+    } else {
+        spec.strip_prefix(':')?
+    };
+    let name = name.strip_prefix("refs/heads/").unwrap_or(name);
+    (!name.is_empty() && !name.starts_with("refs/")).then(|| name.to_owned())
+}
+
+/// `git push` deleting remote branches.
+pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
+    if args.first().map(String::as_str) != Some("push") {
+        return None;
+    }
+    let mut delete = false;
+    let mut repo: Option<String> = None;
+    let mut positionals: Vec<String> = Vec::new();
+    let mut dashdash = false;
+    let mut skip_value: Option<bool> = None; // Some(true): the value is the remote
+    for a in &args[1..] {
+        if let Some(is_repo) = skip_value.take() {
+            if is_repo {
+                repo = Some(a.clone());
+            }
+            continue;
+        }
+        if dashdash || !a.starts_with('-') || a == "-" {
+            positionals.push(a.clone());
+            continue;
+        }
+        match a.as_str() {
+            "--" => dashdash = true,
+            "--delete" => delete = true,
+            "--repo" => skip_value = Some(true),
+            "--push-option" | "--receive-pack" | "--exec" => skip_value = Some(false),
+            long if long.starts_with("--") => {
+                if let Some(r) = long.strip_prefix("--repo=") {
+                    repo = Some(r.to_owned());
+                }
+            }
+            short => {
+                for (i, c) in short.char_indices().skip(1) {
+                    match c {
+                        'd' => delete = true,
+                        'o' => {
+                            if i + 1 == short.len() {
+                                skip_value = Some(false);
+                            }
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let mut positionals = positionals.into_iter();
+    let remote = repo.or_else(|| positionals.next());
+    let branches: Vec<String> = positionals
+        .filter_map(|r| deleted_branch(&r, delete))
+        .collect();
+    if branches.is_empty() && !(open && delete) {
+        return None;
+    }
+    let remote = remote.unwrap_or_else(|| "origin".to_owned());
+    let mut targets = branches.clone();
+    targets.push(remote.clone());
+    Some((Op::PushDelete { remote, branches }, targets))
+}
+
+/// Rule 4: refuse when a deleted remote branch has an open pull request or the only copy of
+/// commits.
+pub fn check(g: &Guarded, states: &[RemoteBranchState]) -> Verdict {
+    let mut parts = Vec::new();
+    for s in states {
+        let mut why = Vec::new();
+        if let Some(pr) = &s.pr {
+            let url = if pr.url.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", pr.url)
+            };
+            why.push(format!("has open pull request #{}{url}", pr.number));
+        }
+        if !s.only_copy.is_empty() {
+            why.push(format!(
+                "holds {} commit(s) that no other ref has: {}",
+                s.only_copy.len(),
+                list_commits(&s.only_copy)
+            ));
+        }
+        if !why.is_empty() {
+            parts.push(format!("{}/{} {}", s.remote, s.branch, why.join(" and ")));
+        }
+    }
+    if parts.is_empty() {
+        return Verdict::Allow;
+    }
+    Verdict::Block(Finding::new(format!(
+        "git-dibs refused `{}`: remote branch {}. Deleting it loses that work or breaks the pull \
+         request. Merge or close the pull request first, keep the commits on a local branch \
+         (git branch keep-it <remote>/<branch>) and push that, or ask the person.",
+        g.display,
+        parts.join("; remote branch ")
+    )))
+}

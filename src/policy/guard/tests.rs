@@ -1,0 +1,562 @@
+//! Table tests for the guard's classification and rules, over hand-built commands and facts.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::git::{FileState, PullRequest, WorktreeEntry};
+use crate::shell::{SimpleCommand, Unknown};
+
+fn sc(line: &str) -> SimpleCommand {
+    let mut assignments = Vec::new();
+    let mut argv = Vec::new();
+    for w in line.split_whitespace() {
+        match w.split_once('=') {
+            Some((k, v))
+                if argv.is_empty() && k.chars().all(|c| c.is_ascii_uppercase() || c == '_') =>
+            {
+                assignments.push((k.to_owned(), v.to_owned()));
+            }
+            _ => argv.push(w.replace('~', " ")),
+        }
+    }
+    SimpleCommand {
+        argv,
+        assignments,
+        cwd: PathBuf::from("/w/repo"),
+        cwd_known: true,
+        redirects: Vec::new(),
+        unknown: None,
+    }
+}
+
+fn classify_line(line: &str) -> Vec<Guarded> {
+    classify(&[sc(line)], &mut |_, _| None)
+}
+
+fn op(line: &str) -> Option<Op> {
+    classify_line(line).into_iter().next().map(|g| g.op)
+}
+
+#[test]
+fn everyday_commands_are_not_guarded() {
+    for line in [
+        "ls -la",
+        "cargo test",
+        "git status",
+        "npm run build",
+        "git log --oneline",
+        "git diff",
+        "echo git branch -D main",
+        "grep -r rm~-rf src",
+        "rm -f file.txt",
+        "rm file.txt",
+        "git branch -d merged",
+        "git branch -D -r origin/x",
+        "git push origin main",
+        "git push origin :refs/tags/v1",
+        "git stash list",
+        "git stash pop",
+        "git reset HEAD~1",
+        "git restore --staged a.rs",
+        "git clean -n",
+        "git clean -fX",
+        "git add",
+        "git add -n .",
+        "git checkout",
+        "git update-ref -d refs/tags/v1",
+        "python -c print('git~reset~--hard')",
+    ] {
+        assert!(
+            classify_line(line).is_empty(),
+            "{line} should not be guarded"
+        );
+    }
+}
+
+#[test]
+fn rm_recursive_in_every_spelling() {
+    for line in [
+        "rm -rf wt",
+        "rm -fr wt",
+        "rm -r -f wt",
+        "rm -R wt",
+        "rm --recursive --force wt",
+        "/bin/rm -rfv wt",
+        "rm -rf -- wt",
+    ] {
+        assert_eq!(
+            op(line),
+            Some(Op::RemoveTree {
+                paths: vec![PathBuf::from("/w/repo/wt")]
+            }),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn branch_deletes() {
+    let names = |l| match op(l) {
+        Some(Op::BranchDelete { names }) => names,
+        other => panic!("{l}: {other:?}"),
+    };
+    assert_eq!(names("git branch -D a b"), vec!["a", "b"]);
+    assert_eq!(names("git branch --delete --force a"), vec!["a"]);
+    assert_eq!(names("git branch -d -f a"), vec!["a"]);
+    assert_eq!(names("git branch -df a"), vec!["a"]);
+    assert_eq!(names("git -C .. --no-pager branch -D a"), vec!["a"]);
+    assert_eq!(names("git update-ref -d refs/heads/a"), vec!["a"]);
+}
+
+#[test]
+fn push_deletes() {
+    let del = |l| match op(l) {
+        Some(Op::PushDelete { remote, branches }) => (remote, branches),
+        other => panic!("{l}: {other:?}"),
+    };
+    let want = ("origin".to_owned(), vec!["b".to_owned()]);
+    assert_eq!(del("git push origin --delete b"), want);
+    assert_eq!(del("git push -d origin b"), want);
+    assert_eq!(del("git push origin :b"), want);
+    assert_eq!(del("git push origin :refs/heads/b"), want);
+    assert_eq!(del("git push origin +:b"), want);
+    assert_eq!(del("git push -o ci.skip origin :b"), want);
+    assert_eq!(del("git push --delete origin refs/heads/b"), want);
+}
+
+fn takes(l: &str) -> Vec<Take> {
+    match op(l) {
+        Some(Op::Take(t)) => t,
+        other => panic!("{l}: {other:?}"),
+    }
+}
+
+#[test]
+fn peer_commands_classify() {
+    let t = takes("git add -A");
+    assert!(t[0].tracked && t[0].untracked && t[0].paths.is_none());
+    let t = takes("git add -u");
+    assert!(t[0].tracked && !t[0].untracked);
+    assert_eq!(takes("git add .")[0].paths, Some(vec![".".to_owned()]));
+    let t = takes("git commit -am msg");
+    assert!(t[0].tracked && t[0].paths.is_none());
+    let t = takes("git commit -m msg");
+    assert!(t[0].staged_only && !t[0].tracked);
+    let t = takes("git commit -uall -m msg");
+    assert!(t[0].staged_only, "-uall is not -a");
+    let t = takes("git commit -m msg -- a.rs");
+    assert_eq!(t[0].paths, Some(vec!["a.rs".to_owned()]));
+    assert!(takes("git stash -u")[0].untracked);
+    assert!(!takes("git stash")[0].untracked);
+    assert_eq!(
+        takes("git stash push -m wip -- a.rs")[0].paths,
+        Some(vec!["a.rs".to_owned()])
+    );
+    assert!(takes("git reset --hard HEAD")[0].tracked);
+    assert_eq!(
+        takes("git checkout -- .")[0].paths,
+        Some(vec![".".to_owned()])
+    );
+    assert_eq!(
+        takes("git restore a.rs")[0].paths,
+        Some(vec!["a.rs".to_owned()])
+    );
+    let t = takes("git clean -fdx");
+    assert!(t[0].untracked && !t[0].tracked && t[0].prefix_default);
+    assert_eq!(op("git switch main"), Some(Op::Switch));
+    assert_eq!(op("git checkout -b x"), Some(Op::Switch));
+    assert_eq!(op("git checkout -"), Some(Op::Switch));
+    assert_eq!(
+        op("git checkout main"),
+        Some(Op::Checkout {
+            first: "main".into(),
+            rest: vec![]
+        })
+    );
+}
+
+#[test]
+fn bypass_only_with_value_one_on_that_command() {
+    assert!(classify_line("WT_GUARD_BYPASS=1 git branch -D a")[0].bypass);
+    assert!(!classify_line("WT_GUARD_BYPASS=0 git branch -D a")[0].bypass);
+    assert!(!classify_line("WT_GUARD_BYPASS=yes git branch -D a")[0].bypass);
+    assert!(!classify_line("OTHER=1 git branch -D a")[0].bypass);
+    let two = classify(
+        &[sc("WT_GUARD_BYPASS=1 echo hi"), sc("git branch -D a")],
+        &mut |_, _| None,
+    );
+    assert_eq!(two.len(), 1);
+    assert!(!two[0].bypass);
+}
+
+#[test]
+fn unknown_targets() {
+    let mut x = sc("rm -rf");
+    x.unknown = Some(Unknown::Xargs);
+    let g = classify(&[x], &mut |_, _| None);
+    assert!(g[0].unknown.as_deref().unwrap().contains("xargs"));
+    // A commit message built by $(...) is not a target.
+    let mut c = sc("git commit -m $(cat~msg)");
+    c.unknown = Some(Unknown::CommandSubstitution);
+    assert!(classify(&[c], &mut |_, _| None)[0].unknown.is_none());
+    let mut b = sc("git branch -D $(git~branch~--merged)");
+    b.unknown = Some(Unknown::CommandSubstitution);
+    assert!(classify(&[b], &mut |_, _| None)[0].unknown.is_some());
+    let mut v = sc("$CMD -rf wt");
+    v.unknown = Some(Unknown::Variable);
+    let g = classify(&[v], &mut |_, _| None);
+    assert_eq!(g[0].op, Op::Opaque);
+    let mut e = sc("echo $HOME");
+    e.unknown = Some(Unknown::Variable);
+    assert!(classify(&[e], &mut |_, _| None).is_empty());
+    let mut cd = sc("git branch -D a");
+    cd.cwd_known = false;
+    assert!(classify(&[cd], &mut |_, _| None)[0].unknown.is_some());
+}
+
+#[test]
+fn config_alias_is_expanded() {
+    let g = classify(&[sc("git nuke a")], &mut |_, name| {
+        (name == "nuke").then(|| "branch -D".to_owned())
+    });
+    assert_eq!(
+        g[0].op,
+        Op::BranchDelete {
+            names: vec!["a".into()]
+        }
+    );
+}
+
+fn guarded(line: &str) -> Guarded {
+    classify_line(line).remove(0)
+}
+
+fn wt(root: &str) -> WorktreeState {
+    WorktreeState {
+        root: PathBuf::from(root),
+        head: Some("c0ffee".into()),
+        ..WorktreeState::default()
+    }
+}
+
+fn commit(id: &str) -> CommitInfo {
+    CommitInfo {
+        id: id.repeat(8),
+        summary: "work".into(),
+    }
+}
+
+#[test]
+fn worktree_rules() {
+    let dirty = WorktreeState {
+        status: vec!["?? notes.txt".into()],
+        ..wt("/w/dirty")
+    };
+    let unpushed = WorktreeState {
+        unpushed: vec![commit("a")],
+        ..wt("/w/unpushed")
+    };
+    let husk = WorktreeState {
+        husk: true,
+        status: vec!["?? x".into()],
+        ..wt("/w/husk")
+    };
+    let clean = wt("/w/clean");
+    let facts = |w: &WorktreeState| WorktreeFacts {
+        targets: vec![w.root.clone()],
+        worktrees: vec![w.clone()],
+    };
+    let g = guarded("git worktree remove x");
+    assert!(
+        matches!(evaluate(&g, &Facts::Worktrees(facts(&dirty))), Verdict::Block(f) if f.reason.contains("?? notes.txt") && f.worktrees[0].status == ["?? notes.txt"])
+    );
+    assert!(
+        matches!(evaluate(&g, &Facts::Worktrees(facts(&unpushed))), Verdict::Block(f) if f.reason.contains("aaaaaaaa"))
+    );
+    assert_eq!(
+        evaluate(&g, &Facts::Worktrees(facts(&husk))),
+        Verdict::Allow
+    );
+    assert_eq!(
+        evaluate(&g, &Facts::Worktrees(facts(&clean))),
+        Verdict::Allow
+    );
+    let rm = guarded("rm -rf /w");
+    let container = WorktreeFacts {
+        targets: vec![PathBuf::from("/w")],
+        worktrees: vec![clean.clone(), dirty.clone()],
+    };
+    assert!(
+        matches!(evaluate(&rm, &Facts::Worktrees(container)), Verdict::Block(f) if f.reason.contains("/w/dirty") && !f.reason.contains("/w/clean"))
+    );
+    let deeper = WorktreeFacts {
+        targets: vec![PathBuf::from("/w/dirty/src")],
+        worktrees: vec![],
+    };
+    assert_eq!(evaluate(&rm, &Facts::Worktrees(deeper)), Verdict::Allow);
+    let find = guarded("find /w -delete");
+    let over = WorktreeFacts {
+        targets: vec![PathBuf::from("/w")],
+        worktrees: vec![dirty.clone()],
+    };
+    assert!(matches!(
+        evaluate(&find, &Facts::Worktrees(over)),
+        Verdict::Ask(_)
+    ));
+    let inside = WorktreeFacts {
+        targets: vec![PathBuf::from("/w/dirty")],
+        worktrees: vec![dirty],
+    };
+    assert_eq!(evaluate(&find, &Facts::Worktrees(inside)), Verdict::Allow);
+}
+
+#[test]
+fn worktree_named_by_unique_suffix() {
+    let e = |root: &str, main| WorktreeEntry {
+        root: PathBuf::from(root),
+        git_dir: PathBuf::from("/g"),
+        main,
+        locked: None,
+        husk: false,
+    };
+    let entries = vec![
+        e("/w/repo", true),
+        e("/w/a/feat", false),
+        e("/w/b/fix", false),
+    ];
+    let pick = |resolved: &str, t: &str| {
+        worktree::pick_worktree(&entries, Path::new(resolved), t).map(|e| e.root.clone())
+    };
+    assert_eq!(
+        pick("/w/a/feat", "../a/feat"),
+        Some(PathBuf::from("/w/a/feat"))
+    );
+    assert_eq!(
+        pick("/w/repo/feat", "feat"),
+        Some(PathBuf::from("/w/a/feat"))
+    );
+    assert_eq!(pick("/w/repo/nothing", "nothing"), None);
+}
+
+#[test]
+fn branch_and_remote_rules() {
+    let g = guarded("git branch -D a b");
+    let states = vec![
+        BranchState {
+            name: "a".into(),
+            tip: Some("t".into()),
+            unpushed: vec![commit("b")],
+        },
+        BranchState {
+            name: "b".into(),
+            tip: Some("t".into()),
+            unpushed: vec![],
+        },
+    ];
+    assert!(
+        matches!(evaluate(&g, &Facts::Branches(states.clone())), Verdict::Block(f) if f.reason.contains("branch a") && !f.reason.contains("branch b "))
+    );
+    assert_eq!(
+        evaluate(&g, &Facts::Branches(states[1..].to_vec())),
+        Verdict::Allow
+    );
+    let p = guarded("git push origin --delete b");
+    let rb = |pr: bool, only: bool| RemoteBranchState {
+        remote: "origin".into(),
+        branch: "b".into(),
+        only_copy: if only { vec![commit("c")] } else { vec![] },
+        pr: pr.then(|| PullRequest {
+            number: 7,
+            url: "https://example.invalid/pr/7".into(),
+        }),
+    };
+    assert!(
+        matches!(evaluate(&p, &Facts::RemoteBranches(vec![rb(true, false)])), Verdict::Block(f) if f.reason.contains("#7"))
+    );
+    assert!(
+        matches!(evaluate(&p, &Facts::RemoteBranches(vec![rb(false, true)])), Verdict::Block(f) if f.reason.contains("cccccccc"))
+    );
+    assert_eq!(
+        evaluate(&p, &Facts::RemoteBranches(vec![rb(false, false)])),
+        Verdict::Allow
+    );
+}
+
+fn fs(path: &str, x: char, y: char) -> FileState {
+    FileState {
+        path: path.into(),
+        index: x,
+        worktree: y,
+    }
+}
+
+fn peer_facts(mine: &[&str]) -> PeerFacts {
+    PeerFacts {
+        root: PathBuf::from("/w/repo"),
+        branch: Some("main".into()),
+        prefix: String::new(),
+        peers: vec![Peer {
+            name: "claude session bbbbbbbb".into(),
+            files: vec![
+                fs("src/lib.rs", ' ', 'M'),
+                fs("notes.txt", '?', '?'),
+                fs("staged.rs", 'M', ' '),
+            ],
+        }],
+        mine: mine.iter().map(|s| s.to_string()).collect(),
+        first_is_rev: false,
+    }
+}
+
+fn peer_verdict(line: &str, facts: &PeerFacts) -> Verdict {
+    evaluate(&guarded(line), &Facts::Peers(facts.clone()))
+}
+
+#[test]
+fn peer_rules() {
+    let f = peer_facts(&["src/lib.rs"]);
+    let blocked = |l: &str, f: &PeerFacts| matches!(peer_verdict(l, f), Verdict::Block(_));
+    for line in [
+        "git add -A",
+        "git add .",
+        "git add --all",
+        "git add -u",
+        "git add notes.txt",
+        "git add src",
+        "git commit -a -m x",
+        "git commit -m x",
+        "git stash",
+        "git stash -u",
+        "git reset --hard",
+        "git checkout -- .",
+        "git checkout .",
+        "git restore staged.rs",
+        "git clean -fd",
+        "git switch other",
+        "git checkout -b other",
+    ] {
+        assert!(blocked(line, &f), "{line} should be refused");
+    }
+    for line in [
+        "git add src/lib.rs",
+        "git add ./src/lib.rs",
+        "git add mine.rs",
+        "git restore mine.rs",
+        "git stash push -- mine.rs",
+        "git commit -m x -- src/lib.rs",
+    ] {
+        assert_eq!(peer_verdict(line, &f), Verdict::Allow, "{line} should pass");
+    }
+    // Sweeps count a file the peer holds even when the session holds it too.
+    let v = peer_verdict("git add -A", &f);
+    assert!(
+        matches!(&v, Verdict::Block(x) if x.reason.contains("src/lib.rs (modified)") && x.reason.contains("notes.txt (untracked)") && x.reason.contains("bbbbbbbb"))
+    );
+    // -u and stash without -u leave untracked files alone; clean only takes untracked ones.
+    let only_untracked = PeerFacts {
+        peers: vec![Peer {
+            name: "p".into(),
+            files: vec![fs("notes.txt", '?', '?')],
+        }],
+        ..f.clone()
+    };
+    assert_eq!(peer_verdict("git add -u", &only_untracked), Verdict::Allow);
+    assert_eq!(peer_verdict("git stash", &only_untracked), Verdict::Allow);
+    assert!(blocked("git stash -u", &only_untracked));
+    assert!(blocked("git clean -f", &only_untracked));
+    let only_modified = PeerFacts {
+        peers: vec![Peer {
+            name: "p".into(),
+            files: vec![fs("src/lib.rs", ' ', 'M')],
+        }],
+        ..f.clone()
+    };
+    assert_eq!(
+        peer_verdict("git clean -fdx", &only_modified),
+        Verdict::Allow
+    );
+    assert_eq!(
+        peer_verdict("git commit -m x", &only_modified),
+        Verdict::Allow
+    );
+    // In a subfolder, `.` means that folder.
+    let sub = PeerFacts {
+        prefix: "docs".into(),
+        ..f.clone()
+    };
+    assert_eq!(peer_verdict("git add .", &sub), Verdict::Allow);
+    assert!(blocked("git add :/", &sub));
+    assert!(blocked("git add ..", &sub));
+    // No live peer: nothing applies.
+    let alone = PeerFacts {
+        peers: vec![],
+        ..f.clone()
+    };
+    for line in [
+        "git add -A",
+        "git reset --hard",
+        "git switch x",
+        "git clean -fdx",
+    ] {
+        assert_eq!(peer_verdict(line, &alone), Verdict::Allow, "{line}");
+    }
+    // `git checkout X` is a switch when X is a commit, paths otherwise.
+    let rev = PeerFacts {
+        first_is_rev: true,
+        ..f.clone()
+    };
+    assert!(blocked("git checkout main", &rev));
+    assert!(blocked("git checkout main src", &rev));
+    assert_eq!(
+        peer_verdict("git checkout main mine.rs", &rev),
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn decisions_and_messages() {
+    let g = guarded("git branch -D a");
+    let block = Verdict::Block(Finding::new("git-dibs refused it"));
+    let d = decide(&[(g.clone(), block.clone())]);
+    match &d.response {
+        Response::Deny { reason, person } => {
+            assert!(!reason.contains(BYPASS_VAR));
+            assert!(person.as_deref().unwrap().contains("WT_GUARD_BYPASS=1"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(d.audit[0].verdict, "block");
+    let mut by = g.clone();
+    by.bypass = true;
+    let d = decide(&[(by, block.clone())]);
+    assert_eq!(d.response, Response::Silent);
+    assert_eq!(d.audit[0].verdict, "bypass");
+    let ask = Verdict::Ask(Finding::new("cannot tell"));
+    let d = decide(&[(g.clone(), ask)]);
+    assert!(matches!(d.response, Response::Ask { .. }));
+    assert_eq!(d.audit[0].verdict, "ask");
+    let d = decide(&[(g, Verdict::Allow)]);
+    assert_eq!(d.response, Response::Silent);
+    assert!(d.audit.is_empty());
+}
+
+#[test]
+fn unknown_peer_ops_ask_only_with_live_peers() {
+    let mut x = sc("git add");
+    x.unknown = Some(Unknown::Xargs);
+    let g = classify(&[x], &mut |_, _| None).remove(0);
+    assert!(matches!(
+        evaluate(&g, &Facts::Peers(peer_facts(&[]))),
+        Verdict::Ask(_)
+    ));
+    assert_eq!(
+        evaluate(&g, &Facts::Peers(PeerFacts::default())),
+        Verdict::Allow
+    );
+    let mut r = sc("rm -rf");
+    r.unknown = Some(Unknown::Xargs);
+    let g = classify(&[r], &mut |_, _| None).remove(0);
+    assert!(
+        matches!(evaluate(&g, &Facts::None), Verdict::Ask(f) if !f.reason.contains(BYPASS_VAR))
+    );
+}

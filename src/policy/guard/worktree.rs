@@ -1,0 +1,297 @@
+//! Rules 1 and 2: removing a worktree (`git worktree remove`, `rm -r` of its root or of a folder
+//! holding worktrees, `find ... -delete` over one) is refused when the worktree is dirty or its
+//! HEAD is not on any remote-tracking ref. Husks and clean, pushed worktrees pass; paths deeper
+//! inside a worktree are its owner's business.
+
+use std::path::{Path, PathBuf};
+
+use super::{AtRisk, Finding, Guarded, Op, Verdict, list, list_commits, show_path};
+use crate::git::{CommitInfo, WorktreeEntry};
+
+/// What the guard knows about one worktree a removal would reach.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WorktreeState {
+    /// Its root.
+    pub root: PathBuf,
+    /// The branch checked out there.
+    pub branch: Option<String>,
+    /// The main worktree (its `.git` is the whole repository).
+    pub main: bool,
+    /// A folder with no `.git` link: nothing to lose.
+    pub husk: bool,
+    /// The lock reason, when locked.
+    pub locked: Option<String>,
+    /// `git status --porcelain` lines (ignored files left out).
+    pub status: Vec<String>,
+    /// HEAD commit.
+    pub head: Option<String>,
+    /// Commits of HEAD on no remote-tracking ref, newest first.
+    pub unpushed: Vec<CommitInfo>,
+    /// For the main worktree: local branches whose tips are on no remote-tracking ref (they go
+    /// with the repository).
+    pub unpushed_branches: Vec<String>,
+}
+
+impl WorktreeState {
+    /// Whether removing it loses work.
+    pub fn at_risk(&self) -> bool {
+        !self.husk
+            && (!self.status.is_empty()
+                || !self.unpushed.is_empty()
+                || !self.unpushed_branches.is_empty())
+    }
+
+    fn audit(&self) -> AtRisk {
+        AtRisk {
+            root: self.root.clone(),
+            head: self.head.clone(),
+            status: self.status.clone(),
+        }
+    }
+
+    /// What is at risk, in words.
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        let name = match &self.branch {
+            Some(b) => format!("worktree {} (branch {b})", show_path(&self.root)),
+            None => format!("worktree {} (detached HEAD)", show_path(&self.root)),
+        };
+        if !self.status.is_empty() {
+            parts.push(format!(
+                "{} uncommitted path(s): {}",
+                self.status.len(),
+                list(&self.status)
+            ));
+        }
+        if !self.unpushed.is_empty() {
+            parts.push(format!(
+                "commit(s) on no remote: {}",
+                list_commits(&self.unpushed)
+            ));
+        }
+        if !self.unpushed_branches.is_empty() {
+            parts.push(format!(
+                "its repository holds unpushed branch(es): {}",
+                list(&self.unpushed_branches)
+            ));
+        }
+        if let Some(reason) = &self.locked {
+            if reason.is_empty() {
+                parts.push("it is locked".into());
+            } else {
+                parts.push(format!("it is locked (\"{reason}\")"));
+            }
+        }
+        format!("{name} has {}", parts.join("; "))
+    }
+}
+
+/// The worktrees a removal would reach, with the resolved targets.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WorktreeFacts {
+    /// The targets, absolute and canonical as far as they exist.
+    pub targets: Vec<PathBuf>,
+    /// Every worktree found at or below a target.
+    pub worktrees: Vec<WorktreeState>,
+}
+
+const INSTEAD: &str = "Commit and push that work first (or ask the person what to keep); \
+                       remove the worktree only when it is clean and pushed.";
+
+/// `git worktree remove [-f [-f]] [--] TARGET`.
+pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
+    if args.first().map(String::as_str) != Some("worktree")
+        || args.get(1).map(String::as_str) != Some("remove")
+    {
+        return None;
+    }
+    let mut target = None;
+    let mut dashdash = false;
+    for a in &args[2..] {
+        if !dashdash && a == "--" {
+            dashdash = true;
+        } else if !dashdash && a.starts_with('-') && a.len() > 1 {
+            continue;
+        } else if target.is_none() {
+            target = Some(a.clone());
+        }
+    }
+    match target {
+        Some(t) => Some((Op::WorktreeRemove { target: t.clone() }, vec![t])),
+        None if open => Some((
+            Op::WorktreeRemove {
+                target: String::new(),
+            },
+            Vec::new(),
+        )),
+        None => None,
+    }
+}
+
+fn absolute(cwd: &Path, p: &str) -> PathBuf {
+    let p = Path::new(p);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    }
+}
+
+/// `rm` with `-r`, `-R` or `--recursive` in any spelling; its operands, made absolute.
+pub fn classify_rm(argv: &[String], cwd: &Path, open: bool) -> Option<(Op, Vec<String>)> {
+    let first = argv.first()?;
+    if first.rsplit('/').next() != Some("rm") {
+        return None;
+    }
+    let mut recursive = false;
+    let mut dashdash = false;
+    let mut operands = Vec::new();
+    for a in &argv[1..] {
+        if !dashdash && a == "--" {
+            dashdash = true;
+        } else if !dashdash && a.starts_with("--") {
+            recursive |= a == "--recursive";
+        } else if !dashdash && a.starts_with('-') && a.len() > 1 {
+            recursive |= a.contains('r') || a.contains('R');
+        } else {
+            operands.push(a.clone());
+        }
+    }
+    if !recursive || (operands.is_empty() && !open) {
+        return None;
+    }
+    let paths = operands.iter().map(|o| absolute(cwd, o)).collect();
+    Some((Op::RemoveTree { paths }, operands))
+}
+
+/// `find PATHS ... -delete` or `find PATHS ... -exec rm ...` (also `-execdir`, `-ok`).
+pub fn classify_find(argv: &[String], cwd: &Path) -> Option<(Op, Vec<String>)> {
+    let first = argv.first()?;
+    if first.rsplit('/').next() != Some("find") {
+        return None;
+    }
+    let deletes = argv.iter().enumerate().any(|(i, a)| {
+        a == "-delete"
+            || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                && argv
+                    .get(i + 1)
+                    .is_some_and(|c| c.rsplit('/').next() == Some("rm")))
+    });
+    if !deletes {
+        return None;
+    }
+    let starts: Vec<String> = argv[1..]
+        .iter()
+        .skip_while(|a| matches!(a.as_str(), "-H" | "-L" | "-P"))
+        .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+        .cloned()
+        .collect();
+    let starts = if starts.is_empty() {
+        vec![".".to_owned()]
+    } else {
+        starts
+    };
+    let paths = starts.iter().map(|s| absolute(cwd, s)).collect();
+    Some((Op::FindDelete { paths }, starts))
+}
+
+/// The registered worktree `target` names: by its path (resolved against the command's
+/// directory, `resolved`), else by a unique suffix of path components as git allows.
+pub fn pick_worktree<'a>(
+    entries: &'a [WorktreeEntry],
+    resolved: &Path,
+    target: &str,
+) -> Option<&'a WorktreeEntry> {
+    if let Some(e) = entries.iter().find(|e| e.root == resolved) {
+        return Some(e);
+    }
+    let suffix = Path::new(target.trim_end_matches('/'));
+    if suffix.as_os_str().is_empty() || suffix.is_absolute() {
+        return None;
+    }
+    let mut matches = entries
+        .iter()
+        .filter(|e| !e.main && e.root.ends_with(suffix));
+    let found = matches.next()?;
+    matches.next().is_none().then_some(found)
+}
+
+/// Rule 1: `git worktree remove` of a dirty or unpushed worktree.
+pub fn check_remove(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
+    let Some(w) = facts.worktrees.first() else {
+        return Verdict::Allow;
+    };
+    if !w.at_risk() {
+        return Verdict::Allow;
+    }
+    Verdict::Block(Finding {
+        reason: format!(
+            "git-dibs refused `{}`: {}. Removing it destroys that work. {INSTEAD}",
+            g.display,
+            w.describe()
+        ),
+        worktrees: vec![w.audit()],
+    })
+}
+
+/// The worktrees at or below `target` that are at risk.
+fn at_risk_under<'a>(facts: &'a WorktreeFacts, target: &Path) -> Vec<&'a WorktreeState> {
+    facts
+        .worktrees
+        .iter()
+        .filter(|w| w.root.starts_with(target) && w.at_risk())
+        .collect()
+}
+
+/// Rule 2: `rm -r` of a worktree root or a folder that holds worktrees.
+pub fn check_rm(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
+    let mut risky: Vec<&WorktreeState> = Vec::new();
+    for t in &facts.targets {
+        for w in at_risk_under(facts, t) {
+            if !risky.iter().any(|r| r.root == w.root) {
+                risky.push(w);
+            }
+        }
+    }
+    if risky.is_empty() {
+        return Verdict::Allow;
+    }
+    let described: Vec<String> = risky.iter().map(|w| w.describe()).collect();
+    Verdict::Block(Finding {
+        reason: format!(
+            "git-dibs refused `{}`: it deletes worktree(s) holding work that exists nowhere \
+             else. {}. {INSTEAD} Use `git worktree remove` for a clean, pushed worktree.",
+            g.display,
+            described.join(". ")
+        ),
+        worktrees: risky.iter().map(|w| w.audit()).collect(),
+    })
+}
+
+/// `find ... -delete` over a folder holding worktrees with work at risk: ask.
+pub fn check_find(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
+    // A find inside one worktree is that worktree's business; only worktrees strictly below a
+    // starting point are put to the person.
+    let mut risky: Vec<&WorktreeState> = Vec::new();
+    for t in &facts.targets {
+        for w in at_risk_under(facts, t) {
+            if w.root != *t && !risky.iter().any(|r| r.root == w.root) {
+                risky.push(w);
+            }
+        }
+    }
+    if risky.is_empty() {
+        return Verdict::Allow;
+    }
+    let roots: Vec<String> = risky.iter().map(|w| show_path(&w.root)).collect();
+    Verdict::Ask(Finding {
+        reason: format!(
+            "git-dibs cannot tell what `{}` deletes: it searches over worktree(s) with \
+             uncommitted or unpushed work ({}). Name the files to delete explicitly, or ask the \
+             person.",
+            g.display,
+            list(&roots)
+        ),
+        worktrees: risky.iter().map(|w| w.audit()).collect(),
+    })
+}
