@@ -1,13 +1,290 @@
-//! `git dibs doctor`: whether the binary is on PATH, the hooks are wired and the store readable.
+//! `git dibs doctor`: whether the binary is on PATH and current, git finds it as `git dibs`, the
+//! hooks are wired (and in which settings file), the settings files are valid, and the store is
+//! readable and writable. One line per check; exit 1 when any check finds a problem.
 
-use std::process::ExitCode;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
+
+use super::install::{Scope, find_on_path, load};
+use crate::git::{self, Worktree};
+use crate::protocol::settings::{self, HOOKS, HookSpec, Settings};
+use crate::store::{self, Store};
 
 /// Options of `doctor`.
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
+/// The lines printed so far and how many were problems.
+#[derive(Debug, Default)]
+struct Report {
+    problems: usize,
+}
+
+impl Report {
+    fn ok(&mut self, text: impl AsRef<str>) {
+        println!("ok       {}", text.as_ref());
+    }
+
+    fn problem(&mut self, text: impl AsRef<str>) {
+        println!("problem  {}", text.as_ref());
+        self.problems += 1;
+    }
+}
+
+/// What this binary's `--version` prints.
+fn our_version() -> String {
+    format!("{} {}", settings::PROGRAM, env!("CARGO_PKG_VERSION"))
+}
+
+/// The trimmed stdout of a command that succeeded; `Err` when it could not start.
+fn output_of(cmd: &mut Command) -> std::io::Result<Option<String>> {
+    let out = cmd.stdin(Stdio::null()).stderr(Stdio::null()).output()?;
+    Ok(out
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned()))
+}
+
+fn check_binary(r: &mut Report) {
+    let ours = our_version();
+    let Some(found) = find_on_path() else {
+        let here = std::env::current_exe()
+            .map(|p| format!(" (this one is {})", p.display()))
+            .unwrap_or_default();
+        r.problem(format!(
+            "git-dibs is not on PATH, so the hooks and `git dibs` cannot run it: put the folder \
+             holding git-dibs on PATH{here}"
+        ));
+        return;
+    };
+    let shown = found.display();
+    match output_of(Command::new(&found).arg("--version")) {
+        Ok(Some(v)) if v == ours => r.ok(format!("{ours} is on PATH: {shown}")),
+        Ok(Some(v)) => r.problem(format!(
+            "the git-dibs on PATH ({shown}) is {v:?} but this one is {ours:?}: install this \
+             version there, or remove the old one"
+        )),
+        _ => r.problem(format!(
+            "{shown} is on PATH but `git-dibs --version` fails there: reinstall git-dibs"
+        )),
+    }
+}
+
+fn check_git_subcommand(r: &mut Report) {
+    let ours = our_version();
+    match output_of(Command::new("git").args(["dibs", "--version"])) {
+        Err(_) => r.problem("git is not installed or not on PATH: install git"),
+        Ok(Some(v)) if v == ours => r.ok("`git dibs` works as a git subcommand"),
+        Ok(Some(v)) => r.problem(format!(
+            "`git dibs` runs {v:?}, not {ours:?}: git found an older git-dibs first on PATH"
+        )),
+        Ok(None) => r.problem(
+            "`git dibs` does not work: git cannot find git-dibs; put the folder holding it on PATH",
+        ),
+    }
+}
+
+fn check_worktree(r: &mut Report) -> Option<Worktree> {
+    match super::current_worktree() {
+        Ok(wt) => {
+            let branch = wt.branch().unwrap_or_else(|| "detached HEAD".to_owned());
+            r.ok(format!(
+                "in the git worktree {} ({branch})",
+                wt.root.display()
+            ));
+            Some(wt)
+        }
+        Err(e) => {
+            r.problem(format!(
+                "{e:#} (the project settings and the store were not checked)"
+            ));
+            None
+        }
+    }
+}
+
+/// A list of places for a message.
+fn places(specs: &[HookSpec]) -> String {
+    specs
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Check one settings file's wiring; returns its command lines when it wires git-dibs at all.
+fn check_wiring(r: &mut Report, scope: Scope, path: &Path, s: &Settings) -> Option<Vec<String>> {
+    let shown = path.display();
+    let fix = format!("run `git dibs install{}`", scope.flag());
+    if s.hooks_disabled() {
+        r.problem(format!(
+            "{shown} sets \"disableAllHooks\": true, so no hook runs: remove that key"
+        ));
+    }
+    let w = s.wiring();
+    if w.is_empty() {
+        return None;
+    }
+    let missing = w.missing();
+    if !missing.is_empty() {
+        r.problem(format!(
+            "the {} settings ({shown}) lack the git-dibs hooks for {}: {fix}",
+            scope.name(),
+            places(&missing)
+        ));
+    }
+    let duplicated = w.duplicated();
+    if !duplicated.is_empty() {
+        r.problem(format!(
+            "{shown} wires git-dibs more than once for {}: {fix} to tidy it",
+            places(&duplicated)
+        ));
+    }
+    if !w.stale.is_empty() {
+        r.problem(format!(
+            "{shown} has out-of-date git-dibs entries ({}): {fix} to replace them",
+            w.stale.join("; ")
+        ));
+    }
+    if w.commands.len() > 1 {
+        r.problem(format!(
+            "{shown} runs git-dibs by {} different commands: {fix} to use one",
+            w.commands.len()
+        ));
+    }
+    for command in &w.commands {
+        let program = settings::program_of(command).map(PathBuf::from);
+        if let Some(p) = program.filter(|p| p.is_absolute() && !p.is_file()) {
+            r.problem(format!(
+                "{shown} runs {}, which does not exist: {fix}",
+                p.display()
+            ));
+        }
+    }
+    if w.is_complete() {
+        r.ok(format!(
+            "hooks are wired in the {} settings ({shown}): all {} of them",
+            scope.name(),
+            HOOKS.len()
+        ));
+    }
+    Some(w.commands)
+}
+
+fn check_settings(r: &mut Report, wt: Option<&Worktree>) {
+    let root = wt.map(|w| w.root.as_path());
+    let mut valid = Vec::new();
+    let mut wired: Vec<(Scope, Vec<String>)> = Vec::new();
+    for scope in Scope::ALL {
+        let Some(path) = scope.path(root) else {
+            continue;
+        };
+        match load(&path) {
+            Ok(None) => {}
+            Ok(Some((_, s))) => {
+                valid.push(path.display().to_string());
+                if let Some(commands) = check_wiring(r, scope, &path, &s) {
+                    wired.push((scope, commands));
+                }
+            }
+            Err(e) => r.problem(format!(
+                "{e:#}: fix that file by hand (git dibs will not change it until it is valid)"
+            )),
+        }
+    }
+    if !valid.is_empty() {
+        r.ok(format!(
+            "settings files are valid JSON: {}",
+            valid.join(", ")
+        ));
+    }
+    match wired.as_slice() {
+        [] => r.problem(
+            "hooks are not wired: run `git dibs install` (or `--local` for yourself only, \
+             `--user` for every project)",
+        ),
+        [_] => {}
+        [(_, commands), rest @ ..] => {
+            let names: Vec<&str> = wired.iter().map(|(s, _)| s.name()).collect();
+            if rest.iter().all(|(_, c)| c == commands) {
+                r.ok(format!(
+                    "hooks are wired in the {} settings with the same command; Claude Code runs \
+                     each once",
+                    names.join(" and ")
+                ));
+            } else {
+                r.problem(format!(
+                    "hooks are wired in the {} settings with different commands, so each runs \
+                     more than once: keep one, e.g. `git dibs uninstall{}` for the others",
+                    names.join(" and "),
+                    rest[0].0.flag()
+                ));
+            }
+        }
+    }
+}
+
+fn check_store(r: &mut Report, wt: &Worktree) {
+    let store = match Store::open(&wt.common_dir) {
+        Ok(s) => s,
+        Err(e) => {
+            r.problem(format!(
+                "{e}: make {} writable for you",
+                wt.common_dir.display()
+            ));
+            return;
+        }
+    };
+    let dir = store.dir().display();
+    let sessions = match store.sessions() {
+        Ok(s) => s,
+        Err(e) => {
+            r.problem(format!(
+                "the store {dir} cannot be read ({e}): fix its permissions"
+            ));
+            return;
+        }
+    };
+    let probe = store
+        .dir()
+        .join(format!(".doctor-probe-{}", std::process::id()));
+    match fs::write(&probe, b"") {
+        Ok(()) => {
+            let _ = fs::remove_file(&probe);
+            r.ok(format!("the store {dir} is readable and writable"));
+        }
+        Err(e) => r.problem(format!(
+            "the store {dir} is not writable ({e}): fix its permissions, or claims are lost"
+        )),
+    }
+    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
+    let now = store::now_secs();
+    let live = sessions.iter().filter(|s| s.is_live(now, ttl)).count();
+    let plural = if live == 1 { "" } else { "s" };
+    r.ok(format!(
+        "{live} live session{plural} in this clone (lease {})",
+        humantime::format_duration(ttl)
+    ));
+}
+
 pub fn run(_args: Args) -> Result<ExitCode> {
-    bail!("doctor is not built yet")
+    let mut r = Report::default();
+    check_binary(&mut r);
+    check_git_subcommand(&mut r);
+    let wt = check_worktree(&mut r);
+    check_settings(&mut r, wt.as_ref());
+    if let Some(wt) = &wt {
+        check_store(&mut r, wt);
+    }
+    if r.problems == 0 {
+        println!("all is well");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        let plural = if r.problems == 1 { "" } else { "s" };
+        println!("{} problem{plural} found", r.problems);
+        Ok(ExitCode::from(1))
+    }
 }

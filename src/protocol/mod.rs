@@ -2,6 +2,7 @@
 //! rendering a [`Response`] back in the host's own format. `serde_json::Value` stays in here.
 
 mod claude;
+pub mod settings;
 
 use std::io::Read;
 use std::path::PathBuf;

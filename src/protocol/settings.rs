@@ -1,0 +1,448 @@
+//! Claude Code settings files (`.claude/settings.json` and friends): which hooks git-dibs wires,
+//! merging them into a person's file without disturbing anything else, taking them out again,
+//! and reporting how a file is wired. Pure: bytes in, bytes out; the caller reads and writes.
+
+mod tree;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::Path;
+
+use tree::{Json, entry, equivalent, get_mut};
+
+/// The program name git-dibs is wired under when it is on PATH.
+pub const PROGRAM: &str = "git-dibs";
+/// The timeout, in seconds, written on every git-dibs handler.
+pub const TIMEOUT_SECS: u64 = 10;
+
+/// One place a git-dibs handler belongs: an event and, for tool events, a matcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookSpec {
+    /// Claude Code's event name (`PreToolUse`, `SessionStart`, ...).
+    pub event: &'static str,
+    /// The matcher of the group; `None` for events without one.
+    pub matcher: Option<&'static str>,
+}
+
+impl fmt::Display for HookSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.matcher {
+            Some(m) => write!(f, "{} ({m})", self.event),
+            None => f.write_str(self.event),
+        }
+    }
+}
+
+/// Every hook git-dibs wires, in the order a fresh file lists them.
+pub const HOOKS: [HookSpec; 6] = [
+    HookSpec {
+        event: "PreToolUse",
+        matcher: Some("Edit|Write|MultiEdit|NotebookEdit"),
+    },
+    HookSpec {
+        event: "PreToolUse",
+        matcher: Some("Bash"),
+    },
+    HookSpec {
+        event: "PostToolUse",
+        matcher: Some("Edit|Write|MultiEdit|NotebookEdit|Read|Bash"),
+    },
+    HookSpec {
+        event: "SessionStart",
+        matcher: None,
+    },
+    HookSpec {
+        event: "SessionEnd",
+        matcher: None,
+    },
+    HookSpec {
+        event: "UserPromptSubmit",
+        matcher: None,
+    },
+];
+
+/// Why a settings file cannot be merged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    /// The bytes are not JSON.
+    #[error("not valid JSON ({message})")]
+    Invalid {
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// serde_json's description, with the position.
+        message: String,
+    },
+    /// The top level is JSON but not an object.
+    #[error("the top level is not a JSON object")]
+    NotObject,
+    /// `hooks` is present but not an object.
+    #[error("its \"hooks\" is not a JSON object")]
+    HooksNotObject,
+    /// `hooks.<event>` is present but not an array.
+    #[error("its \"hooks\".\"{0}\" is not a JSON array")]
+    EventNotArray(String),
+}
+
+/// The command line for a handler that runs `program` (a bare name or a path), shell-quoted.
+pub fn hook_command(program: &str) -> String {
+    let plain = !program.is_empty()
+        && program
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@%,".contains(&b));
+    if plain {
+        format!("{program} hook")
+    } else {
+        format!("'{}' hook", program.replace('\'', r"'\''"))
+    }
+}
+
+/// Whether a handler's command string runs git-dibs's hook: `git-dibs hook`, `/any/path/git-dibs
+/// hook` (quoted or not) or `git dibs hook`, with or without more arguments.
+pub fn is_our_command(command: &str) -> bool {
+    let words = words(command, 3);
+    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    match w.as_slice() {
+        ["git", "dibs", "hook", ..] => true,
+        [program, "hook", ..] => is_our_program(program),
+        _ => false,
+    }
+}
+
+/// The program a command line runs: its first shell word, unquoted.
+pub fn program_of(command: &str) -> Option<String> {
+    words(command, 1).into_iter().next()
+}
+
+/// Whether `word` names the git-dibs executable (by file name, any folder).
+fn is_our_program(word: &str) -> bool {
+    Path::new(word)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n == PROGRAM || n == "git-dibs.exe")
+}
+
+/// The first `n` shell words of `command`, with quotes and backslashes taken off.
+fn words(command: &str, n: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => cur.extend(chars.next()),
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, '\\') => {
+                cur.extend(chars.next());
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut cur));
+                    in_word = false;
+                    if out.len() == n {
+                        return out;
+                    }
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        out.push(cur);
+    }
+    out
+}
+
+/// A handler object: whether it is one of ours, and its command line.
+fn our_command(handler: &Json) -> Option<String> {
+    let command = handler.get("command")?.as_str()?;
+    if is_our_command(command) {
+        return Some(command.to_owned());
+    }
+    // The exec form (`args`, no shell): `command` is the program, `args[0]` is `hook`.
+    let Some(Json::Array(args)) = handler.get("args") else {
+        return None;
+    };
+    let first = args.first().and_then(Json::as_str);
+    (is_our_program(command) && first == Some("hook")).then(|| {
+        let rest: Vec<&str> = args.iter().filter_map(Json::as_str).collect();
+        format!("{command} {}", rest.join(" "))
+    })
+}
+
+/// The handler git-dibs writes.
+fn handler(command: &str) -> Json {
+    Json::object([
+        ("type", Json::str("command")),
+        ("command", Json::str(command)),
+        ("timeout", Json::Number(TIMEOUT_SECS.into())),
+    ])
+}
+
+/// A group's matcher for comparison: `None` when it matches everything (absent, `""`, `"*"`).
+fn matcher_of(group: &[(String, Json)]) -> Option<String> {
+    match group.iter().find(|(k, _)| k == "matcher").map(|(_, v)| v) {
+        None => None,
+        Some(Json::String(m)) if m.is_empty() || m == "*" => None,
+        Some(Json::String(m)) => Some(m.clone()),
+        Some(_) => Some("<not a string>".to_owned()),
+    }
+}
+
+/// The index in [`HOOKS`] of the place (event, matcher).
+fn spec_index(event: &str, matcher: Option<&str>) -> Option<usize> {
+    HOOKS
+        .iter()
+        .position(|s| s.event == event && s.matcher == matcher)
+}
+
+/// Visit every handler of ours: `place(event, matcher)` gives its replacement, or `None` to
+/// remove it. Groups and event arrays that removal empties are dropped. Returns how many went.
+fn sweep(
+    hooks: &mut Vec<(String, Json)>,
+    mut place: impl FnMut(&str, Option<&str>) -> Option<Json>,
+) -> usize {
+    let mut removed = 0;
+    hooks.retain_mut(|(event, value)| {
+        let Json::Array(groups) = value else {
+            return true;
+        };
+        let before = removed;
+        groups.retain_mut(|group| {
+            let Json::Object(pairs) = group else {
+                return true;
+            };
+            let matcher = matcher_of(pairs);
+            let Some(Json::Array(handlers)) = get_mut(pairs, "hooks") else {
+                return true;
+            };
+            let n = handlers.len();
+            handlers.retain_mut(|h| {
+                if our_command(h).is_none() {
+                    return true;
+                }
+                match place(event, matcher.as_deref()) {
+                    Some(new) => {
+                        if !equivalent(h, &new) {
+                            *h = new;
+                        }
+                        true
+                    }
+                    None => false,
+                }
+            });
+            let gone = n - handlers.len();
+            removed += gone;
+            !(gone > 0 && handlers.is_empty())
+        });
+        !(removed > before && groups.is_empty())
+    });
+    removed
+}
+
+/// How a settings file is wired for git-dibs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Wiring {
+    /// How many git-dibs handlers sit in each place of [`HOOKS`] (same order).
+    pub counts: [usize; HOOKS.len()],
+    /// git-dibs handlers that are out of place or differ from what `install` writes, described.
+    pub stale: Vec<String>,
+    /// The distinct command lines of the git-dibs handlers.
+    pub commands: Vec<String>,
+}
+
+impl Wiring {
+    /// No git-dibs handler at all.
+    pub fn is_empty(&self) -> bool {
+        self.counts.iter().all(|&c| c == 0) && self.stale.is_empty()
+    }
+
+    /// Places with no git-dibs handler.
+    pub fn missing(&self) -> Vec<HookSpec> {
+        self.pick(|c| c == 0)
+    }
+
+    /// Places with more than one git-dibs handler.
+    pub fn duplicated(&self) -> Vec<HookSpec> {
+        self.pick(|c| c > 1)
+    }
+
+    /// Every place has exactly one handler, nothing is stale, and one command line is used.
+    pub fn is_complete(&self) -> bool {
+        self.counts.iter().all(|&c| c == 1) && self.stale.is_empty() && self.commands.len() == 1
+    }
+
+    fn pick(&self, f: impl Fn(usize) -> bool) -> Vec<HookSpec> {
+        HOOKS
+            .iter()
+            .zip(self.counts)
+            .filter(|&(_, c)| f(c))
+            .map(|(s, _)| *s)
+            .collect()
+    }
+}
+
+/// A parsed settings file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    root: Vec<(String, Json)>,
+}
+
+impl Settings {
+    /// A file with nothing in it (`{}`).
+    pub fn empty() -> Settings {
+        Settings { root: Vec::new() }
+    }
+
+    /// Parse a file's bytes. Empty or blank bytes read as an empty file.
+    pub fn parse(bytes: &[u8]) -> Result<Settings, SettingsError> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Settings::empty());
+        }
+        let value: Json = serde_json::from_slice(bytes).map_err(|e| SettingsError::Invalid {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        let Json::Object(root) = value else {
+            return Err(SettingsError::NotObject);
+        };
+        let settings = Settings { root };
+        match settings.hooks() {
+            None | Some(Json::Object(_)) => Ok(settings),
+            Some(_) => Err(SettingsError::HooksNotObject),
+        }
+    }
+
+    fn hooks(&self) -> Option<&Json> {
+        self.root.iter().find(|(k, _)| k == "hooks").map(|(_, v)| v)
+    }
+
+    /// The file as text: pretty-printed with two spaces, ending in a newline.
+    pub fn render(&self) -> String {
+        let mut text = serde_json::to_string_pretty(&Json::Object(self.root.clone()))
+            .unwrap_or_else(|_| "{}".to_owned());
+        text.push('\n');
+        text
+    }
+
+    /// Whether `disableAllHooks` is true here (no hook runs at all).
+    pub fn hooks_disabled(&self) -> bool {
+        self.root
+            .iter()
+            .any(|(k, v)| k == "disableAllHooks" && *v == Json::Bool(true))
+    }
+
+    /// Wire every hook of [`HOOKS`] to run `command`, once each. git-dibs handlers already in
+    /// place are rewritten to the current form; out-of-place or duplicate ones are removed.
+    /// Another handler's group with the same matcher is joined rather than repeated. Returns
+    /// whether anything changed; on error nothing has.
+    pub fn install(&mut self, command: &str) -> Result<bool, SettingsError> {
+        if let Some(Json::Object(hooks)) = self.hooks() {
+            for spec in &HOOKS {
+                if let Some((event, v)) = hooks.iter().find(|(k, _)| k == spec.event)
+                    && !matches!(v, Json::Array(_))
+                {
+                    return Err(SettingsError::EventNotArray(event.clone()));
+                }
+            }
+        }
+        let before = self.root.clone();
+        let Json::Object(hooks) = entry(&mut self.root, "hooks", Json::Object(Vec::new())) else {
+            return Err(SettingsError::HooksNotObject);
+        };
+        let mut placed = [false; HOOKS.len()];
+        sweep(hooks, |event, matcher| {
+            let i = spec_index(event, matcher)?;
+            (!std::mem::replace(&mut placed[i], true)).then(|| handler(command))
+        });
+        for (spec, _) in HOOKS.iter().zip(placed).filter(|(_, p)| !p) {
+            let Json::Array(groups) = entry(hooks, spec.event, Json::Array(Vec::new())) else {
+                return Err(SettingsError::EventNotArray(spec.event.to_owned()));
+            };
+            let shared = groups.iter_mut().find_map(|g| match g {
+                Json::Object(pairs) if matcher_of(pairs).as_deref() == spec.matcher => {
+                    match get_mut(pairs, "hooks") {
+                        Some(Json::Array(handlers)) => Some(handlers),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            });
+            match shared {
+                Some(handlers) => handlers.push(handler(command)),
+                None => {
+                    let list = Json::Array(vec![handler(command)]);
+                    groups.push(match spec.matcher {
+                        Some(m) => Json::object([("matcher", Json::str(m)), ("hooks", list)]),
+                        None => Json::object([("hooks", list)]),
+                    });
+                }
+            }
+        }
+        Ok(self.root != before)
+    }
+
+    /// Remove every git-dibs handler, and the groups, event arrays and `hooks` object that
+    /// become empty because of it. Returns how many handlers went.
+    pub fn uninstall(&mut self) -> usize {
+        let Some(Json::Object(hooks)) = get_mut(&mut self.root, "hooks") else {
+            return 0;
+        };
+        let removed = sweep(hooks, |_, _| None);
+        if removed > 0 && hooks.is_empty() {
+            self.root.retain(|(k, _)| k != "hooks");
+        }
+        removed
+    }
+
+    /// How this file is wired for git-dibs.
+    pub fn wiring(&self) -> Wiring {
+        let mut wiring = Wiring::default();
+        let Some(Json::Object(hooks)) = self.hooks() else {
+            return wiring;
+        };
+        for (event, value) in hooks {
+            let Json::Array(groups) = value else { continue };
+            for group in groups {
+                let Json::Object(pairs) = group else { continue };
+                let matcher = matcher_of(pairs);
+                let Some(Json::Array(handlers)) = group.get("hooks") else {
+                    continue;
+                };
+                for h in handlers {
+                    let Some(command) = our_command(h) else {
+                        continue;
+                    };
+                    match spec_index(event, matcher.as_deref()) {
+                        Some(i) if equivalent(h, &handler(&command)) => wiring.counts[i] += 1,
+                        Some(i) => wiring
+                            .stale
+                            .push(format!("{} differs from what install writes", HOOKS[i])),
+                        None => wiring.stale.push(format!(
+                            "{event} with matcher {:?} is not a place git-dibs hooks",
+                            matcher.as_deref().unwrap_or("")
+                        )),
+                    }
+                    if !wiring.commands.contains(&command) {
+                        wiring.commands.push(command);
+                    }
+                }
+            }
+        }
+        wiring
+    }
+}

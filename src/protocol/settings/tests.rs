@@ -1,0 +1,198 @@
+//! Unit tests of settings merging: install, uninstall, recognition and wiring reports.
+
+use super::*;
+
+const CMD: &str = "git-dibs hook";
+
+fn parse(text: &str) -> Settings {
+    Settings::parse(text.as_bytes()).expect("valid settings")
+}
+
+fn installed(text: &str) -> String {
+    let mut s = parse(text);
+    s.install(CMD).expect("install");
+    s.render()
+}
+
+#[test]
+fn example_file_is_what_install_writes_on_an_empty_file() {
+    let mut s = Settings::empty();
+    assert!(s.install(CMD).unwrap());
+    assert_eq!(s.render(), include_str!("../../../settings.example.json"));
+    assert_eq!(s.render(), include_str!("../../../hooks/claude-code.json"));
+}
+
+#[test]
+fn fresh_install_is_complete() {
+    let s = parse(&installed(""));
+    let w = s.wiring();
+    assert!(w.is_complete(), "{w:?}");
+    assert_eq!(w.commands, vec![CMD.to_owned()]);
+}
+
+#[test]
+fn install_twice_changes_nothing() {
+    let once = installed(
+        r#"{"model":"x","hooks":{"Stop":[{"hooks":[{"type":"command","command":"a"}]}]}}"#,
+    );
+    let mut s = parse(&once);
+    assert!(!s.install(CMD).unwrap());
+    assert_eq!(s.render(), once);
+}
+
+#[test]
+fn install_keeps_other_keys_in_order_and_joins_same_matcher_group() {
+    let text = r#"{"z":1,"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine"}]}]},"a":2}"#;
+    let out = installed(text);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let bash = &v["hooks"]["PreToolUse"][0];
+    assert_eq!(bash["matcher"], "Bash");
+    assert_eq!(bash["hooks"][0]["command"], "mine");
+    assert_eq!(bash["hooks"][1]["command"], CMD);
+    assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
+    assert!(out.find("\"z\"").unwrap() < out.find("\"hooks\"").unwrap());
+    assert!(out.find("\"hooks\"").unwrap() < out.find("\"a\": 2").unwrap());
+}
+
+#[test]
+fn upgrade_replaces_old_path_and_removes_stale_and_duplicates() {
+    let text = r#"{"hooks":{
+      "PreToolUse":[{"matcher":"Edit|Write","hooks":[{"type":"command","command":"/old/bin/git-dibs hook"}]},
+                    {"matcher":"Bash","hooks":[{"type":"command","command":"'/old dir/git-dibs' hook","timeout":60},
+                                              {"type":"command","command":"git-dibs hook","timeout":10},
+                                              {"type":"command","command":"/x/git-dibs hook","timeout":10}]}]}}"#;
+    let before = parse(text).wiring();
+    assert_eq!(before.counts, [0, 2, 0, 0, 0, 0]);
+    assert_eq!(before.stale.len(), 2, "{before:?}");
+    assert_eq!(before.duplicated(), vec![HOOKS[1]]);
+    assert_eq!(before.commands.len(), 4);
+    let after = parse(&installed(text)).wiring();
+    assert!(after.is_complete(), "{after:?}");
+}
+
+#[test]
+fn uninstall_restores_other_hooks() {
+    let original = r#"{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "mine"
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "other"
+          }
+        ]
+      }
+    ]
+  },
+  "model": "opus"
+}
+"#;
+    let mut s = parse(&installed(original));
+    assert_eq!(s.uninstall(), 6);
+    assert_eq!(s.render(), original);
+}
+
+#[test]
+fn uninstall_of_a_fresh_install_leaves_an_empty_object() {
+    let mut s = parse(&installed(""));
+    assert_eq!(s.uninstall(), 6);
+    assert_eq!(s.render(), "{}\n");
+    assert_eq!(s.uninstall(), 0);
+}
+
+#[test]
+fn uninstall_keeps_groups_that_were_empty_before() {
+    let text = r#"{"hooks":{"Stop":[{"hooks":[]}],"PreToolUse":[]}}"#;
+    let mut s = parse(text);
+    assert_eq!(s.uninstall(), 0);
+    assert_eq!(s, parse(text));
+}
+
+#[test]
+fn refusals() {
+    assert!(matches!(
+        Settings::parse(b"{\n  \"a\": 1,\n}"),
+        Err(SettingsError::Invalid { line: 3, .. })
+    ));
+    assert_eq!(Settings::parse(b"[]"), Err(SettingsError::NotObject));
+    assert_eq!(
+        Settings::parse(br#"{"hooks":[]}"#),
+        Err(SettingsError::HooksNotObject)
+    );
+    let mut s = parse(r#"{"hooks":{"SessionEnd":{}}}"#);
+    let copy = s.clone();
+    assert_eq!(
+        s.install(CMD),
+        Err(SettingsError::EventNotArray("SessionEnd".into()))
+    );
+    assert_eq!(s, copy);
+}
+
+#[test]
+fn blank_file_is_empty_settings() {
+    assert_eq!(parse("  \n"), Settings::empty());
+}
+
+#[test]
+fn recognises_our_commands() {
+    for yes in [
+        "git-dibs hook",
+        "git-dibs  hook --verbose",
+        "/usr/local/bin/git-dibs hook",
+        "'/a b/git-dibs' hook",
+        "\"$CLAUDE_PROJECT_DIR\"/.claude/bin/git-dibs hook",
+        "git dibs hook",
+    ] {
+        assert!(is_our_command(yes), "{yes}");
+    }
+    for no in [
+        "git-dibs status",
+        "git-dibs",
+        "my-git-dibs hook",
+        "echo git-dibs hook",
+        "",
+    ] {
+        assert!(!is_our_command(no), "{no}");
+    }
+}
+
+#[test]
+fn quotes_paths_that_need_it() {
+    assert_eq!(hook_command("git-dibs"), "git-dibs hook");
+    assert_eq!(hook_command("/a/b/git-dibs"), "/a/b/git-dibs hook");
+    assert_eq!(hook_command("/a b/git-dibs"), "'/a b/git-dibs' hook");
+    assert_eq!(hook_command("/it's/git-dibs"), r"'/it'\''s/git-dibs' hook");
+    for p in ["/a b/git-dibs", "/it's/git-dibs"] {
+        assert!(is_our_command(&hook_command(p)));
+    }
+}
+
+#[test]
+fn disabled_hooks_are_seen() {
+    assert!(parse(r#"{"disableAllHooks":true}"#).hooks_disabled());
+    assert!(!parse(r#"{"disableAllHooks":false}"#).hooks_disabled());
+}
+
+#[test]
+fn an_equivalent_handler_with_other_key_order_is_left_alone() {
+    let mut v: serde_json::Value = serde_json::from_str(&installed("")).unwrap();
+    v["hooks"]["SessionEnd"][0]["hooks"][0] =
+        serde_json::json!({"timeout": 10, "command": "git-dibs hook", "type": "command"});
+    let text = serde_json::to_string(&v).unwrap();
+    let mut s = parse(&text);
+    assert!(s.wiring().is_complete());
+    assert!(!s.install(CMD).unwrap());
+    assert_eq!(s, parse(&text));
+}
