@@ -1,6 +1,7 @@
 //! git-dibs: a shared record of who holds what in a git checkout, and a guard against commands
 //! that destroy another session's work. See the README for the product and DESIGN for the shape.
 
+pub mod agent;
 pub mod cli;
 pub mod git;
 pub mod policy;

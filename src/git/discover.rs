@@ -138,3 +138,29 @@ pub fn locate(cwd: &Path, path: &Path) -> Option<Located> {
         dir = dir.parent()?;
     }
 }
+
+/// Roots of every worktree of the clone whose common git dir is `common_dir`, read from git's
+/// administrative files (no repository is opened): the main worktree, then each linked one
+/// whose folder still exists.
+pub fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    if common_dir.file_name().is_some_and(|n| n == ".git")
+        && let Some(main) = common_dir.parent()
+    {
+        roots.push(main.to_path_buf());
+    }
+    if let Ok(entries) = fs::read_dir(common_dir.join("worktrees")) {
+        for entry in entries.flatten() {
+            let Ok(text) = fs::read_to_string(entry.path().join("gitdir")) else {
+                continue;
+            };
+            let dot_git = PathBuf::from(text.trim());
+            if let Some(root) = dot_git.parent()
+                && let Ok(root) = fs::canonicalize(root)
+            {
+                roots.push(root);
+            }
+        }
+    }
+    roots
+}

@@ -4,5 +4,5 @@
 mod discover;
 mod status;
 
-pub use discover::{Located, Worktree, locate, worktree_at};
+pub use discover::{Located, Worktree, locate, worktree_at, worktree_roots};
 pub use status::{GitError, dirty_paths, read_config_duration};

@@ -1,25 +1,32 @@
-//! Co-edit: what a session is told when it touches a file another live session holds, and what
-//! the store records for the touch.
-
-use std::time::Duration;
+//! Co-edit: what a session is told when it touches a file another live session holds, when a
+//! whole-file write would overwrite another session's change, and what the store records.
 
 use crate::protocol::Response;
-use crate::store::{Change, FileKey, Holder};
+use crate::store::{Change, FileKey, Holder, SeenFile, Session};
 
 /// The facts a co-edit decision needs.
 #[derive(Debug, Clone)]
 pub struct EditFacts {
     /// The files the tool writes, resolved to worktrees.
     pub files: Vec<FileKey>,
-    /// For each of `files`, the other sessions whose records hold it (live or not).
+    /// For each of `files`, the other live sessions that hold it.
     pub holders: Vec<Vec<Holder>>,
-    /// The lease: holders idle longer than this are not live.
-    pub ttl: Duration,
     /// Now, seconds since the Unix epoch.
     pub now: u64,
 }
 
-/// "just now", "4 min ago", "2 h ago".
+/// The facts the lost-update check needs, for a whole-file write of an existing file.
+#[derive(Debug, Clone)]
+pub struct OverwriteFacts {
+    /// The file.
+    pub file: FileKey,
+    /// The content as this session last read or wrote it, if it ever did.
+    pub seen: Option<SeenFile>,
+    /// The digest of the content on disk now.
+    pub current: String,
+}
+
+/// "just now", "4 min ago", "2 h 5 min ago".
 pub fn ago(now: u64, then: u64) -> String {
     let secs = now.saturating_sub(then);
     match secs {
@@ -29,38 +36,39 @@ pub fn ago(now: u64, then: u64) -> String {
     }
 }
 
-/// How a holder is named in a message: host, short id, label.
-pub fn describe(holder: &Holder) -> String {
-    let s = &holder.session;
+/// How a session is named in a message: host, short id, label.
+pub fn describe(s: &Session) -> String {
     match &s.label {
         Some(label) => format!("{} session {} (\"{}\")", s.host.name(), s.short_id(), label),
         None => format!("{} session {}", s.host.name(), s.short_id()),
     }
 }
 
+fn holder_line(file: &FileKey, h: &Holder, now: u64) -> String {
+    let mut line = format!("{} also holds {}", describe(&h.session), file.path);
+    if let Some(t) = &h.touch {
+        line.push_str(&format!(": it touched it {}", ago(now, t.last)));
+    }
+    if let Some(branch) = &h.session.branch {
+        line.push_str(&format!(" on branch {branch}"));
+    }
+    if let Some(intent) = h.claim.as_ref().and_then(|c| c.intent.as_deref()) {
+        line.push_str(&format!(" (claimed: {intent})"));
+    }
+    line.push('.');
+    line
+}
+
 /// Before an edit: warn (never block) when a live peer holds one of the files, and record the
 /// touch either way.
 pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
     let changes = vec![Change::Touch(facts.files.clone())];
-    let mut lines = Vec::new();
-    for (file, holders) in facts.files.iter().zip(&facts.holders) {
-        for h in holders
-            .iter()
-            .filter(|h| h.session.is_live(facts.now, facts.ttl))
-        {
-            lines.push(format!(
-                "{} also has {} open: it touched it {}{}.",
-                describe(h),
-                file.path,
-                ago(facts.now, h.touch.last),
-                h.session
-                    .branch
-                    .as_deref()
-                    .map(|b| format!(" on branch {b}"))
-                    .unwrap_or_default(),
-            ));
-        }
-    }
+    let lines: Vec<String> = facts
+        .files
+        .iter()
+        .zip(&facts.holders)
+        .flat_map(|(file, holders)| holders.iter().map(move |h| holder_line(file, h, facts.now)))
+        .collect();
     if lines.is_empty() {
         return (Response::Silent, changes);
     }
@@ -68,17 +76,39 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
     let response = Response::Warn {
         person: format!("git-dibs: {body}"),
         model: format!(
-            "git-dibs: {body} Another session is editing this file in the same worktree: keep \
-             your change small, do not revert or reformat its edits, and coordinate with the \
-             person before restructuring it."
+            "git-dibs: {body} Another session is working on this file in the same worktree: \
+             keep your change small, do not revert or reformat its edits, and coordinate with \
+             the person before restructuring it."
         ),
     };
     (response, changes)
 }
 
-/// After an edit: renew the touch silently.
-pub fn after_edit(files: &[FileKey]) -> Vec<Change> {
-    vec![Change::Touch(files.to_vec())]
+/// Before a whole-file write of an existing file: refuse when the file changed since this
+/// session last saw it and one of `holders` (live peers holding the file) touched it since.
+/// A file this session never saw, or that only it changed, passes.
+pub fn lost_update(facts: &OverwriteFacts, holders: &[Holder]) -> Option<Response> {
+    let seen = facts.seen.as_ref()?;
+    if seen.digest == facts.current {
+        return None;
+    }
+    let changer = holders
+        .iter()
+        .find(|h| h.touch.as_ref().is_some_and(|t| t.last >= seen.at))?;
+    let who = describe(&changer.session);
+    Some(Response::Deny {
+        reason: format!(
+            "git-dibs: {} changed since you last read it: {who} edited it after that. Writing \
+             the whole file now would erase its change. Read {} again and apply your change \
+             to the current content (or use Edit for a targeted change).",
+            facts.file.path, facts.file.path
+        ),
+        person: Some(format!(
+            "git-dibs: refused a whole-file Write of {}: {who} changed it since this session \
+             read it.",
+            facts.file.path
+        )),
+    })
 }
 
 /// A prompt's first line, shortened to a label.

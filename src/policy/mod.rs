@@ -1,3 +1,4 @@
 //! Pure decisions over an event and the facts gathered for it; no I/O happens here.
 
+pub mod awareness;
 pub mod claims;

@@ -101,8 +101,18 @@ pub enum EventKind {
         /// Files the tool wrote.
         paths: Vec<PathBuf>,
     },
+    /// A file-reading tool ran.
+    AfterRead {
+        /// The file read.
+        path: PathBuf,
+    },
     /// A shell command is about to run.
     BeforeShell {
+        /// The whole command line.
+        command: String,
+    },
+    /// A shell command ran.
+    AfterShell {
         /// The whole command line.
         command: String,
     },

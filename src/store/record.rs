@@ -1,11 +1,32 @@
-//! The records the store keeps: one [`Session`] per host session, with the files it touched.
+//! The records the store keeps: one [`Session`] per host session, with the files it touched and
+//! the explicit claims it holds.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::AgentProcess;
 use crate::protocol::Host;
+
+/// FNV-1a over `bytes`: small, stable across processes and versions.
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+fn digest(kind: &str, parts: &[&[u8]]) -> String {
+    let mut bytes = kind.as_bytes().to_vec();
+    for p in parts {
+        bytes.push(0);
+        bytes.extend_from_slice(p);
+    }
+    format!("{:016x}", fnv1a(&bytes))
+}
 
 /// A file in a worktree: the unit a claim is on. The same relative path in two worktrees is two
 /// different files.
@@ -26,23 +47,67 @@ impl FileKey {
         }
     }
 
-    /// A stable 64-bit digest of the key (FNV-1a), used to name its index folder.
+    /// The name of this file's index folder.
     pub(crate) fn digest(&self) -> String {
-        let mut bytes = self.worktree.as_os_str().as_encoded_bytes().to_vec();
-        bytes.push(0);
-        bytes.extend_from_slice(self.path.as_bytes());
-        format!("{:016x}", fnv1a(&bytes))
+        digest(
+            "file",
+            &[
+                self.worktree.as_os_str().as_encoded_bytes(),
+                self.path.as_bytes(),
+            ],
+        )
     }
 }
 
-/// FNV-1a over `bytes`: small, stable across processes and versions.
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
+/// What an explicit claim is on.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Target {
+    /// A file in a worktree.
+    File(FileKey),
+    /// A branch of the clone.
+    Branch {
+        /// The branch name (without `refs/heads/`).
+        name: String,
+    },
+    /// A worktree, by its root.
+    Worktree {
+        /// The worktree root (canonical).
+        path: PathBuf,
+    },
+    /// A record outside git, such as an issue id.
+    Record {
+        /// The id.
+        id: String,
+    },
+}
+
+impl Target {
+    /// The name of this target's index folder; a file target shares its file's folder.
+    pub(crate) fn digest(&self) -> String {
+        match self {
+            Target::File(f) => f.digest(),
+            Target::Branch { name } => digest("branch", &[name.as_bytes()]),
+            Target::Worktree { path } => worktree_digest(path),
+            Target::Record { id } => digest("record", &[id.as_bytes()]),
+        }
     }
-    hash
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::File(k) => write!(f, "{}", k.path),
+            Target::Branch { name } => write!(f, "branch:{name}"),
+            Target::Worktree { path } => write!(f, "worktree:{}", path.display()),
+            Target::Record { id } => write!(f, "record:{id}"),
+        }
+    }
+}
+
+/// The index folder of the sessions working in (or claiming) a worktree.
+pub(crate) fn worktree_digest(root: &Path) -> String {
+    digest("worktree", &[root.as_os_str().as_encoded_bytes()])
 }
 
 /// One file a session has touched, with when.
@@ -55,6 +120,48 @@ pub struct FileTouch {
     pub first: u64,
     /// Latest touch, seconds since the Unix epoch.
     pub last: u64,
+}
+
+/// The content of a file as a session last read or wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeenFile {
+    /// Which file.
+    #[serde(flatten)]
+    pub key: FileKey,
+    /// Digest of the content.
+    pub digest: String,
+    /// When, seconds since the Unix epoch.
+    pub at: u64,
+}
+
+/// An explicit claim made with `git dibs claim`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    /// What is claimed.
+    pub target: Target,
+    /// Why, in the holder's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
+    /// Whether no one else may hold it at the same time.
+    #[serde(default)]
+    pub exclusive: bool,
+    /// When it was granted, seconds since the Unix epoch.
+    pub since: u64,
+    /// When it lapses unless renewed.
+    pub until: u64,
+    /// The lease in seconds: activity on the target extends `until` to now plus this.
+    pub lease: u64,
+    /// The claim's generation-stamped id.
+    pub token: String,
+}
+
+/// An agent process that used to run a session, with the generation it held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FormerAgent {
+    /// The process.
+    pub process: AgentProcess,
+    /// The generation it held.
+    pub generation: u64,
 }
 
 /// Everything the store knows about one session.
@@ -83,10 +190,25 @@ pub struct Session {
     /// When the host said the session ended, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended: Option<u64>,
+    /// The agent process running the session now, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentProcess>,
+    /// Processes that ran it before (their hook calls are refused).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub former: Vec<FormerAgent>,
     /// Files touched, in first-touch order.
     #[serde(default)]
     pub files: Vec<FileTouch>,
-    /// Whether the lookup index currently lists this session's files (cleared when pruned).
+    /// Explicit claims.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<Claim>,
+    /// File contents as last seen by this session, newest last (bounded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen: Vec<SeenFile>,
+    /// Set once `status` has reported that the session died holding dirty files.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub death_reported: bool,
+    /// Whether the lookup index currently lists this session (cleared when pruned).
     #[serde(default = "yes")]
     pub(crate) indexed: bool,
 }
@@ -108,7 +230,12 @@ impl Session {
             worktree: None,
             branch: None,
             ended: None,
+            agent: None,
+            former: Vec::new(),
             files: Vec::new(),
+            claims: Vec::new(),
+            seen: Vec::new(),
+            death_reported: false,
             indexed: true,
         }
     }
@@ -118,7 +245,8 @@ impl Session {
         short_id(&self.id)
     }
 
-    /// Live: not ended, and active within `ttl` of `now`.
+    /// Live by the record alone: not ended, and active within `ttl` of `now`. Whether its agent
+    /// process still runs is a separate fact ([`AgentProcess::is_gone`]).
     pub fn is_live(&self, now: u64, ttl: Duration) -> bool {
         self.ended.is_none() && now.saturating_sub(self.last_seen) < ttl.as_secs()
     }
@@ -128,9 +256,27 @@ impl Session {
         self.files.iter().find(|f| &f.key == key)
     }
 
+    /// The unexpired explicit claim on `target`, if any.
+    pub fn claim_on(&self, target: &Target, now: u64) -> Option<&Claim> {
+        self.claims
+            .iter()
+            .find(|c| &c.target == target && c.until > now)
+    }
+
     /// Whether this session works in, or holds files in, the worktree at `root`.
     pub fn works_in(&self, root: &Path) -> bool {
         self.worktree.as_deref() == Some(root) || self.files.iter().any(|f| f.key.worktree == root)
+    }
+
+    /// The index folders that should list this session.
+    pub(crate) fn digests(&self) -> std::collections::BTreeSet<String> {
+        let mut out: std::collections::BTreeSet<String> =
+            self.files.iter().map(|f| f.key.digest()).collect();
+        out.extend(self.claims.iter().map(|c| c.target.digest()));
+        if let Some(w) = &self.worktree {
+            out.insert(worktree_digest(w));
+        }
+        out
     }
 }
 
@@ -156,8 +302,12 @@ pub enum Change {
     Label(String),
     /// The session touched these files now.
     Touch(Vec<FileKey>),
-    /// Drop every file claim of the session.
+    /// The session saw this content of a file (read or wrote it).
+    Seen(FileKey, String),
+    /// Drop every file claim and explicit claim of the session.
     ReleaseAll,
     /// The host ended the session.
     End,
+    /// `status` reported the session's death.
+    DeathReported,
 }

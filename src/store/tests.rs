@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::protocol::Host;
 
 fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
@@ -19,7 +20,7 @@ fn a_writer_with_an_older_generation_is_refused() {
     let (_dir, store) = store();
     let touch = [Change::Touch(vec![key("a.rs")])];
     store
-        .apply("s1", Host::Claude, Some(0), 100, &touch)
+        .apply("s1", Host::Claude, Writer::Stamped(0), 100, &touch)
         .unwrap();
     assert_eq!(store.bump_generation("s1", Host::Claude, 101).unwrap(), 1);
 
@@ -27,7 +28,7 @@ fn a_writer_with_an_older_generation_is_refused() {
         .apply(
             "s1",
             Host::Claude,
-            Some(0),
+            Writer::Stamped(0),
             102,
             &[Change::Touch(vec![key("b.rs")])],
         )
@@ -44,7 +45,7 @@ fn a_writer_with_an_older_generation_is_refused() {
         "{err}"
     );
     let err = store
-        .apply("s1", Host::Claude, Some(0), 102, &[Change::ReleaseAll])
+        .apply("s1", Host::Claude, Writer::Stamped(0), 102, &[Change::ReleaseAll])
         .unwrap_err();
     assert!(matches!(err, StoreError::Fenced { .. }));
     // Nothing the stale writer tried landed.
@@ -57,12 +58,12 @@ fn a_writer_with_an_older_generation_is_refused() {
         .apply(
             "s1",
             Host::Claude,
-            Some(1),
+            Writer::Stamped(1),
             103,
             &[Change::Touch(vec![key("b.rs")])],
         )
         .unwrap();
-    store.apply("s1", Host::Claude, None, 104, &[]).unwrap();
+    store.apply("s1", Host::Claude, Writer::Anonymous, 104, &[]).unwrap();
     assert_eq!(store.session("s1").unwrap().unwrap().files.len(), 2);
 }
 
@@ -73,7 +74,7 @@ fn holders_follow_touches_and_releases() {
         .apply(
             "s1",
             Host::Claude,
-            None,
+            Writer::Anonymous,
             100,
             &[Change::Touch(vec![key("a.rs"), key("b.rs")])],
         )
@@ -82,23 +83,23 @@ fn holders_follow_touches_and_releases() {
         .apply(
             "s2",
             Host::Codex,
-            None,
+            Writer::Anonymous,
             110,
             &[Change::Touch(vec![key("a.rs")])],
         )
         .unwrap();
-    let holders = store.holders(&key("a.rs"), "s2").unwrap();
+    let holders = store.holders(&key("a.rs"), "s2", 0).unwrap();
     assert_eq!(holders.len(), 1);
     assert_eq!(holders[0].session.id, "s1");
-    assert_eq!(holders[0].touch.first, 100);
-    assert!(store.holders(&key("b.rs"), "s1").unwrap().is_empty());
+    assert_eq!(holders[0].touch.as_ref().unwrap().first, 100);
+    assert!(store.holders(&key("b.rs"), "s1", 0).unwrap().is_empty());
 
     store
-        .apply("s1", Host::Claude, None, 120, &[Change::ReleaseAll])
+        .apply("s1", Host::Claude, Writer::Anonymous, 120, &[Change::ReleaseAll])
         .unwrap();
-    assert!(store.holders(&key("a.rs"), "s2").unwrap().is_empty());
+    assert!(store.holders(&key("a.rs"), "s2", 0).unwrap().is_empty());
     assert!(
-        !store.marker_dir(&key("b.rs")).exists(),
+        !store.index_dir(&key("b.rs").digest()).exists(),
         "empty index folders go away"
     );
 }
@@ -118,7 +119,7 @@ fn unusual_session_ids_get_safe_file_names() {
             .apply(
                 id,
                 Host::Claude,
-                None,
+                Writer::Anonymous,
                 100,
                 &[Change::Touch(vec![key("a.rs")])],
             )
@@ -126,7 +127,7 @@ fn unusual_session_ids_get_safe_file_names() {
         assert_eq!(store.session(id).unwrap().unwrap().id, id);
     }
     assert_eq!(store.sessions().unwrap().len(), 6);
-    assert_eq!(store.holders(&key("a.rs"), "nobody").unwrap().len(), 6);
+    assert_eq!(store.holders(&key("a.rs"), "nobody", 0).unwrap().len(), 6);
 }
 
 #[test]
@@ -138,7 +139,7 @@ fn pruning_unindexes_dead_sessions_and_later_deletes_them() {
         .apply(
             "old",
             Host::Claude,
-            None,
+            Writer::Anonymous,
             1_000,
             &[Change::Touch(vec![key("a.rs")])],
         )
@@ -147,13 +148,13 @@ fn pruning_unindexes_dead_sessions_and_later_deletes_them() {
         .apply(
             "new",
             Host::Claude,
-            None,
+            Writer::Anonymous,
             1_050,
             &[Change::Touch(vec![key("a.rs")])],
         )
         .unwrap();
     store.prune_locked(ttl, 1_100).unwrap();
-    let holders = store.holders(&key("a.rs"), "x").unwrap();
+    let holders = store.holders(&key("a.rs"), "x", 0).unwrap();
     assert_eq!(holders.len(), 1, "the dead session left the index");
     assert_eq!(holders[0].session.id, "new");
     assert!(
@@ -162,12 +163,12 @@ fn pruning_unindexes_dead_sessions_and_later_deletes_them() {
     );
 
     // Coming back to life puts it back in the index.
-    store.apply("old", Host::Claude, None, 1_200, &[]).unwrap();
-    assert_eq!(store.holders(&key("a.rs"), "x").unwrap().len(), 2);
+    store.apply("old", Host::Claude, Writer::Anonymous, 1_200, &[]).unwrap();
+    assert_eq!(store.holders(&key("a.rs"), "x", 0).unwrap().len(), 2);
 
     store.prune_locked(ttl, 1_200 + 60 + day).unwrap();
     assert!(store.sessions().unwrap().is_empty());
-    assert!(store.holders(&key("a.rs"), "x").unwrap().is_empty());
+    assert!(store.holders(&key("a.rs"), "x", 0).unwrap().is_empty());
 }
 
 #[test]
@@ -177,7 +178,7 @@ fn prune_is_rate_limited() {
         .apply(
             "s",
             Host::Claude,
-            None,
+            Writer::Anonymous,
             1,
             &[Change::Touch(vec![key("a.rs")])],
         )
@@ -211,13 +212,143 @@ fn pruning_removes_markers_of_records_that_are_gone() {
         .apply(
             "gone",
             Host::Claude,
-            None,
+            Writer::Anonymous,
             1_000,
             &[Change::Touch(vec![key("a.rs")])],
         )
         .unwrap();
     std::fs::remove_file(store.session_path("gone")).unwrap();
-    assert!(store.marker_dir(&key("a.rs")).exists());
+    assert!(store.index_dir(&key("a.rs").digest()).exists());
     store.prune_locked(Duration::from_secs(60), 1_001).unwrap();
-    assert!(!store.marker_dir(&key("a.rs")).exists());
+    assert!(!store.index_dir(&key("a.rs").digest()).exists());
+}
+
+fn process(pid: u32) -> crate::agent::AgentProcess {
+    crate::agent::AgentProcess {
+        pid,
+        start: u64::from(pid) * 10,
+        boot: "testboot".into(),
+    }
+}
+
+#[test]
+fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
+    let (_dir, store) = store();
+    let (p1, p2) = (process(100), process(200));
+    let agent = |p| Writer::Agent {
+        process: p,
+        register: false,
+    };
+    store
+        .apply("s", Host::Claude, Writer::Agent { process: &p1, register: true }, 1, &[])
+        .unwrap();
+    store
+        .apply("s", Host::Claude, agent(&p1), 2, &[Change::Touch(vec![key("a.rs")])])
+        .unwrap();
+    // Resumed in a new window: a session start from another process raises the generation.
+    let s = store
+        .apply("s", Host::Claude, Writer::Agent { process: &p2, register: true }, 3, &[])
+        .unwrap();
+    assert_eq!(s.generation, 1);
+    assert_eq!(s.agent.as_ref(), Some(&p2));
+    // The old window can no longer claim, release or renew.
+    for change in [
+        Change::Touch(vec![key("b.rs")]),
+        Change::ReleaseAll,
+        Change::Activity { worktree: None, branch: None },
+    ] {
+        let err = store.apply("s", Host::Claude, agent(&p1), 4, &[change]).unwrap_err();
+        assert!(matches!(err, StoreError::Fenced { held: 0, current: 1, .. }), "{err}");
+    }
+    assert!(matches!(
+        store.release("s", agent(&p1), 4, None).unwrap_err(),
+        StoreError::Fenced { .. }
+    ));
+    let s = store.session("s").unwrap().unwrap();
+    assert_eq!((s.files.len(), s.last_seen), (1, 3));
+    // The new process writes on.
+    store
+        .apply("s", Host::Claude, agent(&p2), 5, &[Change::Touch(vec![key("b.rs")])])
+        .unwrap();
+    // Resuming again in the first window (a session start there) takes it back.
+    let s = store
+        .apply("s", Host::Claude, Writer::Agent { process: &p1, register: true }, 6, &[])
+        .unwrap();
+    assert_eq!(s.generation, 2);
+    assert!(store.apply("s", Host::Claude, agent(&p2), 7, &[]).is_err());
+}
+
+#[test]
+fn exclusive_claims_are_granted_to_exactly_one_racer() {
+    let (_dir, store) = store();
+    let target = Target::Branch { name: "feature".into() };
+    let request = ClaimRequest {
+        target: target.clone(),
+        intent: Some("rebasing".into()),
+        exclusive: true,
+        ttl: Duration::from_secs(600),
+    };
+    let winners: Vec<bool> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let (store, request) = (&store, request.clone());
+                scope.spawn(move || {
+                    let grants = store
+                        .claim(&format!("s{i}"), Host::Claude, Writer::Anonymous, 100, &[request], |_| true)
+                        .unwrap();
+                    matches!(grants[0], Grant::Granted(_))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(winners.iter().filter(|w| **w).count(), 1);
+    assert_eq!(store.claimants(&target, "nobody", 100).unwrap().len(), 1);
+    // A lapsed claim no longer counts.
+    assert!(store.claimants(&target, "nobody", 100 + 600).unwrap().is_empty());
+}
+
+#[test]
+fn activity_on_a_claimed_file_renews_its_lease() {
+    let (_dir, store) = store();
+    let request = ClaimRequest {
+        target: Target::File(key("a.rs")),
+        intent: None,
+        exclusive: false,
+        ttl: Duration::from_secs(100),
+    };
+    store
+        .claim("s", Host::Claude, Writer::Anonymous, 1_000, &[request], |_| true)
+        .unwrap();
+    store
+        .apply("s", Host::Claude, Writer::Anonymous, 1_090, &[Change::Touch(vec![key("a.rs")])])
+        .unwrap();
+    let s = store.session("s").unwrap().unwrap();
+    assert_eq!(s.claims[0].until, 1_190);
+    assert!(s.claims[0].token.starts_with("s-"), "{}", s.claims[0].token);
+}
+
+#[test]
+fn after_clear_the_new_session_takes_over_the_old_ones_claims() {
+    let (_dir, store) = store();
+    let p = process(300);
+    let w = Writer::Agent { process: &p, register: false };
+    store
+        .apply("old", Host::Claude, w, 1, &[Change::Touch(vec![key("a.rs")]), Change::Label("first".into())])
+        .unwrap();
+    store.note_cleared(&p, "old").unwrap();
+    store.apply("old", Host::Claude, w, 2, &[Change::End]).unwrap();
+    let taken = store.take_over_cleared(&p, "new", Host::Claude, 3).unwrap();
+    assert_eq!(taken.as_deref(), Some("old"));
+    let new = store.session("new").unwrap().unwrap();
+    assert_eq!(new.files.len(), 1);
+    assert_eq!(new.label.as_deref(), Some("first"));
+    let old = store.session("old").unwrap().unwrap();
+    assert!(old.files.is_empty() && old.ended.is_some());
+    assert_eq!(store.holders(&key("a.rs"), "x", 3).unwrap()[0].session.id, "new");
+    // Only once.
+    assert_eq!(store.take_over_cleared(&p, "newer", Host::Claude, 4).unwrap(), None);
+    // Another process's clear never merges.
+    let other = process(301);
+    assert_eq!(store.take_over_cleared(&other, "x", Host::Claude, 5).unwrap(), None);
 }

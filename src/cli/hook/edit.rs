@@ -1,0 +1,103 @@
+//! Edit-tool hook calls: the co-edit warning and claim before an edit, the lost-update check
+//! before a whole-file write, and the renewed touch and content digest after edits and reads.
+
+use std::fs;
+use std::path::PathBuf;
+
+use super::facts::Ctx;
+use crate::git::{self, Located};
+use crate::policy::claims::{self, EditFacts, OverwriteFacts};
+use crate::protocol::Response;
+use crate::store::{self, Change, FileKey, Store, StoreError};
+
+/// Resolve `paths` to files in worktrees; paths outside any repository are dropped.
+fn locate_all(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Vec<Located> {
+    paths
+        .iter()
+        .filter_map(|p| git::locate(&ctx.event.cwd, p))
+        .filter(|l| !l.relative.is_empty())
+        .collect()
+}
+
+fn key(l: &Located) -> FileKey {
+    FileKey::new(l.worktree.root.clone(), l.relative.clone())
+}
+
+fn digest_of(l: &Located) -> Option<String> {
+    fs::read(l.worktree.root.join(&l.relative))
+        .ok()
+        .map(|b| store::content_digest(&b))
+}
+
+/// Before an edit tool runs.
+pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, StoreError> {
+    let located = locate_all(ctx, paths);
+    let Some(first) = located.first() else {
+        return Ok(Response::Silent);
+    };
+    let wt = &first.worktree;
+    let store = Store::open(&wt.common_dir)?;
+    let files: Vec<FileKey> = located.iter().map(key).collect();
+    let mut holders = Vec::with_capacity(files.len());
+    for f in &files {
+        let mut live = store.holders(f, &ctx.event.session_id, ctx.now)?;
+        if !live.is_empty() {
+            live.retain(|h| ctx.alive(&h.session, wt));
+        }
+        holders.push(live);
+    }
+    if tool == "Write" && !holders[0].is_empty() {
+        let me = store.session(&ctx.event.session_id)?;
+        if let (Some(me), Some(current)) = (me, digest_of(first)) {
+            let facts = OverwriteFacts {
+                file: files[0].clone(),
+                seen: me.seen.iter().find(|s| s.key == files[0]).cloned(),
+                current,
+            };
+            if let Some(refusal) = claims::lost_update(&facts, &holders[0]) {
+                ctx.record(&store, wt, false, &[ctx.activity()])?;
+                return Ok(refusal);
+            }
+        }
+    }
+    let facts = EditFacts {
+        files,
+        holders,
+        now: ctx.now,
+    };
+    let (response, touch) = claims::before_edit(&facts);
+    let mut changes = vec![ctx.activity()];
+    changes.extend(touch);
+    ctx.record(&store, wt, false, &changes)?;
+    Ok(response)
+}
+
+/// After an edit tool ran: renew the touch and remember the content this session wrote.
+pub fn after(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Result<Response, StoreError> {
+    let located = locate_all(ctx, paths);
+    let Some(first) = located.first() else {
+        return Ok(Response::Silent);
+    };
+    let store = Store::open(&first.worktree.common_dir)?;
+    let mut changes = vec![ctx.activity(), Change::Touch(located.iter().map(key).collect())];
+    changes.extend(
+        located
+            .iter()
+            .filter_map(|l| digest_of(l).map(|d| Change::Seen(key(l), d))),
+    );
+    ctx.record(&store, &first.worktree, false, &changes)?;
+    Ok(Response::Silent)
+}
+
+/// After a read: remember the content this session saw (no claim is made by reading).
+pub fn after_read(ctx: &Ctx<'_>, path: &PathBuf) -> Result<Response, StoreError> {
+    let Some(l) = locate_all(ctx, std::slice::from_ref(path)).pop() else {
+        return Ok(Response::Silent);
+    };
+    let Some(digest) = digest_of(&l) else {
+        return Ok(Response::Silent);
+    };
+    let store = Store::open(&l.worktree.common_dir)?;
+    ctx.record(&store, &l.worktree, false, &[ctx.activity(), Change::Seen(key(&l), digest)])?;
+    Ok(Response::Silent)
+}

@@ -1,0 +1,95 @@
+//! Facts every hook handler shares: where the session is, now, the calling agent process, the
+//! lease from git config (read only when needed), and whether a peer is alive.
+
+use std::cell::OnceCell;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::agent::{self, AgentProcess};
+use crate::git::{self, Located, Worktree};
+use crate::protocol::Event;
+use crate::store::{self, Change, Session, Store, StoreError, Writer};
+
+/// The context of one hook call.
+pub struct Ctx<'a> {
+    /// The event.
+    pub event: &'a Event,
+    /// The worktree of the event's cwd, if any.
+    pub here: Option<Located>,
+    /// Now, seconds since the Unix epoch.
+    pub now: u64,
+    /// The agent process running the session, when it can be known.
+    pub agent: Option<AgentProcess>,
+    ttl: OnceCell<Duration>,
+    warm: OnceCell<Duration>,
+}
+
+impl<'a> Ctx<'a> {
+    /// Gather the shared facts for `event`.
+    pub fn new(event: &'a Event) -> Self {
+        Ctx {
+            event,
+            here: git::locate(&event.cwd, Path::new(".")),
+            now: store::now_secs(),
+            agent: agent::current(),
+            ttl: OnceCell::new(),
+            warm: OnceCell::new(),
+        }
+    }
+
+    /// The lease (`dibs.ttl`, default 2 h), read from git config on first use.
+    pub fn ttl(&self, wt: &Worktree) -> Duration {
+        *self.ttl.get_or_init(|| {
+            git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL)
+        })
+    }
+
+    /// How long a touched file stays warm (`dibs.warm`, default 30 min).
+    pub fn warm(&self, wt: &Worktree) -> Duration {
+        *self.warm.get_or_init(|| {
+            git::read_config_duration(&wt.git_dir, "dibs.warm")
+                .unwrap_or(Duration::from_secs(30 * 60))
+        })
+    }
+
+    /// Whether `s` is live: within its lease, not ended, and its agent process not gone.
+    pub fn alive(&self, s: &Session, wt: &Worktree) -> bool {
+        s.is_live(self.now, self.ttl(wt))
+            && !s.agent.as_ref().is_some_and(|a| a.is_gone() == Some(true))
+    }
+
+    /// This call's identity for the store's fencing check.
+    pub fn writer(&self, register: bool) -> Writer<'_> {
+        match &self.agent {
+            Some(process) => Writer::Agent { process, register },
+            None => Writer::Anonymous,
+        }
+    }
+
+    /// The activity change for this call (cwd's worktree and branch).
+    pub fn activity(&self) -> Change {
+        Change::Activity {
+            worktree: self.here.as_ref().map(|l| l.worktree.root.clone()),
+            branch: self.here.as_ref().and_then(|l| l.worktree.branch()),
+        }
+    }
+
+    /// Apply `changes` for this session, then prune when due.
+    pub fn record(
+        &self,
+        store: &Store,
+        wt: &Worktree,
+        register: bool,
+        changes: &[Change],
+    ) -> Result<Session, StoreError> {
+        let session = store.apply(
+            &self.event.session_id,
+            self.event.host,
+            self.writer(register),
+            self.now,
+            changes,
+        )?;
+        store.prune_if_due(|| self.ttl(wt), self.now)?;
+        Ok(session)
+    }
+}

@@ -1,0 +1,152 @@
+//! Session-level hook calls: registering at start (with the disclosure of peers and the `/clear`
+//! hand-over), releasing at end, and the prompt-time block about shared warm files.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::facts::Ctx;
+use crate::git::{self, Worktree};
+use crate::policy::awareness::{self, Peer, Sharing};
+use crate::policy::claims;
+use crate::protocol::{Response, StartSource};
+use crate::store::{Change, Session, Store, StoreError};
+
+/// Export `DIBS_SESSION` for the session's later shell commands, when the host gives a file.
+fn export_session_id(id: &str) {
+    let Some(path) = std::env::var_os("CLAUDE_ENV_FILE").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let quoted = format!("'{}'", id.replace('\'', r"'\''"));
+    if let Ok(mut f) = OpenOptions::new().create(true).append(true).open(path) {
+        let _ = writeln!(f, "export DIBS_SESSION={quoted}");
+    }
+}
+
+/// Worktrees of the clone that share a checkout with `wt`: itself, and any worktree whose root
+/// is inside it or contains it.
+fn related_worktrees(wt: &Worktree) -> Vec<PathBuf> {
+    let mut roots = vec![wt.root.clone()];
+    for other in git::worktree_roots(&wt.common_dir) {
+        if other != wt.root && (other.starts_with(&wt.root) || wt.root.starts_with(&other)) {
+            roots.push(other);
+        }
+    }
+    roots
+}
+
+/// Dirty files of each of `sessions`, from one status read per worktree involved.
+fn dirty_files(sessions: &[Session]) -> Vec<Vec<String>> {
+    let roots: BTreeSet<&Path> = sessions
+        .iter()
+        .flat_map(|s| s.files.iter().map(|f| f.key.worktree.as_path()))
+        .collect();
+    let dirty: BTreeMap<&Path, BTreeSet<String>> = roots
+        .into_iter()
+        .map(|r| (r, git::dirty_paths(r).unwrap_or_default()))
+        .collect();
+    sessions
+        .iter()
+        .map(|s| {
+            s.files
+                .iter()
+                .filter(|f| {
+                    dirty
+                        .get(f.key.worktree.as_path())
+                        .is_some_and(|d| d.contains(&f.key.path))
+                })
+                .map(|f| f.key.path.clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// A session starts: register it (a new agent process takes the id over), hand over claims
+/// after `/clear`, export its id, and disclose the live peers in this checkout.
+pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError> {
+    export_session_id(&ctx.event.session_id);
+    let Some(here) = &ctx.here else {
+        return Ok(Response::Silent);
+    };
+    let wt = &here.worktree;
+    let store = Store::open(&wt.common_dir)?;
+    if let (StartSource::Clear, Some(process)) = (source, &ctx.agent) {
+        store.take_over_cleared(process, &ctx.event.session_id, ctx.event.host, ctx.now)?;
+    }
+    ctx.record(&store, wt, true, &[ctx.activity()])?;
+    let mut others = Vec::new();
+    for root in related_worktrees(wt) {
+        for s in store.working_in(&root, &ctx.event.session_id)? {
+            if ctx.alive(&s, wt) && !others.iter().any(|o: &Session| o.id == s.id) {
+                others.push(s);
+            }
+        }
+    }
+    let dirty = dirty_files(&others);
+    let peers: Vec<Peer> = others
+        .into_iter()
+        .zip(dirty)
+        .map(|(session, dirty)| Peer { session, dirty })
+        .collect();
+    Ok(awareness::session_start(&peers, ctx.now))
+}
+
+/// A session ends: release its claims and mark it ended. After `/clear` the agent process's
+/// next session takes the claims over instead.
+pub fn end(ctx: &Ctx<'_>, reason: &str) -> Result<Response, StoreError> {
+    let Some(here) = &ctx.here else {
+        return Ok(Response::Silent);
+    };
+    let store = Store::open(&here.worktree.common_dir)?;
+    if let ("clear", Some(process)) = (reason, &ctx.agent) {
+        store.note_cleared(process, &ctx.event.session_id)?;
+        ctx.record(&store, &here.worktree, false, &[Change::End])?;
+    } else {
+        ctx.record(&store, &here.worktree, false, &[Change::ReleaseAll, Change::End])?;
+    }
+    Ok(Response::Silent)
+}
+
+/// A prompt: label the session, renew it, and name live peers sharing its warm files.
+pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
+    let Some(here) = &ctx.here else {
+        return Ok(Response::Silent);
+    };
+    let wt = &here.worktree;
+    let store = Store::open(&wt.common_dir)?;
+    let mut changes = vec![ctx.activity()];
+    changes.extend(claims::label_from_prompt(prompt).map(Change::Label));
+    let me = ctx.record(&store, wt, false, &changes)?;
+    let warm_secs = ctx.warm(wt).as_secs();
+    let recent = |t: u64| ctx.now.saturating_sub(t) < warm_secs;
+    let mut sharing: Vec<Sharing> = Vec::new();
+    let mut dirty_cache: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+    for mine in &me.files {
+        let holders = store.holders(&mine.key, &me.id, ctx.now)?;
+        for h in holders.into_iter().filter(|h| ctx.alive(&h.session, wt)) {
+            let peer_recent = h.touch.as_ref().is_some_and(|t| recent(t.last)) || h.claim.is_some();
+            let warm = (recent(mine.last) && peer_recent)
+                || dirty_cache
+                    .entry(mine.key.worktree.clone())
+                    .or_insert_with(|| git::dirty_paths(&mine.key.worktree).unwrap_or_default())
+                    .contains(&mine.key.path);
+            if !warm {
+                continue;
+            }
+            let intent = h.claim.as_ref().and_then(|c| c.intent.clone());
+            match sharing.iter_mut().find(|s| s.session.id == h.session.id) {
+                Some(s) => {
+                    s.files.push(mine.key.path.clone());
+                    s.intents.extend(intent);
+                }
+                None => sharing.push(Sharing {
+                    files: vec![mine.key.path.clone()],
+                    intents: intent.into_iter().collect(),
+                    session: h.session,
+                }),
+            }
+        }
+    }
+    Ok(awareness::prompt(&sharing))
+}

@@ -1,0 +1,124 @@
+//! Awareness at the read: the block a session gets at start (who else works in this checkout,
+//! and the house rule) and at prompt time (live peers sharing its warm files).
+
+use crate::protocol::Response;
+use crate::store::Session;
+
+use super::claims::describe;
+
+/// The house rule, said once at session start when others are present.
+pub const HOUSE_RULE: &str = "House rule: never revert, stash, reset, clean or commit another \
+                              session's changes; stage and commit your own files by explicit path.";
+
+/// A live peer in this checkout, with what the facts layer found about it.
+#[derive(Debug, Clone)]
+pub struct Peer {
+    /// Its record.
+    pub session: Session,
+    /// Its files that are dirty in git's eyes now (relative paths).
+    pub dirty: Vec<String>,
+}
+
+/// "a, b, c and 4 more".
+pub fn few(items: &[String], shown: usize) -> String {
+    let mut text = items
+        .iter()
+        .take(shown)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > shown {
+        text.push_str(&format!(" and {} more", items.len() - shown));
+    }
+    text
+}
+
+/// At session start: disclose the live peers of this checkout, or say nothing when alone.
+pub fn session_start(peers: &[Peer], now: u64) -> Response {
+    if peers.is_empty() {
+        return Response::Silent;
+    }
+    let mut lines = vec![format!(
+        "git-dibs: {} other live session{} work{} in this checkout:",
+        peers.len(),
+        if peers.len() == 1 { "" } else { "s" },
+        if peers.len() == 1 { "s" } else { "" },
+    )];
+    for p in peers {
+        let s = &p.session;
+        let mut line = format!("- {}", describe(s));
+        if let Some(b) = &s.branch {
+            line.push_str(&format!(" on branch {b}"));
+        }
+        if let Some(w) = &s.worktree {
+            line.push_str(&format!(" in {}", w.display()));
+        }
+        let intents: Vec<String> = s
+            .claims
+            .iter()
+            .filter(|c| c.until > now)
+            .map(|c| match &c.intent {
+                Some(i) => format!("{} ({i})", c.target),
+                None => c.target.to_string(),
+            })
+            .collect();
+        if !intents.is_empty() {
+            line.push_str(&format!("; claims {}", few(&intents, 3)));
+        }
+        if p.dirty.is_empty() {
+            line.push_str("; no uncommitted files");
+        } else {
+            line.push_str(&format!("; uncommitted: {}", few(&p.dirty, 6)));
+        }
+        lines.push(line);
+    }
+    lines.push(HOUSE_RULE.to_owned());
+    let text = lines.join("\n");
+    Response::Warn {
+        person: text.clone(),
+        model: text,
+    }
+}
+
+/// A live peer sharing warm files with this session.
+#[derive(Debug, Clone)]
+pub struct Sharing {
+    /// The peer.
+    pub session: Session,
+    /// The shared warm files (relative paths).
+    pub files: Vec<String>,
+    /// Intents of the peer's explicit claims on those files.
+    pub intents: Vec<String>,
+}
+
+/// At prompt time: at most two lines naming the peers that share warm files, or nothing.
+pub fn prompt(sharing: &[Sharing]) -> Response {
+    if sharing.is_empty() {
+        return Response::Silent;
+    }
+    let peers: Vec<String> = sharing
+        .iter()
+        .map(|s| {
+            let mut d = describe(&s.session);
+            if !s.intents.is_empty() {
+                d.push_str(&format!(" [claimed: {}]", s.intents.join("; ")));
+            }
+            d
+        })
+        .collect();
+    let mut files: Vec<String> = sharing.iter().flat_map(|s| s.files.clone()).collect();
+    files.sort();
+    files.dedup();
+    let text = format!(
+        "git-dibs: live peer{} {} also work{} on files you have in progress.\nShared: {}. \
+         Coordinate before changing them; never revert or commit their changes.",
+        if peers.len() == 1 { "" } else { "s" },
+        peers.join(", "),
+        if peers.len() == 1 { "s" } else { "" },
+        few(&files, 4),
+    );
+    Response::Warn {
+        person: text.clone(),
+        model: text,
+    }
+}

@@ -1,0 +1,94 @@
+//! Pruning, as a cheap side effect of normal calls: dead sessions leave the index at once and
+//! their records go after a day; index markers of vanished records are swept.
+
+use std::fs;
+use std::time::{Duration, SystemTime};
+
+use super::record::Session;
+use super::{Store, StoreError, fsio, io_err, session_key};
+
+/// How often pruning runs at most.
+const PRUNE_EVERY: Duration = Duration::from_secs(10 * 60);
+/// How long a dead session's record is kept (for `status --all`) before it is deleted.
+const KEEP_DEAD: Duration = Duration::from_secs(24 * 60 * 60);
+
+impl Store {
+    /// Prune when due. Cheap when not due (one `stat`); never waits for the lock. `ttl` is only
+    /// asked for when pruning is due.
+    pub fn prune_if_due(&self, ttl: impl FnOnce() -> Duration, now: u64) -> Result<(), StoreError> {
+        let stamp = self.dir.join("pruned");
+        let due = match fs::metadata(&stamp).and_then(|m| m.modified()) {
+            Ok(t) => SystemTime::now()
+                .duration_since(t)
+                .is_ok_and(|age| age >= PRUNE_EVERY),
+            Err(_) => true,
+        };
+        if !due {
+            return Ok(());
+        }
+        let lock_path = self.dir.join("lock");
+        let _guard = match fsio::lock(&lock_path, Duration::ZERO).map_err(io_err(&lock_path))? {
+            fsio::Locked::Held(g) => g,
+            fsio::Locked::TimedOut => return Ok(()),
+        };
+        fs::File::create(&stamp).map_err(io_err(&stamp))?;
+        self.prune_locked(ttl(), now)
+    }
+
+    /// Prune now; the caller holds the lock.
+    pub(super) fn prune_locked(&self, ttl: Duration, now: u64) -> Result<(), StoreError> {
+        let dir = self.dir.join("sessions");
+        for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
+            let path = entry.map_err(io_err(&dir))?.path();
+            let Ok(bytes) = fs::read(&path) else { continue };
+            let Ok(mut session) = serde_json::from_slice::<Session>(&bytes) else {
+                continue;
+            };
+            let agent_gone = session
+                .agent
+                .as_ref()
+                .is_some_and(|a| a.is_gone() == Some(true));
+            if session.is_live(now, ttl) && !agent_gone {
+                continue;
+            }
+            let name = session_key(&session.id);
+            if session.indexed {
+                for digest in session.digests() {
+                    self.remove_marker(&digest, &name);
+                }
+            }
+            let dead_since = session
+                .ended
+                .unwrap_or(session.last_seen + ttl.as_secs())
+                .min(now);
+            if now.saturating_sub(dead_since) >= KEEP_DEAD.as_secs() {
+                let _ = fs::remove_file(&path);
+            } else if session.indexed {
+                session.indexed = false;
+                let bytes = serde_json::to_vec(&session).expect("a session record serializes");
+                fsio::write_atomic(&path, &bytes).map_err(io_err(&path))?;
+            }
+        }
+        self.prune_orphan_markers()
+    }
+
+    /// Remove index markers whose session record is gone (set aside, or deleted by hand).
+    fn prune_orphan_markers(&self) -> Result<(), StoreError> {
+        let index = self.dir.join("index");
+        let sessions = self.dir.join("sessions");
+        for dir in fs::read_dir(&index).map_err(io_err(&index))?.flatten() {
+            let Ok(markers) = fs::read_dir(dir.path()) else {
+                continue;
+            };
+            for marker in markers.flatten() {
+                let mut record = marker.file_name();
+                record.push(".json");
+                if !sessions.join(&record).exists() {
+                    let _ = fs::remove_file(marker.path());
+                }
+            }
+            let _ = fs::remove_dir(dir.path());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,388 @@
+//! Writes to the store, all under its lock: applying changes to a session with the fencing
+//! check, granting explicit claims by compare-and-swap, and handing claims over after `/clear`.
+
+use std::fs;
+use std::time::Duration;
+
+use super::record::{Change, Claim, FileTouch, FormerAgent, SeenFile, Session, Target};
+use super::{Store, StoreError, fsio, io_err, session_key};
+use crate::agent::AgentProcess;
+use crate::protocol::Host;
+
+/// How many superseded agent processes a record remembers.
+const MAX_FORMER: usize = 8;
+/// How many seen-file digests a record keeps.
+const MAX_SEEN: usize = 256;
+
+/// Who is writing, for the fencing check.
+#[derive(Debug, Clone, Copy)]
+pub enum Writer<'a> {
+    /// A caller with no process identity (a person's command): writes at the current generation.
+    Anonymous,
+    /// A caller that holds a known generation; refused when the record's is newer.
+    Stamped(u64),
+    /// A hook call from an agent process. A new process (or `register`, a session start) takes
+    /// the session over and raises its generation; a superseded process is refused.
+    Agent {
+        /// The calling agent process.
+        process: &'a AgentProcess,
+        /// Whether this call registers the session (a session start).
+        register: bool,
+    },
+}
+
+/// One explicit claim asked for.
+#[derive(Debug, Clone)]
+pub struct ClaimRequest {
+    /// What to claim.
+    pub target: Target,
+    /// Why.
+    pub intent: Option<String>,
+    /// No one else at the same time.
+    pub exclusive: bool,
+    /// Lease.
+    pub ttl: Duration,
+}
+
+/// The answer to one claim request.
+#[derive(Debug, Clone)]
+pub enum Grant {
+    /// Granted (or renewed).
+    Granted(Claim),
+    /// Refused: someone else holds it.
+    Refused {
+        /// What was asked.
+        target: Target,
+        /// Who holds it.
+        holder: Session,
+    },
+}
+
+/// Check `writer` against `session` and record a takeover. Errors when the writer is fenced.
+fn fence(session: &mut Session, writer: Writer<'_>, exists: bool) -> Result<(), StoreError> {
+    let fenced = |held| StoreError::Fenced {
+        session: session.id.clone(),
+        held,
+        current: session.generation,
+    };
+    match writer {
+        Writer::Anonymous => Ok(()),
+        Writer::Stamped(held) if exists && held < session.generation => Err(fenced(held)),
+        Writer::Stamped(_) => Ok(()),
+        Writer::Agent { process, register } => {
+            let current = session.agent.clone();
+            match current {
+                Some(cur) if &cur == process => Ok(()),
+                None => {
+                    session.agent = Some(process.clone());
+                    Ok(())
+                }
+                Some(cur) => {
+                    let former = session.former.iter().find(|f| &f.process == process);
+                    if let (Some(f), false) = (former, register) {
+                        return Err(fenced(f.generation));
+                    }
+                    session.former.retain(|f| &f.process != process);
+                    session.former.push(FormerAgent {
+                        process: cur,
+                        generation: session.generation,
+                    });
+                    if session.former.len() > MAX_FORMER {
+                        session.former.remove(0);
+                    }
+                    session.generation += 1;
+                    session.agent = Some(process.clone());
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+impl Store {
+    /// Apply `changes` to session `id` as `writer`, under the lock, and return the new record.
+    /// A fenced writer changes nothing and gets [`StoreError::Fenced`].
+    pub fn apply(
+        &self,
+        id: &str,
+        host: Host,
+        writer: Writer<'_>,
+        now: u64,
+        changes: &[Change],
+    ) -> Result<Session, StoreError> {
+        let _guard = self.lock()?;
+        let old = self.read_record(&self.session_path(id), true)?;
+        let mut session = old.clone().unwrap_or_else(|| Session::new(id, host, now));
+        fence(&mut session, writer, old.is_some())?;
+        session.last_seen = session.last_seen.max(now);
+        for change in changes {
+            apply_change(&mut session, now, change);
+        }
+        self.write_session(old.as_ref(), &mut session)?;
+        Ok(session)
+    }
+
+    /// Raise session `id`'s generation by hand and return it.
+    pub fn bump_generation(&self, id: &str, host: Host, now: u64) -> Result<u64, StoreError> {
+        let _guard = self.lock()?;
+        let old = self.read_record(&self.session_path(id), true)?;
+        let mut session = old.clone().unwrap_or_else(|| Session::new(id, host, now));
+        session.generation += 1;
+        session.last_seen = now;
+        self.write_session(old.as_ref(), &mut session)?;
+        Ok(session.generation)
+    }
+
+    /// Grant explicit claims to session `id`, all or none: under the lock, a request is refused
+    /// when another session for which `is_live` holds the target exclusively, or holds it at
+    /// all and the request is exclusive. Of racing processes exactly one wins.
+    pub fn claim(
+        &self,
+        id: &str,
+        host: Host,
+        writer: Writer<'_>,
+        now: u64,
+        requests: &[ClaimRequest],
+        is_live: impl Fn(&Session) -> bool,
+    ) -> Result<Vec<Grant>, StoreError> {
+        let _guard = self.lock()?;
+        let mut refused = Vec::new();
+        for req in requests {
+            let others = self.indexed(&req.target.digest(), id, true)?;
+            let holder = others.into_iter().filter(|s| is_live(s)).find(|s| {
+                let claim = s.claim_on(&req.target, now);
+                let touched = match &req.target {
+                    Target::File(k) => s.touch_of(k).is_some(),
+                    _ => false,
+                };
+                claim.is_some_and(|c| c.exclusive) || (req.exclusive && (claim.is_some() || touched))
+            });
+            if let Some(holder) = holder {
+                refused.push(Grant::Refused {
+                    target: req.target.clone(),
+                    holder,
+                });
+            }
+        }
+        if !refused.is_empty() {
+            return Ok(refused);
+        }
+        let old = self.read_record(&self.session_path(id), true)?;
+        let mut session = old.clone().unwrap_or_else(|| Session::new(id, host, now));
+        fence(&mut session, writer, old.is_some())?;
+        session.last_seen = session.last_seen.max(now);
+        session.ended = None;
+        let mut granted = Vec::new();
+        for req in requests {
+            let lease = req.ttl.as_secs().max(1);
+            let token = format!(
+                "{}-{}-g{}",
+                session.short_id(),
+                &req.target.digest()[..8],
+                session.generation
+            );
+            session.claims.retain(|c| c.target != req.target);
+            let claim = Claim {
+                target: req.target.clone(),
+                intent: req.intent.clone(),
+                exclusive: req.exclusive,
+                since: now,
+                until: now + lease,
+                lease,
+                token,
+            };
+            session.claims.push(claim.clone());
+            granted.push(Grant::Granted(claim));
+        }
+        self.write_session(old.as_ref(), &mut session)?;
+        Ok(granted)
+    }
+
+    /// End explicit claims (all when `targets` is `None`; file targets also drop the touch).
+    /// Returns what was released.
+    pub fn release(
+        &self,
+        id: &str,
+        writer: Writer<'_>,
+        now: u64,
+        targets: Option<&[Target]>,
+    ) -> Result<Vec<Target>, StoreError> {
+        let _guard = self.lock()?;
+        let Some(old) = self.read_record(&self.session_path(id), true)? else {
+            return Ok(Vec::new());
+        };
+        let mut session = old.clone();
+        fence(&mut session, writer, true)?;
+        let wanted = |t: &Target| targets.is_none_or(|ts| ts.contains(t));
+        let mut released: Vec<Target> = session
+            .claims
+            .iter()
+            .filter(|c| wanted(&c.target))
+            .map(|c| c.target.clone())
+            .collect();
+        session.claims.retain(|c| !wanted(&c.target));
+        for f in &session.files {
+            let t = Target::File(f.key.clone());
+            if wanted(&t) && !released.contains(&t) {
+                released.push(t);
+            }
+        }
+        session
+            .files
+            .retain(|f| !wanted(&Target::File(f.key.clone())));
+        session.last_seen = session.last_seen.max(now);
+        self.write_session(Some(&old), &mut session)?;
+        Ok(released)
+    }
+
+    /// Remember that `process` just ended session `id` with `/clear`.
+    pub fn note_cleared(&self, process: &AgentProcess, id: &str) -> Result<(), StoreError> {
+        let dir = self.dir.join("cleared");
+        if !dir.is_dir() {
+            self.make_dir(&dir)?;
+        }
+        let path = dir.join(process.key());
+        fsio::write_atomic(&path, id.as_bytes()).map_err(io_err(&path))
+    }
+
+    /// After `/clear` in `process`: the new session `id` takes over the claims of the session
+    /// that process cleared, and that record ends. Returns the old id when there was one.
+    pub fn take_over_cleared(
+        &self,
+        process: &AgentProcess,
+        id: &str,
+        host: Host,
+        now: u64,
+    ) -> Result<Option<String>, StoreError> {
+        let note = self.dir.join("cleared").join(process.key());
+        let Ok(old_id) = fs::read_to_string(&note) else {
+            return Ok(None);
+        };
+        let _guard = self.lock()?;
+        let _ = fs::remove_file(&note);
+        if old_id == id {
+            return Ok(None);
+        }
+        let Some(old) = self.read_record(&self.session_path(&old_id), true)? else {
+            return Ok(None);
+        };
+        let mut ended = old.clone();
+        ended.files.clear();
+        ended.claims.clear();
+        ended.ended.get_or_insert(now);
+        let prev = self.read_record(&self.session_path(id), true)?;
+        let mut new = prev.clone().unwrap_or_else(|| Session::new(id, host, now));
+        fence(
+            &mut new,
+            Writer::Agent {
+                process,
+                register: true,
+            },
+            prev.is_some(),
+        )?;
+        for f in &old.files {
+            if new.touch_of(&f.key).is_none() {
+                new.files.push(f.clone());
+            }
+        }
+        for c in &old.claims {
+            if !new.claims.iter().any(|n| n.target == c.target) {
+                new.claims.push(c.clone());
+            }
+        }
+        if new.label.is_none() {
+            new.label.clone_from(&old.label);
+        }
+        new.last_seen = now;
+        self.write_session(Some(&old), &mut ended)?;
+        self.write_session(prev.as_ref(), &mut new)?;
+        Ok(Some(old_id))
+    }
+
+    /// Write `new` (the lock is held) and bring the index in line with it.
+    pub(super) fn write_session(
+        &self,
+        old: Option<&Session>,
+        new: &mut Session,
+    ) -> Result<(), StoreError> {
+        let old_digests = match old {
+            Some(o) if o.indexed => o.digests(),
+            _ => Default::default(),
+        };
+        let new_digests = new.digests();
+        let name = session_key(&new.id);
+        for digest in new_digests.difference(&old_digests) {
+            let dir = self.index_dir(digest);
+            if !dir.is_dir() {
+                self.make_dir(&dir)?;
+            }
+            let marker = dir.join(&name);
+            fs::File::create(&marker).map_err(io_err(&marker))?;
+        }
+        for digest in old_digests.difference(&new_digests) {
+            self.remove_marker(digest, &name);
+        }
+        new.indexed = true;
+        let path = self.session_path(&new.id);
+        let bytes = serde_json::to_vec(&*new).expect("a session record always serializes");
+        fsio::write_atomic(&path, &bytes).map_err(io_err(&path))
+    }
+
+    pub(super) fn remove_marker(&self, digest: &str, name: &str) {
+        let dir = self.index_dir(digest);
+        let _ = fs::remove_file(dir.join(name));
+        let _ = fs::remove_dir(&dir); // only succeeds when empty
+    }
+}
+
+fn apply_change(session: &mut Session, now: u64, change: &Change) {
+    session.last_seen = session.last_seen.max(now);
+    match change {
+        Change::Activity { worktree, branch } => {
+            session.ended = None;
+            if worktree.is_some() {
+                session.worktree.clone_from(worktree);
+                session.branch.clone_from(branch);
+            }
+        }
+        Change::Label(label) => {
+            if session.label.is_none() && !label.trim().is_empty() {
+                session.label = Some(label.clone());
+            }
+        }
+        Change::Touch(keys) => {
+            session.ended = None;
+            for key in keys {
+                match session.files.iter_mut().find(|f| &f.key == key) {
+                    Some(f) => f.last = now,
+                    None => session.files.push(FileTouch {
+                        key: key.clone(),
+                        first: now,
+                        last: now,
+                    }),
+                }
+                let target = Target::File(key.clone());
+                for c in session.claims.iter_mut().filter(|c| c.target == target) {
+                    c.until = c.until.max(now + c.lease);
+                }
+            }
+        }
+        Change::Seen(key, digest) => {
+            session.seen.retain(|s| &s.key != key);
+            session.seen.push(SeenFile {
+                key: key.clone(),
+                digest: digest.clone(),
+                at: now,
+            });
+            if session.seen.len() > MAX_SEEN {
+                session.seen.remove(0);
+            }
+        }
+        Change::ReleaseAll => {
+            session.files.clear();
+            session.claims.clear();
+        }
+        Change::End => session.ended = Some(now),
+        Change::DeathReported => session.death_reported = true,
+    }
+}
