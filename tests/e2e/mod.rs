@@ -1,0 +1,7 @@
+//! Support for the end-to-end tests in the real Claude Code CLI: fetching the CLI ([`cli`]), a
+//! stand-in of the Messages API ([`api`]) and the scenario runner ([`scenario`]).
+#![allow(dead_code)]
+
+pub mod api;
+pub mod cli;
+pub mod scenario;

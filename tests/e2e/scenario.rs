@@ -1,0 +1,379 @@
+//! The scenario runner: a scratch repository with a bare remote, the hooks wired into its
+//! `.claude/settings.json`, a stand-in API, and `claude -p` sessions run offline against it with
+//! a time limit each. Failures name the scenario and step and show what the host printed.
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::api::StandIn;
+use super::cli;
+use crate::common::{self, TestRepo};
+
+/// How long one session may run before it is killed and reported.
+pub const SESSION_LIMIT: Duration = Duration::from_secs(90);
+
+/// One scenario: its repository, stand-in, sessions and the step being checked.
+pub struct Scenario {
+    /// Scenario name, for reports.
+    pub name: String,
+    /// The scratch repository (main worktree at `repo.root`).
+    pub repo: TestRepo,
+    /// The stand-in API all sessions of this scenario talk to.
+    pub api: StandIn,
+    /// Scratch folder outside the repository (homes, logs, flag files).
+    pub scratch: PathBuf,
+    claude: PathBuf,
+    step: Mutex<String>,
+    logs: Mutex<Vec<(String, PathBuf, PathBuf)>>,
+}
+
+/// A running `claude -p` session.
+pub struct Session {
+    /// The name given by the scenario.
+    pub name: String,
+    child: Child,
+    stdout: PathBuf,
+    started: Instant,
+}
+
+impl Drop for Session {
+    /// A session left running by a failed scenario is killed, never left behind.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// What a finished session printed.
+#[derive(Debug)]
+pub struct Finished {
+    /// The session's name.
+    pub name: String,
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// stream-json events, one per stdout line that parsed.
+    pub events: Vec<Value>,
+    /// The session id the host reported.
+    pub session_id: String,
+}
+
+impl Finished {
+    /// `system` events of subtype `informational` (what `systemMessage` becomes).
+    pub fn informational(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter(|e| e["type"] == "system" && e["subtype"] == "informational")
+            .map(|e| e.to_string())
+            .collect()
+    }
+}
+
+impl Scenario {
+    /// A new scenario on a fresh repository, with its own stand-in API.
+    pub fn new(name: &str) -> Scenario {
+        let claude = cli::claude();
+        let repo = TestRepo::new();
+        let scratch = repo.tmp.path().canonicalize().unwrap().join("e2e");
+        fs::create_dir_all(&scratch).unwrap();
+        // The harness's own files stay out of `git status`, so only what a scenario makes is dirty.
+        let exclude = repo.root.join(".git/info/exclude");
+        let mut text = fs::read_to_string(&exclude).unwrap_or_default();
+        text.push_str("/.claude/\n");
+        fs::write(&exclude, text).unwrap();
+        Scenario {
+            name: name.to_owned(),
+            repo,
+            api: StandIn::start(),
+            scratch,
+            claude,
+            step: Mutex::new("setup".into()),
+            logs: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Name the step being checked, for failure reports.
+    pub fn step(&self, what: &str) {
+        *self.step.lock().unwrap() = what.to_owned();
+    }
+
+    /// Fail the scenario: the step, `message`, the tails of every session's output and what
+    /// the stand-in received.
+    #[track_caller]
+    pub fn fail(&self, message: &str) -> ! {
+        let mut report = format!(
+            "e2e scenario `{}` failed at step `{}`: {message}\n",
+            self.name,
+            self.step.lock().unwrap()
+        );
+        for (name, out, err) in self.logs.lock().unwrap().iter() {
+            report.push_str(&format!(
+                "--- session {name}: stdout (tail) ---\n{}\n",
+                tail(out)
+            ));
+            report.push_str(&format!(
+                "--- session {name}: stderr (tail) ---\n{}\n",
+                tail(err)
+            ));
+        }
+        report.push_str(&format!(
+            "--- stand-in requests ---\n{}",
+            self.api.summary()
+        ));
+        panic!("{report}");
+    }
+
+    /// Fail unless `cond`.
+    #[track_caller]
+    pub fn check(&self, cond: bool, message: impl FnOnce() -> String) {
+        if !cond {
+            self.fail(&message());
+        }
+    }
+
+    /// The folder holding the `git-dibs` binary, first on PATH so `git dibs` finds it.
+    fn path_var(&self) -> String {
+        let bin_dir = common::bin().parent().unwrap().to_path_buf();
+        let rest = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
+        format!("{}:{rest}", bin_dir.display())
+    }
+
+    /// Run `git dibs ARGS` in `dir` as a person would: through git, the binary's folder first
+    /// on PATH, a scratch HOME.
+    pub fn dibs(&self, dir: &Path, args: &[&str]) -> std::process::Output {
+        let home = self.scratch.join("home-person");
+        fs::create_dir_all(&home).unwrap();
+        Command::new("git")
+            .arg("dibs")
+            .args(args)
+            .current_dir(dir)
+            .env("PATH", self.path_var())
+            .env("HOME", home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .output()
+            .unwrap_or_else(|e| self.fail(&format!("cannot run git dibs: {e}")))
+    }
+
+    /// Wire the git-dibs hooks into `dir` (a worktree root): `git dibs install` when it is
+    /// built, else the same settings written by hand.
+    pub fn wire_hooks(&self, dir: &Path) {
+        self.step(&format!("wire hooks in {}", dir.display()));
+        let out = self.dibs(dir, &["install"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.success() {
+            self.check(dir.join(".claude/settings.json").is_file(), || {
+                "`git dibs install` succeeded but wrote no .claude/settings.json".into()
+            });
+            return;
+        }
+        self.check(stderr.contains("not built yet"), || {
+            format!("`git dibs install` failed: {stderr}")
+        });
+        let handler = json!([{ "type": "command",
+            "command": format!("{} hook", common::bin().display()), "timeout": 10 }]);
+        let entry = |matcher: Option<&str>| match matcher {
+            Some(m) => json!({"matcher": m, "hooks": handler}),
+            None => json!({"hooks": handler}),
+        };
+        let settings = json!({"hooks": {
+            "PreToolUse": [entry(Some("Edit|Write|MultiEdit|NotebookEdit")), entry(Some("Bash"))],
+            "PostToolUse": [entry(None)],
+            "SessionStart": [entry(None)],
+            "SessionEnd": [entry(None)],
+            "UserPromptSubmit": [entry(None)],
+        }});
+        fs::create_dir_all(dir.join(".claude")).unwrap();
+        fs::write(
+            dir.join(".claude/settings.json"),
+            serde_json::to_string_pretty(&settings).unwrap(),
+        )
+        .unwrap();
+    }
+
+    /// Start `claude -p <prompt>` in `cwd`, offline against this scenario's stand-in.
+    pub fn start(&self, name: &str, cwd: &Path, prompt: &str) -> Session {
+        let home = self.scratch.join(format!("home-{name}"));
+        fs::create_dir_all(&home).unwrap();
+        let stdout = self.scratch.join(format!("{name}.stdout"));
+        let stderr = self.scratch.join(format!("{name}.stderr"));
+        self.logs
+            .lock()
+            .unwrap()
+            .push((name.to_owned(), stdout.clone(), stderr.clone()));
+        let mut cmd = Command::new(&self.claude);
+        cmd.args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
+            .args(["--allowedTools", "Read,Edit,Write,Bash"])
+            .current_dir(cwd)
+            .env_clear()
+            .env("PATH", self.path_var())
+            .env("HOME", &home)
+            .env("SHELL", "/bin/bash")
+            .env("LANG", "C.UTF-8")
+            .env("TERM", "dumb")
+            .env("ANTHROPIC_BASE_URL", self.api.base_url())
+            .env("ANTHROPIC_API_KEY", "sk-ant-stand-in")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Agent")
+            .env("GIT_AUTHOR_EMAIL", "agent@example.invalid")
+            .env("GIT_COMMITTER_NAME", "Agent")
+            .env("GIT_COMMITTER_EMAIL", "agent@example.invalid")
+            .stdin(Stdio::null())
+            .stdout(File::create(&stdout).unwrap())
+            .stderr(File::create(&stderr).unwrap());
+        if let Some(tmp) = std::env::var_os("TMPDIR") {
+            cmd.env("TMPDIR", tmp);
+        }
+        self.step(&format!("start session {name}"));
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| self.fail(&format!("cannot start {}: {e}", self.claude.display())));
+        Session {
+            name: name.to_owned(),
+            child,
+            stdout,
+            started: Instant::now(),
+        }
+    }
+
+    /// Wait until `cond` holds, polling, or fail after `limit` naming `what`.
+    pub fn wait_for(&self, what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
+        let start = Instant::now();
+        while !cond() {
+            if start.elapsed() > limit {
+                self.fail(&format!("timed out after {limit:?} waiting for {what}"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Wait for `session` to exit within [`SESSION_LIMIT`] of its start; kill and fail if not.
+    /// Fails too when it exits non-zero or reports no session id.
+    pub fn finish(&self, mut session: Session) -> Finished {
+        self.step(&format!("session {} runs to the end", session.name));
+        let status = loop {
+            if let Some(status) = session.child.try_wait().unwrap() {
+                break status;
+            }
+            if session.started.elapsed() > SESSION_LIMIT {
+                let _ = session.child.kill();
+                let _ = session.child.wait();
+                self.fail(&format!(
+                    "session {} hung: killed after {SESSION_LIMIT:?}",
+                    session.name
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let events = events(&session.stdout);
+        let session_id = session_id(&events).unwrap_or_default();
+        let code = status.code().unwrap_or(-1);
+        self.check(code == 0, || {
+            format!("session {} exited with {status}", session.name)
+        });
+        self.check(!session_id.is_empty(), || {
+            format!("session {} reported no session_id", session.name)
+        });
+        Finished {
+            name: session.name.clone(),
+            code,
+            events,
+            session_id,
+        }
+    }
+
+    /// The session id a running session has reported so far, waiting for it.
+    pub fn session_id_of(&self, session: &Session) -> String {
+        let mut id = None;
+        self.wait_for(
+            &format!("session id of {}", session.name),
+            SESSION_LIMIT,
+            || {
+                id = session_id(&events(&session.stdout));
+                id.is_some()
+            },
+        );
+        id.unwrap()
+    }
+
+    /// Every session record in the store, parsed.
+    pub fn store_sessions(&self) -> Vec<Value> {
+        let dir = self.repo.store_dir().join("sessions");
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .filter_map(|e| fs::read(e.path()).ok())
+            .filter_map(|b| serde_json::from_slice(&b).ok())
+            .collect()
+    }
+
+    /// The store record of session `id`, if any.
+    pub fn store_session(&self, id: &str) -> Option<Value> {
+        self.store_sessions().into_iter().find(|s| s["id"] == id)
+    }
+
+    /// A flag file path in the scratch folder.
+    pub fn flag(&self, name: &str) -> PathBuf {
+        self.scratch.join(name)
+    }
+}
+
+/// A Bash command that touches `ready`, then waits (at most `limit_secs`) until `release`
+/// exists: keeps a session live while others act. Python, since the Bash tool refuses `sleep`.
+pub fn hold_command(ready: &Path, release: &Path, limit_secs: u32) -> String {
+    format!(
+        "python3 -c \"import os,time; open('{}','w').close(); \
+         [time.sleep(0.05) for _ in range({ticks}) if not os.path.exists('{}')]\"",
+        ready.display(),
+        release.display(),
+        ticks = limit_secs * 20
+    )
+}
+
+/// The stream-json events in a stdout file.
+fn events(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// The first `session_id` among `events`.
+fn session_id(events: &[Value]) -> Option<String> {
+    events
+        .iter()
+        .find_map(|e| e["session_id"].as_str().map(str::to_owned))
+}
+
+/// The last 40 lines of a file (each cut to 400 characters).
+fn tail(path: &Path) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines.len().saturating_sub(40);
+    lines[from..]
+        .iter()
+        .map(|l| {
+            let cut: String = l.chars().take(400).collect();
+            if cut.len() < l.len() {
+                format!("{cut}…")
+            } else {
+                cut
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
