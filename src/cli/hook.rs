@@ -89,7 +89,12 @@ fn handle(args: Args) -> protocol::Output {
 /// Gather facts, decide, apply.
 fn decide(event: &Event) -> Result<Response, StoreError> {
     match &event.kind {
-        EventKind::BeforeShell { .. } | EventKind::AfterShell { .. } => Ok(Response::Silent),
+        EventKind::BeforeShell { command } => Ok(super::guard::before_shell(event, command)
+            .unwrap_or_else(|e| {
+                eprintln!("git-dibs: {e:#}; the command goes ahead unchecked");
+                Response::Silent
+            })),
+        EventKind::AfterShell { .. } => Ok(Response::Silent),
         EventKind::Ignored => Ok(Response::Silent),
         kind => {
             let ctx = Ctx::new(event);

@@ -1,7 +1,9 @@
 //! The `git dibs` command line: one module per subcommand, and the mapping of their results to
 //! exit codes and error messages.
 
+mod audit;
 mod doctor;
+mod guard;
 mod hook;
 mod install;
 mod status;
@@ -36,6 +38,8 @@ pub enum Command {
     Install(install::Args),
     /// Remove the hooks that `install` wired.
     Uninstall(install::Args),
+    /// The guard's audit log: blocks, asks and bypasses, newest last.
+    Audit(audit::Args),
     /// Check that everything is wired, readable and current.
     Doctor(doctor::Args),
 }
@@ -48,6 +52,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Install(args) => install::run(args, install::Mode::Install),
         Command::Uninstall(args) => install::run(args, install::Mode::Uninstall),
         Command::Doctor(args) => doctor::run(args),
+        Command::Audit(args) => audit::run(args),
     };
     match result {
         Ok(code) => code,

@@ -246,6 +246,7 @@ pub const BUILTINS: &[&str] = &[
 /// worktree holding its directory. Std-only (reads `.git` files, opens no repository).
 pub fn invocation_worktree(inv: &GitInvocation) -> Option<Worktree> {
     if let Some(wt) = &inv.work_tree {
+        let wt = &std::fs::canonicalize(wt).unwrap_or_else(|_| wt.clone());
         if let Some(found) = worktree_at(wt) {
             return Some(found);
         }

@@ -6,3 +6,14 @@ mod status;
 
 pub use discover::{Located, Worktree, locate, worktree_at, worktree_roots};
 pub use status::{GitError, dirty_paths, read_config_duration};
+mod args;
+mod facts;
+mod gh;
+mod worktrees;
+
+pub use args::{
+    BUILTINS, GitInvocation, expand_alias, invocation_worktree, is_git, parse_invocation,
+};
+pub use facts::{CommitInfo, FileState, ReadError, Repo};
+pub use gh::{GH_TIMEOUT, PullRequest, open_pull_request};
+pub use worktrees::{WorktreeEntry, list_worktrees, worktree_roots_under};

@@ -2,3 +2,4 @@
 
 pub mod awareness;
 pub mod claims;
+pub mod guard;
