@@ -188,6 +188,82 @@ fn co_edit_warning_reaches_the_model() {
     });
 }
 
+/// Scenario 5 (awareness): with A live holding src/lib.rs, B is told at start who else works
+/// here (with the house rule), edits the file, and at its next prompt is told, in the prompt-time
+/// block, that A shares its file.
+#[test]
+fn start_disclosure_and_prompt_block_reach_the_model() {
+    let s = Scenario::new("awareness");
+    let root = s.repo.root.clone();
+    s.wire_hooks(&root);
+    let lib = root.join("src/lib.rs");
+    let (ready, release) = (s.flag("a-ready"), s.flag("b-done"));
+    let (ma, mb) = ("[e2e:aware-a]", "[e2e:aware-b]");
+    s.api.script(
+        ma,
+        vec![
+            Step::read(&lib),
+            Step::edit(&lib, "pub fn a() {}", "pub fn a() {}\npub fn from_a() {}"),
+            Step::bash(&hold_command(&ready, &release, 60)),
+            Step::Text("done".into()),
+        ],
+    );
+    s.api.script(
+        mb,
+        vec![
+            Step::read(&lib),
+            Step::edit(&lib, "pub fn a() {}", "pub fn a() { /* b */ }"),
+            Step::Text("first prompt done".into()),
+            Step::Text("second prompt done".into()),
+        ],
+    );
+    let a = s.start("a", &root, &format!("{ma} add from_a"));
+    let a_id = s.session_id_of(&a);
+    s.wait_for("A to hold the file", REACH, || ready.exists());
+    let mut b = s.start_streaming("b", &root);
+    s.say(&mut b, &format!("{mb} touch a"));
+    s.wait_turns(&b, 1);
+    s.say(&mut b, &format!("{mb} and once more"));
+    s.wait_turns(&b, 2);
+    b.close_input();
+    s.finish(b);
+    std::fs::write(&release, "").unwrap();
+    s.finish(a);
+
+    let short = &a_id[..8];
+    let requests = s.api.conversation(mb);
+    s.step("B's model was told at start who else works here");
+    let texts = s.api.system_texts(mb);
+    let start = texts
+        .iter()
+        .find(|t| t.starts_with("SessionStart hook additional context:"));
+    let Some(start) = start else {
+        s.fail(&format!(
+            "no SessionStart context reached B's model: {texts:?}"
+        ))
+    };
+    s.check(
+        start.contains(short) && start.contains("src/lib.rs") && start.contains("House rule"),
+        || format!("the start disclosure does not name A ({short}), its file and the house rule: {start:?}"),
+    );
+    s.step("B's model was told at its second prompt that A shares src/lib.rs");
+    let last = requests
+        .last()
+        .unwrap_or_else(|| s.fail("B sent no request"));
+    let told = last
+        .messages()
+        .iter()
+        .filter(|m| m["role"] == "system")
+        .map(|m| content_text(&m["content"]))
+        .find(|t| t.starts_with("UserPromptSubmit hook additional context:"));
+    let named =
+        |t: &String| t.contains(short) && t.contains("src/lib.rs") && t.lines().count() <= 2;
+    s.check(told.as_ref().is_some_and(named), || {
+        let all: Vec<String> = last.messages().iter().map(|m| content_text(&m["content"])).collect();
+        format!("no prompt-time block (at most two lines) naming A ({short}) and src/lib.rs in B's last request: {all:#?}")
+    });
+}
+
 /// Scenario 3: with a live peer holding README.md in the main worktree, the guard refuses
 /// `git worktree remove --force` of a dirty worktree, `git branch -D` of an unpushed branch and
 /// `git add -A`; nothing changes and the model is told what is at risk.
@@ -231,7 +307,7 @@ fn guard_refuses_what_destroys_work() {
     let index_before = common::git_out(&root, &["ls-files", "--stage"]);
     let lane_status = common::git_out(&lane, &["status", "--porcelain"]);
     let agent = s.start("agent", &root, &format!("{mg} clean up"));
-    s.finish(agent);
+    let agent = s.finish(agent);
     std::fs::write(&release, "").unwrap();
     s.finish(peer);
 
@@ -253,6 +329,9 @@ fn guard_refuses_what_destroys_work() {
                 format!("`{what}`: the reason does not name {name:?}: {text:?}")
             });
         }
+        s.check(!text.contains("WT_GUARD_BYPASS"), || {
+            format!("`{what}`: the reason advertises the bypass to the model: {text:?}")
+        });
     };
     expect_refusal(0, "git worktree remove --force", &["lane", "notes.txt"]);
     expect_refusal(1, "git branch -D unpushed", &["unpushed"]);
@@ -274,6 +353,24 @@ fn guard_refuses_what_destroys_work() {
     s.check(index_after == index_before, || {
         format!("the index changed:\n{index_before}\n->\n{index_after}")
     });
+    s.step("each refusal is in the audit log with the agent's real session id");
+    let blocks: Vec<Value> = audit_lines(&s)
+        .into_iter()
+        .filter(|l| l["verdict"] == "block" && l["session"] == agent.session_id.as_str())
+        .collect();
+    for what in ["worktree remove", "branch -D", "add -A"] {
+        s.check(
+            blocks
+                .iter()
+                .any(|l| l["command"].as_str().is_some_and(|c| c.contains(what))),
+            || {
+                format!(
+                    "no block line for `{what}` by {}: {blocks:#?}",
+                    agent.session_id
+                )
+            },
+        );
+    }
 }
 
 /// Scenario 4: `WT_GUARD_BYPASS=1 git branch -D` of an unpushed branch goes through, and the
@@ -310,21 +407,26 @@ fn bypass_goes_through_and_is_audited() {
         "branch doomed still exists".into()
     });
     s.step("the audit log holds the bypass with the real session id");
-    let log = std::fs::read_to_string(s.repo.store_dir().join("audit.log")).unwrap_or_default();
-    let found = log
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .any(|l| {
-            l["verdict"] == "bypass"
-                && l["session"] == done.session_id.as_str()
-                && l["command"].as_str().is_some_and(|c| c.contains("doomed"))
-        });
+    let lines = audit_lines(&s);
+    let found = lines.iter().any(|l| {
+        l["verdict"] == "bypass"
+            && l["session"] == done.session_id.as_str()
+            && l["command"].as_str().is_some_and(|c| c.contains("doomed"))
+    });
     s.check(found, || {
         format!(
-            "no bypass line for session {} in audit.log:\n{log}",
+            "no bypass line for session {} in audit.log: {lines:#?}",
             done.session_id
         )
     });
+}
+
+/// The audit log's lines, parsed (lines that are not JSON are skipped).
+fn audit_lines(s: &Scenario) -> Vec<Value> {
+    let log = std::fs::read_to_string(s.repo.store_dir().join("audit.log")).unwrap_or_default();
+    log.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
 }
 
 /// Whether a store record holds `path` in the worktree at `root`.

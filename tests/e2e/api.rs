@@ -226,10 +226,19 @@ fn first_user_texts(body: &Value) -> Vec<String> {
     }
 }
 
-/// The marker of the conversation: the registered marker found latest in the first user
-/// message (the prompt comes after any context the host puts before it).
+/// The marker of the conversation: a registered marker that starts a text block of the first
+/// user message (prompts start with their marker), else the one found latest there (the prompt
+/// comes after any context the host puts before it; hook context may quote other prompts).
 fn find_marker(body: &Value, scripts: &HashMap<String, Vec<Step>>) -> Option<String> {
     let texts = first_user_texts(body);
+    let leading = texts.iter().find_map(|t| {
+        scripts
+            .keys()
+            .find(|m| t.trim_start().starts_with(m.as_str()))
+    });
+    if let Some(m) = leading {
+        return Some(m.clone());
+    }
     for text in texts.iter().rev() {
         let found = scripts
             .keys()

@@ -3,8 +3,9 @@
 //! a time limit each. Failures name the scenario and step and show what the host printed.
 
 use std::fs::{self, File};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -37,8 +38,16 @@ pub struct Session {
     /// The name given by the scenario.
     pub name: String,
     child: Child,
+    stdin: Option<ChildStdin>,
     stdout: PathBuf,
     started: Instant,
+}
+
+impl Session {
+    /// Close a streaming session's input: it ends after its current turn.
+    pub fn close_input(&mut self) {
+        self.stdin = None;
+    }
 }
 
 impl Drop for Session {
@@ -162,44 +171,35 @@ impl Scenario {
             .unwrap_or_else(|e| self.fail(&format!("cannot run git dibs: {e}")))
     }
 
-    /// Wire the git-dibs hooks into `dir` (a worktree root): `git dibs install` when it is
-    /// built, else the same settings written by hand.
+    /// Wire the git-dibs hooks into `dir` (a worktree root) the way a person does:
+    /// `git dibs install`, which writes `.claude/settings.json`.
     pub fn wire_hooks(&self, dir: &Path) {
-        self.step(&format!("wire hooks in {}", dir.display()));
+        self.step(&format!("git dibs install in {}", dir.display()));
         let out = self.dibs(dir, &["install"]);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if out.status.success() {
-            self.check(dir.join(".claude/settings.json").is_file(), || {
-                "`git dibs install` succeeded but wrote no .claude/settings.json".into()
-            });
-            return;
-        }
-        self.check(stderr.contains("not built yet"), || {
-            format!("`git dibs install` failed: {stderr}")
+        self.check(out.status.success(), || {
+            format!(
+                "`git dibs install` failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )
         });
-        let handler = json!([{ "type": "command",
-            "command": format!("{} hook", common::bin().display()), "timeout": 10 }]);
-        let entry = |matcher: Option<&str>| match matcher {
-            Some(m) => json!({"matcher": m, "hooks": handler}),
-            None => json!({"hooks": handler}),
-        };
-        let settings = json!({"hooks": {
-            "PreToolUse": [entry(Some("Edit|Write|MultiEdit|NotebookEdit")), entry(Some("Bash"))],
-            "PostToolUse": [entry(None)],
-            "SessionStart": [entry(None)],
-            "SessionEnd": [entry(None)],
-            "UserPromptSubmit": [entry(None)],
-        }});
-        fs::create_dir_all(dir.join(".claude")).unwrap();
-        fs::write(
-            dir.join(".claude/settings.json"),
-            serde_json::to_string_pretty(&settings).unwrap(),
-        )
-        .unwrap();
+        self.check(dir.join(".claude/settings.json").is_file(), || {
+            "`git dibs install` wrote no .claude/settings.json".into()
+        });
     }
 
     /// Start `claude -p <prompt>` in `cwd`, offline against this scenario's stand-in.
     pub fn start(&self, name: &str, cwd: &Path, prompt: &str) -> Session {
+        self.spawn(name, cwd, &["-p", prompt], false)
+    }
+
+    /// Start `claude -p --input-format stream-json` in `cwd`: several prompts in one session,
+    /// sent with [`Scenario::say`]; it ends when [`Session::close_input`] is called.
+    pub fn start_streaming(&self, name: &str, cwd: &Path) -> Session {
+        self.spawn(name, cwd, &["-p", "--input-format", "stream-json"], true)
+    }
+
+    fn spawn(&self, name: &str, cwd: &Path, args: &[&str], streaming: bool) -> Session {
         let home = self.scratch.join(format!("home-{name}"));
         fs::create_dir_all(&home).unwrap();
         let stdout = self.scratch.join(format!("{name}.stdout"));
@@ -209,7 +209,8 @@ impl Scenario {
             .unwrap()
             .push((name.to_owned(), stdout.clone(), stderr.clone()));
         let mut cmd = Command::new(&self.claude);
-        cmd.args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
+        cmd.args(args)
+            .args(["--output-format", "stream-json", "--verbose"])
             .args(["--allowedTools", "Read,Edit,Write,Bash"])
             .current_dir(cwd)
             .env_clear()
@@ -228,22 +229,53 @@ impl Scenario {
             .env("GIT_AUTHOR_EMAIL", "agent@example.invalid")
             .env("GIT_COMMITTER_NAME", "Agent")
             .env("GIT_COMMITTER_EMAIL", "agent@example.invalid")
-            .stdin(Stdio::null())
+            .stdin(if streaming {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(File::create(&stdout).unwrap())
             .stderr(File::create(&stderr).unwrap());
         if let Some(tmp) = std::env::var_os("TMPDIR") {
             cmd.env("TMPDIR", tmp);
         }
         self.step(&format!("start session {name}"));
-        let child = cmd
+        let mut child = cmd
             .spawn()
             .unwrap_or_else(|e| self.fail(&format!("cannot start {}: {e}", self.claude.display())));
         Session {
             name: name.to_owned(),
+            stdin: child.stdin.take(),
             child,
             stdout,
             started: Instant::now(),
         }
+    }
+
+    /// Send one user prompt to a streaming session.
+    pub fn say(&self, session: &mut Session, prompt: &str) {
+        self.step(&format!("prompt session {}", session.name));
+        let line = json!({"type": "user", "message": {"role": "user",
+            "content": [{"type": "text", "text": prompt}]}});
+        let sent = session
+            .stdin
+            .as_mut()
+            .map(|stdin| writeln!(stdin, "{line}").and_then(|()| stdin.flush()));
+        self.check(matches!(sent, Some(Ok(()))), || {
+            format!("cannot send a prompt to session {}: {sent:?}", session.name)
+        });
+    }
+
+    /// Wait until a session has finished `turns` turns (stream-json `result` events).
+    pub fn wait_turns(&self, session: &Session, turns: usize) {
+        let what = format!("session {} to finish turn {turns}", session.name);
+        self.wait_for(&what, SESSION_LIMIT, || {
+            let done = events(&session.stdout)
+                .iter()
+                .filter(|e| e["type"] == "result")
+                .count();
+            done >= turns
+        });
     }
 
     /// Wait until `cond` holds, polling, or fail after `limit` naming `what`.
@@ -332,11 +364,11 @@ impl Scenario {
 }
 
 /// A Bash command that touches `ready`, then waits (at most `limit_secs`) until `release`
-/// exists: keeps a session live while others act. Python, since the Bash tool refuses `sleep`.
+/// exists: keeps a session live while others act. A polling loop, since the Bash tool refuses a
+/// standalone `sleep`.
 pub fn hold_command(ready: &Path, release: &Path, limit_secs: u32) -> String {
     format!(
-        "python3 -c \"import os,time; open('{}','w').close(); \
-         [time.sleep(0.05) for _ in range({ticks}) if not os.path.exists('{}')]\"",
+        "touch '{}' && for i in $(seq {ticks}); do [ -e '{}' ] && break; sleep 0.05; done",
         ready.display(),
         release.display(),
         ticks = limit_secs * 20
