@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::git;
 use crate::policy::claims::ago;
-use crate::store::{self, Session};
+use crate::store::{self, Change, Session, Store, Writer};
 
 /// Options of `status`.
 #[derive(Debug, clap::Args)]
@@ -34,6 +34,17 @@ struct FileView {
     dirty: bool,
 }
 
+/// The `--json` shape of one explicit claim.
+#[derive(Debug, Serialize)]
+struct ClaimView {
+    target: String,
+    intent: Option<String>,
+    exclusive: bool,
+    since: String,
+    until: String,
+    token: String,
+}
+
 /// The `--json` shape of one session.
 #[derive(Debug, Serialize)]
 struct SessionView {
@@ -49,7 +60,9 @@ struct SessionView {
     last_seen: String,
     idle_seconds: u64,
     ended: Option<String>,
+    agent_gone: bool,
     files: Vec<FileView>,
+    claims: Vec<ClaimView>,
 }
 
 /// The `--json` document.
@@ -58,6 +71,16 @@ struct StatusView {
     version: u32,
     ttl_seconds: u64,
     sessions: Vec<SessionView>,
+    /// Sessions that died holding uncommitted files, each reported once.
+    died_dirty: Vec<DeathView>,
+}
+
+/// The `--json` shape of a session that died holding uncommitted files.
+#[derive(Debug, Serialize)]
+struct DeathView {
+    id: String,
+    host: &'static str,
+    files: Vec<String>,
 }
 
 fn rfc3339(secs: u64) -> String {
@@ -68,10 +91,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let (wt, store) = super::current_store()?;
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let now = store::now_secs();
-    let sessions: Vec<Session> = store
-        .sessions()?
+    let everyone = store.sessions()?;
+    let alive: Vec<bool> = everyone.iter().map(|s| s.is_alive(now, ttl)).collect();
+    let dead_dirty = deaths_to_report(&store, &everyone, &alive)?;
+    let sessions: Vec<Session> = everyone
         .into_iter()
-        .filter(|s| args.all || s.is_live(now, ttl))
+        .zip(&alive)
+        .filter(|(_, live)| args.all || **live)
+        .map(|(s, _)| s)
         .collect();
     let worktrees: BTreeSet<&Path> = sessions
         .iter()
@@ -88,7 +115,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             short_id: s.short_id().to_owned(),
             host: s.host.name(),
             label: s.label.clone(),
-            live: s.is_live(now, ttl),
+            live: s.is_alive(now, ttl),
+            agent_gone: s.agent.as_ref().is_some_and(|a| a.is_gone() == Some(true)),
             generation: s.generation,
             worktree: s.worktree.clone(),
             branch: s.branch.clone(),
@@ -109,6 +137,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
                         .is_some_and(|d| d.contains(&f.key.path)),
                 })
                 .collect(),
+            claims: s
+                .claims
+                .iter()
+                .filter(|c| c.until > now)
+                .map(|c| ClaimView {
+                    target: c.target.to_string(),
+                    intent: c.intent.clone(),
+                    exclusive: c.exclusive,
+                    since: rfc3339(c.since),
+                    until: rfc3339(c.until),
+                    token: c.token.clone(),
+                })
+                .collect(),
         })
         .collect();
     if args.json {
@@ -116,9 +157,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
             version: 1,
             ttl_seconds: ttl.as_secs(),
             sessions: views,
+            died_dirty: dead_dirty
+                .iter()
+                .map(|(s, files)| DeathView {
+                    id: s.id.clone(),
+                    host: s.host.name(),
+                    files: files.clone(),
+                })
+                .collect(),
         };
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(ExitCode::SUCCESS);
+    }
+    for (s, files) in &dead_dirty {
+        println!(
+            "{} {} ended while holding uncommitted files (shown once): {}",
+            s.host.name(),
+            s.short_id(),
+            files.join(", ")
+        );
     }
     if views.is_empty() {
         println!("No live sessions in this repository.");
@@ -150,6 +207,44 @@ pub fn run(args: Args) -> Result<ExitCode> {
             };
             println!("  {mark:5}  {place}");
         }
+        for c in &view.claims {
+            let kind = if c.exclusive { "exclusive claim" } else { "claim" };
+            let intent = c.intent.as_deref().map(|i| format!(" ({i})")).unwrap_or_default();
+            println!("  {kind} {}{intent} until {}", c.target, c.until);
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Sessions that died (agent process gone, or lease lapsed) while holding files that are still
+/// dirty, not yet reported: each is reported once, then marked.
+fn deaths_to_report(
+    store: &Store,
+    everyone: &[Session],
+    alive: &[bool],
+) -> Result<Vec<(Session, Vec<String>)>> {
+    let mut out = Vec::new();
+    let mut dirty_cache: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+    for (s, live) in everyone.iter().zip(alive) {
+        if *live || s.death_reported || s.ended.is_some() || s.files.is_empty() {
+            continue;
+        }
+        let files: Vec<String> = s
+            .files
+            .iter()
+            .filter(|f| {
+                dirty_cache
+                    .entry(f.key.worktree.clone())
+                    .or_insert_with(|| git::dirty_paths(&f.key.worktree).unwrap_or_default())
+                    .contains(&f.key.path)
+            })
+            .map(|f| f.key.path.clone())
+            .collect();
+        if files.is_empty() {
+            continue;
+        }
+        store.apply(&s.id, s.host, Writer::Anonymous, s.last_seen, &[Change::DeathReported])?;
+        out.push((s.clone(), files));
+    }
+    Ok(out)
 }

@@ -44,11 +44,7 @@ impl Store {
             let Ok(mut session) = serde_json::from_slice::<Session>(&bytes) else {
                 continue;
             };
-            let agent_gone = session
-                .agent
-                .as_ref()
-                .is_some_and(|a| a.is_gone() == Some(true));
-            if session.is_live(now, ttl) && !agent_gone {
+            if session.is_alive(now, ttl) {
                 continue;
             }
             let name = session_key(&session.id);

@@ -251,6 +251,16 @@ impl Session {
         self.ended.is_none() && now.saturating_sub(self.last_seen) < ttl.as_secs()
     }
 
+    /// Live by the record and by its agent process: [`Session::is_live`], and the agent
+    /// process, where one is recorded and this system can tell, has not ended.
+    pub fn is_alive(&self, now: u64, ttl: Duration) -> bool {
+        self.is_live(now, ttl)
+            && self
+                .agent
+                .as_ref()
+                .is_none_or(|a| a.is_gone() != Some(true))
+    }
+
     /// The touch of `key`, if this session holds it.
     pub fn touch_of(&self, key: &FileKey) -> Option<&FileTouch> {
         self.files.iter().find(|f| &f.key == key)

@@ -54,8 +54,7 @@ impl<'a> Ctx<'a> {
 
     /// Whether `s` is live: within its lease, not ended, and its agent process not gone.
     pub fn alive(&self, s: &Session, wt: &Worktree) -> bool {
-        s.is_live(self.now, self.ttl(wt))
-            && !s.agent.as_ref().is_some_and(|a| a.is_gone() == Some(true))
+        s.is_alive(self.now, self.ttl(wt))
     }
 
     /// This call's identity for the store's fencing check.

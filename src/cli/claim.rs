@@ -1,0 +1,272 @@
+//! `git dibs claim` and `git dibs release`: explicit claims on a file, branch, worktree or record,
+//! with an intent and a lease, granted by compare-and-swap inside the store.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, UNIX_EPOCH};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::agent;
+use crate::git;
+use crate::policy::claims::describe;
+use crate::protocol::Host;
+use crate::store::{self, ClaimRequest, Grant, Target, Writer};
+
+/// Options of `claim`.
+#[derive(Debug, clap::Args)]
+pub struct ClaimArgs {
+    /// What to claim: a path, `branch:NAME`, `worktree:PATH` or `record:ID`.
+    #[arg(required = true, value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// Why, in a few words ("about to delete SessionsView").
+    #[arg(long)]
+    pub intent: Option<String>,
+    /// Refuse if anyone else holds any of the targets; of racing claims exactly one wins.
+    #[arg(long)]
+    pub exclusive: bool,
+    /// Lease: the claim lapses after this long without activity (`90m`, `2h`; default `dibs.ttl`).
+    #[arg(long, value_name = "DURATION")]
+    pub ttl: Option<String>,
+    /// The session that claims (default: `DIBS_SESSION`, `CLAUDE_CODE_SESSION_ID`, else you).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `release`.
+#[derive(Debug, clap::Args)]
+pub struct ReleaseArgs {
+    /// What to release (as for `claim`).
+    #[arg(value_name = "TARGET", required_unless_present = "all")]
+    pub targets: Vec<String>,
+    /// Release every claim and file of the session.
+    #[arg(long, conflicts_with = "targets")]
+    pub all: bool,
+    /// The session whose claims to release (default: as for `claim`).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Release another session's claims (refused while it is live; written to the audit log).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// The caller's own session: from the environment an agent's shell exports, else a person's
+/// session named after the user and terminal.
+fn own_session() -> (String, Host, bool) {
+    for (var, host) in [("DIBS_SESSION", None), ("CLAUDE_CODE_SESSION_ID", Some(Host::Claude))] {
+        if let Some(id) = std::env::var(var).ok().filter(|v| !v.trim().is_empty()) {
+            return (id, host.unwrap_or(Host::Person), true);
+        }
+    }
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "someone".into());
+    let tty = std::fs::read_link("/proc/self/fd/0")
+        .ok()
+        .and_then(|p| p.strip_prefix("/dev").ok().map(Path::to_path_buf))
+        .map(|p| p.to_string_lossy().replace('/', ""))
+        .filter(|t| t.starts_with("pts") || t.starts_with("tty"));
+    let id = match tty {
+        Some(t) => format!("person-{user}-{t}"),
+        None => format!("person-{user}"),
+    };
+    (id, Host::Person, false)
+}
+
+/// Parse a TARGET argument against the current worktree.
+pub(crate) fn parse_target(text: &str, cwd: &Path) -> Result<Target> {
+    if let Some(name) = text.strip_prefix("branch:") {
+        let name = name.strip_prefix("refs/heads/").unwrap_or(name);
+        if name.is_empty() {
+            bail!("`{text}` names no branch; write branch:NAME");
+        }
+        return Ok(Target::Branch { name: name.into() });
+    }
+    if let Some(id) = text.strip_prefix("record:") {
+        if id.is_empty() {
+            bail!("`{text}` names no record; write record:ID (an issue id, say)");
+        }
+        return Ok(Target::Record { id: id.into() });
+    }
+    if let Some(path) = text.strip_prefix("worktree:") {
+        let loc = git::locate(cwd, Path::new(path))
+            .with_context(|| format!("`{path}` is not inside a git worktree"))?;
+        return Ok(Target::Worktree {
+            path: loc.worktree.root,
+        });
+    }
+    let loc = git::locate(cwd, Path::new(text))
+        .with_context(|| format!("`{text}` is not inside a git worktree; claim files of a repository, or use branch:, worktree: or record:"))?;
+    if loc.relative.is_empty() {
+        bail!("`{text}` is a worktree root; claim it as worktree:{text}");
+    }
+    Ok(Target::File(store::FileKey::new(loc.worktree.root, loc.relative)))
+}
+
+fn rfc3339(secs: u64) -> String {
+    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(secs)).to_string()
+}
+
+/// One granted claim, as `--json` prints it.
+#[derive(Serialize)]
+struct Granted {
+    target: String,
+    token: String,
+    exclusive: bool,
+    intent: Option<String>,
+    until: String,
+}
+
+/// Run `claim`.
+pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
+    let (wt, store) = super::current_store()?;
+    let cwd = std::env::current_dir()?;
+    let now = store::now_secs();
+    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
+    let lease = match &args.ttl {
+        Some(t) => git::parse_duration(t)
+            .with_context(|| format!("--ttl `{t}` is not a duration; write e.g. 90m, 2h or 3600"))?,
+        None => ttl,
+    };
+    let requests = args
+        .targets
+        .iter()
+        .map(|t| {
+            Ok(ClaimRequest {
+                target: parse_target(t, &cwd)?,
+                intent: args.intent.clone(),
+                exclusive: args.exclusive,
+                ttl: lease,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let (own, host, from_env) = own_session();
+    let id = args.session.clone().unwrap_or(own);
+    let process = if from_env && args.session.is_none() { agent::current() } else { None };
+    let writer = match &process {
+        Some(p) => Writer::Agent { process: p, register: false },
+        None => Writer::Anonymous,
+    };
+    let host = store.session(&id)?.map_or(host, |s| s.host);
+    let grants = store.claim(&id, host, writer, now, &requests, |s| s.is_alive(now, ttl))?;
+    let mut refused = false;
+    let mut granted = Vec::new();
+    for grant in grants {
+        match grant {
+            Grant::Granted(c) => granted.push(Granted {
+                target: c.target.to_string(),
+                token: c.token,
+                exclusive: c.exclusive,
+                intent: c.intent,
+                until: rfc3339(c.until),
+            }),
+            Grant::Refused { target, holder } => {
+                refused = true;
+                let intent = holder
+                    .claim_on(&target, now)
+                    .and_then(|c| c.intent.clone())
+                    .map(|i| format!(" (intent: {i})"))
+                    .unwrap_or_default();
+                eprintln!(
+                    "git dibs: {target} is held by {}{intent}; nothing was claimed. Ask the \
+                     person, or wait for that session to release it.",
+                    describe(&holder)
+                );
+            }
+        }
+    }
+    if refused {
+        return Ok(ExitCode::from(1));
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&granted)?);
+    } else {
+        for g in &granted {
+            println!("{}  {}  until {}", g.token, g.target, g.until);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One audit line for a forced release.
+#[derive(Serialize)]
+struct ForcedRelease<'a> {
+    at: String,
+    verdict: &'static str,
+    session: &'a str,
+    cwd: &'a Path,
+    command: String,
+    reason: String,
+}
+
+/// Run `release`.
+pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
+    let (wt, store) = super::current_store()?;
+    let cwd = std::env::current_dir()?;
+    let now = store::now_secs();
+    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
+    let (own, _, from_env) = own_session();
+    let id = args.session.clone().unwrap_or_else(|| own.clone());
+    let targets = if args.all {
+        None
+    } else {
+        Some(
+            args.targets
+                .iter()
+                .map(|t| parse_target(t, &cwd))
+                .collect::<Result<Vec<_>>>()?,
+        )
+    };
+    let foreign = id != own;
+    if foreign {
+        let Some(other) = store.session(&id)? else {
+            bail!("no session `{id}` in this repository; `git dibs status --all` lists them");
+        };
+        if !args.force {
+            bail!(
+                "{} is another session; releasing its claims needs --force (and is refused while it is live)",
+                describe(&other)
+            );
+        }
+        if other.is_alive(now, ttl) {
+            bail!(
+                "{} is live (active {}); it must release its own claims, or wait until it is gone",
+                describe(&other),
+                crate::policy::claims::ago(now, other.last_seen)
+            );
+        }
+    }
+    let process = if from_env && !foreign { agent::current() } else { None };
+    let writer = match &process {
+        Some(p) => Writer::Agent { process: p, register: false },
+        None => Writer::Anonymous,
+    };
+    let released = store.release(&id, writer, now, targets.as_deref())?;
+    if foreign {
+        let line = ForcedRelease {
+            at: rfc3339(now),
+            verdict: "force-release",
+            session: &own,
+            cwd: &cwd,
+            command: std::env::args().collect::<Vec<_>>().join(" "),
+            reason: format!(
+                "released {} of session {id}: {}",
+                released.len(),
+                released.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        store.append_audit(&serde_json::to_string(&line)?)?;
+    }
+    if released.is_empty() {
+        println!("Nothing to release for session {}.", store::short_id(&id));
+    } else {
+        for t in &released {
+            println!("released {t}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
