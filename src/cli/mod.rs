@@ -2,6 +2,7 @@
 //! exit codes and error messages.
 
 mod audit;
+mod claim;
 mod doctor;
 mod guard;
 mod hook;
@@ -34,6 +35,10 @@ pub enum Command {
     Hook(hook::Args),
     /// Who is live here, on which worktree and branch, holding what.
     Status(status::Args),
+    /// Claim a file, branch, worktree or record, with an intent and a lease.
+    Claim(claim::ClaimArgs),
+    /// End claims (your own, or with --force a dead session's).
+    Release(claim::ReleaseArgs),
     /// Wire the hooks into this repository's agent settings.
     Install(install::Args),
     /// Remove the hooks that `install` wired.
@@ -49,6 +54,8 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Hook(args) => return hook::run(args),
         Command::Status(args) => status::run(args),
+        Command::Claim(args) => claim::claim(args),
+        Command::Release(args) => claim::release(args),
         Command::Install(args) => install::run(args, install::Mode::Install),
         Command::Uninstall(args) => install::run(args, install::Mode::Uninstall),
         Command::Doctor(args) => doctor::run(args),
