@@ -1,2 +1,115 @@
 //! Parsing a shell command line into simple commands (argv, redirections, the directory each
 //! runs in), with wrappers peeled off.
+//!
+//! Design: a hand-written POSIX/bash tokenizer and recursive-descent parser. `yash-syntax` is
+//! GPL-3.0 (this crate is MIT/Apache) and async; `brush-parser` pulls in peg, cached, bon and
+//! insta and its recursion has no depth bound. Ours has no dependencies, bounds size and depth.
+
+mod ast;
+mod eval;
+mod expand;
+mod lex;
+mod parse;
+mod wrappers;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_prop;
+
+use std::path::{Path, PathBuf};
+
+/// Largest command line accepted by [`parse`], in bytes.
+pub const MAX_INPUT: usize = 256 * 1024;
+/// Deepest nesting (lists, substitutions, nested shells) accepted by [`parse`].
+pub const MAX_DEPTH: u32 = 16;
+
+/// One command that will run: its argv with wrappers peeled off, its environment prefix, the
+/// directory it runs in and its output redirections.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// argv after quote removal, with wrappers peeled off (env, sudo, command, exec, nohup, time,
+    /// timeout DURATION, nice [-n N], and `bash -c`/`sh -c`/`bash -lc`/`zsh -c` whose string is
+    /// parsed recursively). argv[0] is as written (may be an absolute path like /usr/bin/git);
+    /// unquoted globs are expanded against the file system relative to `cwd` (no match: the word
+    /// stays literal). Unquoted brace expansion (`{a,b}`, `{1..3}`) and a leading `~` are expanded.
+    pub argv: Vec<String>,
+    /// Leading NAME=value assignments that apply to THIS command (including those given via
+    /// `env`, `sudo`, and those of an enclosing `bash -c` / `eval`).
+    pub assignments: Vec<(String, String)>,
+    /// The directory this command will run in: the starting cwd, updated by `cd DIR` earlier in
+    /// the same list (`cd a && git ...`, `cd a; git ...`), scoped to subshells/brace groups
+    /// correctly, `cd` with no arg or `cd ~` = $HOME, `cd -` = unknown. `pushd`/`popd`,
+    /// `env -C DIR` and `sudo -D DIR` are followed too.
+    pub cwd: PathBuf,
+    /// False when the cwd could not be known (cd $VAR, cd $(..), cd -).
+    pub cwd_known: bool,
+    /// Output redirections of this command (`>`, `>>`, `>|`, `&>`, `2>` etc.), targets as
+    /// written after quote removal. Descriptor duplications (`2>&1`, `>&-`) are not listed.
+    pub redirects: Vec<Redirect>,
+    /// Set when part of this command cannot be known before it runs.
+    pub unknown: Option<Unknown>,
+}
+
+/// An output redirection of a [`SimpleCommand`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    /// The descriptor written before the operator (`2>` is `Some(2)`); `None` when none was
+    /// written (standard output, or both outputs for `&>`).
+    pub fd: Option<u32>,
+    /// True for `>>` and `&>>`.
+    pub append: bool,
+    /// The target file, as written after quote removal.
+    pub target: String,
+    /// True when both standard output and standard error go to the target (`&>`, `&>>`, `>&FILE`).
+    pub both: bool,
+}
+
+/// Why part of a [`SimpleCommand`] cannot be known before it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unknown {
+    /// `$(...)` or backticks somewhere in argv (argv keeps the literal text of that word).
+    CommandSubstitution,
+    /// A `$VAR`/`${VAR}` expansion in argv[0] or in an argument.
+    Variable,
+    /// `eval ...` (argv is the eval's words) or `source`/`.` of a script, or a shell reading
+    /// its commands from a pipe or file whose content is not literal.
+    Eval,
+    /// The command runs under `xargs` (argv = the command xargs runs, with its fixed args).
+    Xargs,
+}
+
+/// Why a command line could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// The command line is longer than [`MAX_INPUT`] bytes.
+    #[error("command line longer than {} bytes", MAX_INPUT)]
+    TooLarge,
+    /// The command line nests deeper than [`MAX_DEPTH`] levels.
+    #[error("command line nested deeper than {} levels", MAX_DEPTH)]
+    TooDeep,
+    /// The command line is not valid shell syntax.
+    #[error("shell syntax error: {0}")]
+    Syntax(String),
+}
+
+/// Parse a command line as bash would, starting in `cwd` (HOME from the environment for `~`).
+pub fn parse(command: &str, cwd: &Path) -> Result<Vec<SimpleCommand>, ParseError> {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    parse_with_home(command, cwd, home.as_deref())
+}
+
+/// [`parse`] with an explicit home directory (`None`: `cd` and `~` lead to an unknown cwd).
+pub fn parse_with_home(
+    command: &str,
+    cwd: &Path,
+    home: Option<&Path>,
+) -> Result<Vec<SimpleCommand>, ParseError> {
+    if command.len() > MAX_INPUT {
+        return Err(ParseError::TooLarge);
+    }
+    let list = lex::Parser::new(command, 0).parse_program()?;
+    eval::run(&list, cwd, home)
+}

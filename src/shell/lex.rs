@@ -1,0 +1,641 @@
+//! The tokenizer: words (with quote removal and substitutions), operators and heredoc bodies.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::ast::{HereDoc, List, Word};
+use super::{MAX_DEPTH, ParseError};
+
+/// Operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Op {
+    AndIf,
+    OrIf,
+    Semi,
+    /// `;;`, `;&` and `;;&`
+    CaseEnd,
+    Amp,
+    Pipe,
+    LParen,
+    RParen,
+    /// A redirection operator.
+    Redir(super::ast::RedirOp, bool),
+}
+
+/// Tokens.
+#[derive(Clone, Debug)]
+pub(super) enum Tok {
+    Word(Word),
+    IoNum(u32),
+    Op(Op),
+    Newline,
+    Eof,
+}
+
+impl Tok {
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Word(w) => format!("word `{}`", w.text()),
+            Tok::IoNum(n) => format!("`{n}`"),
+            Tok::Op(op) => format!("operator {op:?}"),
+            Tok::Newline => "newline".into(),
+            Tok::Eof => "end of input".into(),
+        }
+    }
+}
+
+struct Pending {
+    doc: Rc<RefCell<HereDoc>>,
+    delim: String,
+    strip_tabs: bool,
+    quoted: bool,
+}
+
+/// Lexer and parser state over one piece of shell text.
+pub(super) struct Parser {
+    pub(super) src: Vec<char>,
+    pub(super) pos: usize,
+    pub(super) depth: u32,
+    pub(super) peeked: Option<Tok>,
+    pending: Vec<Pending>,
+    /// For each `(`, the index of its matching `)` by plain counting (built on first use).
+    parens: Option<Vec<u32>>,
+}
+
+fn is_meta(c: char) -> bool {
+    matches!(
+        c,
+        ' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>'
+    )
+}
+
+fn syntax(msg: &str) -> ParseError {
+    ParseError::Syntax(msg.to_string())
+}
+
+impl Parser {
+    pub fn new(text: &str, depth: u32) -> Self {
+        Parser {
+            src: text.chars().collect(),
+            pos: 0,
+            depth,
+            peeked: None,
+            pending: Vec::new(),
+            parens: None,
+        }
+    }
+
+    /// Enter one nesting level.
+    pub(super) fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(ParseError::TooDeep);
+        }
+        Ok(())
+    }
+
+    pub(super) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    fn at(&self, i: usize) -> Option<char> {
+        self.src.get(i).copied()
+    }
+
+    fn cur(&self) -> Option<char> {
+        self.at(self.pos)
+    }
+
+    pub(super) fn peek(&mut self) -> Result<&Tok, ParseError> {
+        if self.peeked.is_none() {
+            let t = self.lex()?;
+            self.peeked = Some(t);
+        }
+        Ok(self.peeked.as_ref().unwrap_or(&Tok::Eof))
+    }
+
+    pub(super) fn next_tok(&mut self) -> Result<Tok, ParseError> {
+        match self.peeked.take() {
+            Some(t) => Ok(t),
+            None => self.lex(),
+        }
+    }
+
+    /// Register a heredoc whose body starts after the next newline.
+    pub(super) fn add_heredoc(&mut self, delim: &Word, strip_tabs: bool) -> Rc<RefCell<HereDoc>> {
+        let doc = Rc::new(RefCell::new(HereDoc::default()));
+        self.pending.push(Pending {
+            doc: doc.clone(),
+            delim: delim.text(),
+            strip_tabs,
+            quoted: delim.any_quote,
+        });
+        doc
+    }
+
+    fn lex(&mut self) -> Result<Tok, ParseError> {
+        loop {
+            match self.cur() {
+                None => {
+                    self.read_heredocs()?;
+                    return Ok(Tok::Eof);
+                }
+                Some(' ' | '\t' | '\r') => self.pos += 1,
+                Some('\\') if self.at(self.pos + 1) == Some('\n') => self.pos += 2,
+                Some('#') => {
+                    while let Some(c) = self.cur() {
+                        if c == '\n' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                Some('\n') => {
+                    self.pos += 1;
+                    self.read_heredocs()?;
+                    return Ok(Tok::Newline);
+                }
+                Some(c @ ('<' | '>')) if self.at(self.pos + 1) == Some('(') => {
+                    let mut w = Word::default();
+                    self.pos += 2;
+                    self.command_sub(&mut w, &format!("{c}("))?;
+                    return self.scan_word(w);
+                }
+                Some(c) if is_meta(c) => return Ok(Tok::Op(self.operator(c))),
+                Some(_) => return self.scan_word(Word::default()),
+            }
+        }
+    }
+
+    fn eat(&mut self, s: &str) -> bool {
+        let n = s.chars().count();
+        if self.src.len() >= self.pos + n
+            && self.src[self.pos..self.pos + n]
+                .iter()
+                .copied()
+                .eq(s.chars())
+        {
+            self.pos += n;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn operator(&mut self, c: char) -> Op {
+        use super::ast::RedirOp as R;
+        let table: &[(&str, Op)] = match c {
+            '&' => &[
+                ("&&", Op::AndIf),
+                ("&>>", Op::Redir(R::AllAppend, false)),
+                ("&>", Op::Redir(R::All, false)),
+                ("&", Op::Amp),
+            ],
+            '|' => &[("||", Op::OrIf), ("|&", Op::Pipe), ("|", Op::Pipe)],
+            ';' => &[
+                (";;&", Op::CaseEnd),
+                (";;", Op::CaseEnd),
+                (";&", Op::CaseEnd),
+                (";", Op::Semi),
+            ],
+            '(' => &[("(", Op::LParen)],
+            ')' => &[(")", Op::RParen)],
+            '<' => &[
+                ("<<<", Op::Redir(R::HereString, false)),
+                ("<<-", Op::Redir(R::HereDoc, true)),
+                ("<<", Op::Redir(R::HereDoc, false)),
+                ("<&", Op::Redir(R::DupIn, false)),
+                ("<>", Op::Redir(R::ReadWrite, false)),
+                ("<", Op::Redir(R::In, false)),
+            ],
+            _ => &[
+                (">>", Op::Redir(R::Append, false)),
+                (">|", Op::Redir(R::Clobber, false)),
+                (">&", Op::Redir(R::DupOut, false)),
+                (">", Op::Redir(R::Out, false)),
+            ],
+        };
+        for (s, op) in table {
+            if self.eat(s) {
+                return *op;
+            }
+        }
+        // Unreachable for the characters `is_meta` accepts; consume it anyway.
+        self.pos += 1;
+        Op::Semi
+    }
+
+    fn scan_word(&mut self, mut w: Word) -> Result<Tok, ParseError> {
+        while let Some(c) = self.cur() {
+            match c {
+                '\\' => {
+                    w.any_quote = true;
+                    match self.at(self.pos + 1) {
+                        Some('\n') => self.pos += 2,
+                        Some(n) => {
+                            w.push(n, true);
+                            self.pos += 2;
+                        }
+                        None => {
+                            w.push('\\', true);
+                            self.pos += 1;
+                        }
+                    }
+                }
+                '\'' => {
+                    w.any_quote = true;
+                    self.pos += 1;
+                    loop {
+                        match self.cur() {
+                            None => return Err(syntax("unterminated single quote")),
+                            Some('\'') => break,
+                            Some(c) => w.push(c, true),
+                        }
+                        self.pos += 1;
+                    }
+                    self.pos += 1;
+                }
+                '"' => {
+                    self.pos += 1;
+                    self.dquote(&mut w)?;
+                }
+                '$' => self.dollar(&mut w, false)?,
+                '`' => self.backtick(&mut w)?,
+                '(' if w.assignment().is_some_and(|(_, v)| v.chars.is_empty()) => {
+                    let start = self.pos;
+                    self.skip_balanced_parens()?;
+                    let raw: String = self.src[start..self.pos].iter().collect();
+                    w.push_str(&raw, true);
+                }
+                c if is_meta(c) => break,
+                c => {
+                    w.push(c, false);
+                    self.pos += 1;
+                }
+            }
+        }
+        if !w.chars.is_empty()
+            && !w.any_quote
+            && !w.has_var
+            && !w.has_cmdsub
+            && w.chars.iter().all(|x| x.c.is_ascii_digit())
+            && matches!(self.cur(), Some('<' | '>'))
+        {
+            let n: u32 = w.text().parse().unwrap_or(u32::MAX);
+            return Ok(Tok::IoNum(n));
+        }
+        Ok(Tok::Word(w))
+    }
+
+    /// `(a b c)` of an array assignment, kept as data.
+    fn skip_balanced_parens(&mut self) -> Result<(), ParseError> {
+        let mut depth = 0usize;
+        while let Some(c) = self.cur() {
+            self.pos += 1;
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                '\\' => self.pos += 1,
+                '\'' => {
+                    while self.cur().is_some_and(|c| c != '\'') {
+                        self.pos += 1;
+                    }
+                    self.pos += 1;
+                }
+                '"' => {
+                    let mut scratch = Word::default();
+                    self.dquote(&mut scratch)?;
+                }
+                _ => {}
+            }
+        }
+        Err(syntax("unterminated array assignment"))
+    }
+
+    /// The inside of a double-quoted string; `pos` is just after the opening quote.
+    fn dquote(&mut self, w: &mut Word) -> Result<(), ParseError> {
+        w.any_quote = true;
+        loop {
+            match self.cur() {
+                None => return Err(syntax("unterminated double quote")),
+                Some('"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some('\\') => match self.at(self.pos + 1) {
+                    Some('\n') => self.pos += 2,
+                    Some(n @ ('$' | '`' | '"' | '\\')) => {
+                        w.push(n, true);
+                        self.pos += 2;
+                    }
+                    _ => {
+                        w.push('\\', true);
+                        self.pos += 1;
+                    }
+                },
+                Some('$') => self.dollar(w, true)?,
+                Some('`') => self.backtick(w)?,
+                Some(c) => {
+                    w.push(c, true);
+                    self.pos += 1;
+                }
+            }
+        }
+    }
+
+    /// A `$` expansion; `pos` is at the `$`.
+    fn dollar(&mut self, w: &mut Word, in_dquote: bool) -> Result<(), ParseError> {
+        let start = self.pos;
+        match self.at(self.pos + 1) {
+            Some('\'') if !in_dquote => {
+                self.pos += 2;
+                w.any_quote = true;
+                self.ansi_c(w)
+            }
+            Some('"') if !in_dquote => {
+                self.pos += 2;
+                self.dquote(w)
+            }
+            Some('(')
+                if self.at(self.pos + 2) == Some('(')
+                    && let Some(end) = self.arithmetic_end(self.pos + 3) =>
+            {
+                self.pos = end;
+                w.has_var = true;
+                self.push_raw(w, start);
+                Ok(())
+            }
+            Some('(') => {
+                self.pos += 2;
+                self.command_sub(w, "$(")
+            }
+            Some('{') => {
+                self.pos += 2;
+                self.enter()?;
+                let mut scratch = Word::default();
+                let mut depth = 0usize;
+                loop {
+                    match self.cur() {
+                        None => return Err(syntax("unterminated ${")),
+                        Some('}') if depth == 0 => {
+                            self.pos += 1;
+                            break;
+                        }
+                        Some('}') => {
+                            depth -= 1;
+                            self.pos += 1;
+                        }
+                        Some('{') => {
+                            depth += 1;
+                            self.pos += 1;
+                        }
+                        Some('\\') => self.pos += 2,
+                        Some('\'') if !in_dquote => {
+                            self.pos += 1;
+                            while self.cur().is_some_and(|c| c != '\'') {
+                                self.pos += 1;
+                            }
+                            self.pos += 1;
+                        }
+                        Some('"') => {
+                            self.pos += 1;
+                            self.dquote(&mut scratch)?;
+                        }
+                        Some('$') => self.dollar(&mut scratch, in_dquote)?,
+                        Some('`') => self.backtick(&mut scratch)?,
+                        Some(_) => self.pos += 1,
+                    }
+                }
+                self.leave();
+                self.pos = self.pos.min(self.src.len());
+                w.has_var = true;
+                w.has_cmdsub |= scratch.has_cmdsub;
+                w.subs.append(&mut scratch.subs);
+                self.push_raw(w, start);
+                Ok(())
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => {
+                self.pos += 1;
+                while self
+                    .cur()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
+                    self.pos += 1;
+                }
+                w.has_var = true;
+                self.push_raw(w, start);
+                Ok(())
+            }
+            Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
+                self.pos += 2;
+                w.has_var = true;
+                self.push_raw(w, start);
+                Ok(())
+            }
+            _ => {
+                w.push('$', in_dquote);
+                self.pos += 1;
+                Ok(())
+            }
+        }
+    }
+
+    fn push_raw(&self, w: &mut Word, start: usize) {
+        let end = self.pos.min(self.src.len());
+        w.chars.extend(
+            self.src[start..end]
+                .iter()
+                .map(|&c| super::ast::WChar { c, quoted: true }),
+        );
+    }
+
+    /// Where `$((...))` / `((...))` ends, given the index just after the two opening
+    /// parentheses; `None` if they do not close as `))`. Linear overall: the matching table is
+    /// built once.
+    pub(super) fn arithmetic_end(&mut self, i: usize) -> Option<usize> {
+        let src = &self.src;
+        let table = self.parens.get_or_insert_with(|| {
+            let mut t = vec![u32::MAX; src.len()];
+            let mut stack = Vec::new();
+            for (k, &c) in src.iter().enumerate() {
+                match c {
+                    '(' => stack.push(k),
+                    ')' => {
+                        if let Some(o) = stack.pop() {
+                            t[o] = k as u32;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            t
+        });
+        let inner = *table.get(i.checked_sub(1)?)?;
+        let outer = *table.get(i.checked_sub(2)?)?;
+        (inner != u32::MAX && inner as usize + 1 == outer as usize).then_some(outer as usize + 1)
+    }
+
+    /// `$(...)`, `<(...)` or `>(...)`; `pos` is just after the opening parenthesis.
+    fn command_sub(&mut self, w: &mut Word, opener: &str) -> Result<(), ParseError> {
+        let start = self.pos;
+        let saved = self.peeked.take();
+        let list = self.parse_compound_list()?;
+        match self.next_tok()? {
+            Tok::Op(Op::RParen) => {}
+            t => {
+                return Err(ParseError::Syntax(format!(
+                    "expected `)` to close `{opener}`, found {}",
+                    t.describe()
+                )));
+            }
+        }
+        self.peeked = saved;
+        w.has_cmdsub = true;
+        w.push_str(opener, true);
+        self.push_raw(w, start);
+        w.subs.push(list);
+        Ok(())
+    }
+
+    /// A backtick substitution; `pos` is at the opening backtick.
+    fn backtick(&mut self, w: &mut Word) -> Result<(), ParseError> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut inner = String::new();
+        loop {
+            match self.cur() {
+                None => return Err(syntax("unterminated backtick")),
+                Some('`') => break,
+                Some('\\') => {
+                    match self.at(self.pos + 1) {
+                        Some(n @ ('`' | '$' | '\\')) => inner.push(n),
+                        Some(n) => {
+                            inner.push('\\');
+                            inner.push(n);
+                        }
+                        None => inner.push('\\'),
+                    }
+                    self.pos += 2;
+                }
+                Some(c) => {
+                    inner.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        self.pos += 1;
+        let list = Parser::new(&inner, self.depth + 1).parse_program()?;
+        w.has_cmdsub = true;
+        self.push_raw(w, start);
+        w.subs.push(list);
+        Ok(())
+    }
+
+    /// The inside of `$'...'`; `pos` is just after the opening quote.
+    fn ansi_c(&mut self, w: &mut Word) -> Result<(), ParseError> {
+        loop {
+            let Some(c) = self.cur() else {
+                return Err(syntax("unterminated $'...'"));
+            };
+            self.pos += 1;
+            match c {
+                '\'' => return Ok(()),
+                '\\' => {
+                    let Some(e) = self.cur() else { continue };
+                    self.pos += 1;
+                    let out = match e {
+                        'n' => Some('\n'),
+                        't' => Some('\t'),
+                        'r' => Some('\r'),
+                        'a' => Some('\x07'),
+                        'b' => Some('\x08'),
+                        'e' | 'E' => Some('\x1b'),
+                        'f' => Some('\x0c'),
+                        'v' => Some('\x0b'),
+                        'c' => self.cur().map(|x| {
+                            self.pos += 1;
+                            char::from((x as u32 & 0x1f) as u8)
+                        }),
+                        'x' => self.radix_escape(16, 2),
+                        'u' => self.radix_escape(16, 4),
+                        'U' => self.radix_escape(16, 8),
+                        '0'..='7' => {
+                            self.pos -= 1;
+                            self.radix_escape(8, 3)
+                        }
+                        other => Some(other),
+                    };
+                    if let Some(o) = out {
+                        w.push(o, true);
+                    }
+                }
+                c => w.push(c, true),
+            }
+        }
+    }
+
+    fn radix_escape(&mut self, radix: u32, max: usize) -> Option<char> {
+        let mut v: u32 = 0;
+        let mut n = 0;
+        while n < max {
+            let Some(d) = self.cur().and_then(|c| c.to_digit(radix)) else {
+                break;
+            };
+            v = v.saturating_mul(radix).saturating_add(d);
+            self.pos += 1;
+            n += 1;
+        }
+        if n == 0 { None } else { char::from_u32(v) }
+    }
+
+    /// Read the bodies of the heredocs registered on the line just ended.
+    fn read_heredocs(&mut self) -> Result<(), ParseError> {
+        for p in std::mem::take(&mut self.pending) {
+            let mut body = String::new();
+            while self.pos < self.src.len() {
+                let end = self.src[self.pos..]
+                    .iter()
+                    .position(|&c| c == '\n')
+                    .map_or(self.src.len(), |i| self.pos + i);
+                let mut line: &[char] = &self.src[self.pos..end];
+                if p.strip_tabs {
+                    while line.first() == Some(&'\t') {
+                        line = &line[1..];
+                    }
+                }
+                self.pos = (end + 1).min(self.src.len());
+                if line.iter().copied().eq(p.delim.chars()) {
+                    break;
+                }
+                body.extend(line.iter());
+                body.push('\n');
+            }
+            let subs = if p.quoted {
+                Vec::new()
+            } else {
+                Parser::new(&body, self.depth + 1).heredoc_subs()?
+            };
+            *p.doc.borrow_mut() = HereDoc { body, subs };
+        }
+        Ok(())
+    }
+
+    /// The command substitutions of an unquoted heredoc body.
+    fn heredoc_subs(&mut self) -> Result<Vec<List>, ParseError> {
+        let mut w = Word::default();
+        while let Some(c) = self.cur() {
+            match c {
+                '\\' => self.pos += 2,
+                '$' => self.dollar(&mut w, true)?,
+                '`' => self.backtick(&mut w)?,
+                _ => self.pos += 1,
+            }
+        }
+        Ok(w.subs)
+    }
+}

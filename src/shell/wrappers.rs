@@ -1,0 +1,350 @@
+//! Peeling wrapper commands (`env`, `sudo`, `nohup`, `timeout`, `xargs`, ...) off an argv, and
+//! recognising a nested shell (`bash -c STRING`, or a shell reading commands from stdin).
+
+use super::expand::Arg;
+
+/// How a shell found at the front of an argv gets its commands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Shell {
+    /// `-c STRING`.
+    Command(Arg),
+    /// No script operand: commands come from standard input.
+    Stdin,
+}
+
+/// An argv with its wrappers peeled off.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Peeled {
+    pub argv: Vec<Arg>,
+    /// Assignments given through `env NAME=v` or `sudo NAME=v`.
+    pub assignments: Vec<(String, String)>,
+    /// A directory given by `env -C DIR` or `sudo -D DIR`.
+    pub chdir: Option<Arg>,
+    pub xargs: bool,
+    /// A wrapper runs the command as a separate process (so `cd` changes nothing).
+    pub external: bool,
+    pub shell: Option<Shell>,
+    /// More wrappers than [`MAX_WRAPPERS`] were stacked; the rest was not peeled.
+    pub exhausted: bool,
+}
+
+/// Most wrappers peeled off one command.
+const MAX_WRAPPERS: usize = 64;
+
+/// The option grammar of one wrapper.
+struct Spec {
+    /// Short options that take an argument.
+    short_arg: &'static str,
+    /// Short options whose argument may only be attached (`-i{}`, `-e`).
+    short_opt_arg: &'static str,
+    /// Long options that take an argument in the next word when no `=` is given.
+    long_arg: &'static [&'static str],
+}
+
+/// Walk the options of a wrapper; returns the index of the first operand. `on` sees each
+/// option name (short as a one-letter string) and its argument.
+fn options(args: &[Arg], spec: &Spec, mut on: impl FnMut(&str, Option<&Arg>)) -> usize {
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i].text;
+        if a == "--" {
+            return i + 1;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((name, value)) => {
+                    let v = Arg {
+                        text: value.to_string(),
+                        ..args[i].clone()
+                    };
+                    on(name, Some(&v));
+                }
+                None if spec.long_arg.contains(&long) => {
+                    on(long, args.get(i + 1));
+                    i += 1;
+                }
+                None => on(long, None),
+            }
+            i += 1;
+            continue;
+        }
+        let Some(cluster) = a.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            return i;
+        };
+        for (k, c) in cluster.char_indices() {
+            let rest = &cluster[k + c.len_utf8()..];
+            let name = c.to_string();
+            if spec.short_arg.contains(c) {
+                if rest.is_empty() {
+                    on(&name, args.get(i + 1));
+                    i += 1;
+                } else {
+                    on(
+                        &name,
+                        Some(&Arg {
+                            text: rest.to_string(),
+                            ..args[i].clone()
+                        }),
+                    );
+                }
+                break;
+            }
+            if spec.short_opt_arg.contains(c) {
+                on(&name, Some(&Arg::plain(rest)));
+                break;
+            }
+            on(&name, None);
+        }
+        i += 1;
+    }
+    args.len()
+}
+
+/// Leading `NAME=value` words; returns how many there are.
+fn take_assignments(args: &[Arg], out: &mut Vec<(String, String)>) -> usize {
+    let mut n = 0;
+    for a in args {
+        match a.text.split_once('=') {
+            Some((name, v))
+                if name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                out.push((name.to_string(), v.to_string()));
+                n += 1;
+            }
+            _ => break,
+        }
+    }
+    n
+}
+
+const SHELLS: &[&str] = &[
+    "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
+];
+
+/// The last path component of a program name.
+pub(super) fn basename(s: &str) -> &str {
+    s.rsplit('/').next().unwrap_or(s)
+}
+
+/// Peel wrappers off `argv` until a real command remains.
+pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
+    let mut p = Peeled::default();
+    for round in 0.. {
+        if round == MAX_WRAPPERS {
+            p.exhausted = true;
+            break;
+        }
+        let Some(first) = argv.first() else { break };
+        let name = basename(&first.text).to_string();
+        let rest = &argv[1..];
+        let start = match name.as_str() {
+            "env" => {
+                p.external = true;
+                let mut split: Option<String> = None;
+                let mut chdir = None;
+                let spec = Spec {
+                    short_arg: "uCSP",
+                    short_opt_arg: "",
+                    long_arg: &["unset", "chdir", "split-string"],
+                };
+                let mut n = options(rest, &spec, |o, v| match (o, v) {
+                    ("C" | "chdir", Some(v)) => chdir = Some(v.clone()),
+                    ("S" | "split-string", Some(v)) => split = Some(v.text.clone()),
+                    _ => {}
+                });
+                if rest.get(n).is_some_and(|a| a.text == "-") {
+                    n += 1;
+                }
+                if chdir.is_some() {
+                    p.chdir = chdir;
+                }
+                n += take_assignments(&rest[n..], &mut p.assignments);
+                if let Some(s) = split {
+                    let mut v: Vec<Arg> = s.split_whitespace().map(Arg::plain).collect();
+                    v.extend_from_slice(&rest[n..]);
+                    p.external = true;
+                    argv = v;
+                    continue;
+                }
+                Some(n)
+            }
+            "sudo" | "doas" => {
+                p.external = true;
+                let mut listing = false;
+                let mut chdir = None;
+                let spec = Spec {
+                    short_arg: "ugpCDrtTUcRh",
+                    short_opt_arg: "",
+                    long_arg: &[
+                        "user",
+                        "group",
+                        "prompt",
+                        "close-from",
+                        "chdir",
+                        "role",
+                        "type",
+                        "command-timeout",
+                        "other-user",
+                        "login-class",
+                        "host",
+                        "chroot",
+                    ],
+                };
+                let mut n = options(rest, &spec, |o, v| match (o, v) {
+                    ("D" | "chdir", Some(v)) => chdir = Some(v.clone()),
+                    ("l" | "list" | "v" | "validate" | "k" | "K" | "V" | "version", _) => {
+                        listing = true
+                    }
+                    _ => {}
+                });
+                if chdir.is_some() {
+                    p.chdir = chdir;
+                }
+                n += take_assignments(&rest[n..], &mut p.assignments);
+                (!listing || n < rest.len()).then_some(n)
+            }
+            "command" => {
+                let mut lookup = false;
+                let spec = Spec {
+                    short_arg: "",
+                    short_opt_arg: "",
+                    long_arg: &[],
+                };
+                let n = options(rest, &spec, |o, _| lookup |= o == "v" || o == "V");
+                (!lookup).then_some(n)
+            }
+            "builtin" => Some(usize::from(rest.first().is_some_and(|a| a.text == "--"))),
+            "exec" => {
+                let spec = Spec {
+                    short_arg: "a",
+                    short_opt_arg: "",
+                    long_arg: &[],
+                };
+                Some(options(rest, &spec, |_, _| {}))
+            }
+            "nohup" | "setsid" => {
+                p.external = true;
+                let spec = Spec {
+                    short_arg: "",
+                    short_opt_arg: "",
+                    long_arg: &[],
+                };
+                Some(options(rest, &spec, |_, _| {}))
+            }
+            "time" | "stdbuf" | "nice" | "ionice" => {
+                p.external = true;
+                let spec = match name.as_str() {
+                    "time" => Spec {
+                        short_arg: "fo",
+                        short_opt_arg: "",
+                        long_arg: &["format", "output"],
+                    },
+                    "stdbuf" => Spec {
+                        short_arg: "ioe",
+                        short_opt_arg: "",
+                        long_arg: &["input", "output", "error"],
+                    },
+                    "nice" => Spec {
+                        short_arg: "n",
+                        short_opt_arg: "",
+                        long_arg: &["adjustment"],
+                    },
+                    _ => Spec {
+                        short_arg: "cnpPu",
+                        short_opt_arg: "",
+                        long_arg: &["class", "classdata", "pid", "pgid", "uid"],
+                    },
+                };
+                Some(options(rest, &spec, |_, _| {}))
+            }
+            "timeout" => {
+                p.external = true;
+                let spec = Spec {
+                    short_arg: "sk",
+                    short_opt_arg: "",
+                    long_arg: &["signal", "kill-after"],
+                };
+                let n = options(rest, &spec, |_, _| {});
+                // Skip the DURATION operand.
+                (n < rest.len()).then_some(n + 1)
+            }
+            "xargs" => {
+                p.external = true;
+                p.xargs = true;
+                let spec = Spec {
+                    short_arg: "adEILnPs",
+                    short_opt_arg: "eil",
+                    long_arg: &[
+                        "arg-file",
+                        "delimiter",
+                        "max-args",
+                        "max-procs",
+                        "max-chars",
+                        "process-slot-var",
+                    ],
+                };
+                let n = options(rest, &spec, |_, _| {});
+                if n >= rest.len() {
+                    argv = vec![Arg::plain("echo")];
+                    break;
+                }
+                Some(n)
+            }
+            s if SHELLS.contains(&s) => {
+                p.shell = shell_mode(rest);
+                break;
+            }
+            _ => None,
+        };
+        match start {
+            Some(n) if n < rest.len() => {
+                argv = argv.split_off(n + 1);
+            }
+            _ => break,
+        }
+    }
+    p.argv = argv;
+    p
+}
+
+/// How a shell invoked with these arguments (after its name) gets its commands; `None` when it
+/// runs a script file.
+fn shell_mode(args: &[Arg]) -> Option<Shell> {
+    let mut command = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].text.as_str();
+        if a == "--" || a == "-" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            if matches!(long, "rcfile" | "init-file") {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        let Some(cluster) = a.strip_prefix('-').or_else(|| a.strip_prefix('+')) else {
+            break;
+        };
+        if cluster.is_empty() {
+            break;
+        }
+        command |= cluster.contains('c');
+        // `-o NAME` / `-O NAME` take the next word.
+        i += 1 + cluster.chars().filter(|&c| c == 'o' || c == 'O').count();
+    }
+    if command {
+        return args.get(i).cloned().map(Shell::Command);
+    }
+    if i >= args.len() {
+        Some(Shell::Stdin)
+    } else {
+        None
+    }
+}
