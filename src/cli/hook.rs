@@ -5,6 +5,7 @@
 mod edit;
 mod facts;
 mod session;
+mod shell;
 
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
@@ -89,12 +90,23 @@ fn handle(args: Args) -> protocol::Output {
 /// Gather facts, decide, apply.
 fn decide(event: &Event) -> Result<Response, StoreError> {
     match &event.kind {
-        EventKind::BeforeShell { command } => Ok(super::guard::before_shell(event, command)
-            .unwrap_or_else(|e| {
+        EventKind::BeforeShell { command } => {
+            let verdict = super::guard::before_shell(event, command).unwrap_or_else(|e| {
                 eprintln!("git-dibs: {e:#}; the command goes ahead unchecked");
                 Response::Silent
-            })),
-        EventKind::AfterShell { .. } => Ok(Response::Silent),
+            });
+            if verdict != Response::Silent {
+                return Ok(verdict);
+            }
+            match crate::shell::parse(command, &event.cwd) {
+                Ok(cmds) => shell::before(event, &cmds),
+                Err(_) => Ok(Response::Silent),
+            }
+        }
+        EventKind::AfterShell { command } => match crate::shell::parse(command, &event.cwd) {
+            Ok(cmds) => shell::after(event, &cmds),
+            Err(_) => Ok(Response::Silent),
+        },
         EventKind::Ignored => Ok(Response::Silent),
         kind => {
             let ctx = Ctx::new(event);

@@ -2,4 +2,5 @@
 
 pub mod awareness;
 pub mod claims;
+pub mod writes;
 pub mod guard;

@@ -1,0 +1,195 @@
+//! Which files a shell command writes, as far as its words show: redirections, `sed -i`,
+//! `perl -i`, `tee`, `mv`, `cp`, `rm`, `touch`, `truncate`, `dd of=`, and git's own file writers
+//! (`git mv`, `git rm`, `git checkout -- FILE`, `git restore FILE`). Pure: no file system.
+
+use std::path::{Path, PathBuf};
+
+use crate::shell::SimpleCommand;
+
+/// A file a command will write, relative to the directory the command runs in (or absolute).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The directory the command runs in.
+    pub cwd: PathBuf,
+    /// The path as written.
+    pub path: PathBuf,
+}
+
+fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Operands: the words that are not options (everything after `--` counts); `valued` options
+/// take the next word as their value.
+fn operands<'a>(args: &'a [String], valued: &[&str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut rest = false;
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        if rest || !a.starts_with('-') || a == "-" {
+            out.push(a.as_str());
+        } else if a == "--" {
+            rest = true;
+        } else if valued.contains(&a.as_str()) {
+            iter.next();
+        }
+    }
+    out
+}
+
+/// Files edited in place by `sed -i` or `perl -i`: the operands after the script.
+fn in_place(args: &[String], perl: bool) -> Vec<&str> {
+    let mut edits = false;
+    let mut script_given = false;
+    let mut files = Vec::new();
+    let mut iter = args.iter().peekable();
+    while let Some(a) = iter.next() {
+        if a == "--in-place" || a.starts_with("--in-place=") {
+            edits = true;
+        } else if a == "-e" || a == "-f" || a == "--expression" || a == "--file" {
+            script_given = true;
+            iter.next();
+        } else if let Some(flags) = a.strip_prefix('-').filter(|f| !f.starts_with('-')) {
+            if flags.starts_with('i') || flags.chars().take_while(|c| *c != 'e').any(|c| c == 'i') {
+                edits = true;
+            }
+            if perl && flags.ends_with('e') {
+                script_given = true;
+                iter.next();
+            }
+        } else if !script_given && !a.starts_with('-') {
+            script_given = true; // the first operand is the script
+        } else if !a.starts_with('-') {
+            files.push(a.as_str());
+        }
+    }
+    if edits { files } else { Vec::new() }
+}
+
+/// What one simple command writes.
+fn writes_of(cmd: &SimpleCommand) -> Vec<&str> {
+    let mut out: Vec<&str> = cmd
+        .redirects
+        .iter()
+        .map(|r| r.target.as_str())
+        .filter(|t| !t.starts_with("/dev/") && !t.is_empty())
+        .collect();
+    let Some(first) = cmd.argv.first() else {
+        return out;
+    };
+    let args = &cmd.argv[1..];
+    match basename(first) {
+        "sed" => out.extend(in_place(args, false)),
+        "perl" => out.extend(in_place(args, true)),
+        "tee" | "touch" | "rm" | "shred" => out.extend(operands(args, &[])),
+        "truncate" => out.extend(operands(args, &["-s", "--size", "-r", "--reference"])),
+        "mv" => out.extend(operands(args, &["-t", "--target-directory", "-S", "--suffix"])),
+        "cp" => out.extend(operands(args, &["-t", "--target-directory", "-S", "--suffix"]).last().copied()),
+        "dd" => out.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
+        "git" => out.extend(git_writes(args)),
+        _ => {}
+    }
+    out
+}
+
+/// Files written by `git mv`, `git rm`, `git checkout -- FILE...` and `git restore FILE...`.
+fn git_writes(args: &[String]) -> Vec<&str> {
+    // Skip git's global options (with their values).
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        i += if matches!(args[i].as_str(), "-C" | "-c" | "--git-dir" | "--work-tree") { 2 } else { 1 };
+    }
+    let Some(sub) = args.get(i) else {
+        return Vec::new();
+    };
+    let rest = &args[i + 1..];
+    match sub.as_str() {
+        "mv" | "rm" => operands(rest, &[]),
+        "restore" => {
+            let mut out = Vec::new();
+            let mut it = rest.iter();
+            while let Some(a) = it.next() {
+                if a == "-s" || a == "--source" {
+                    it.next();
+                } else if !a.starts_with('-') {
+                    out.push(a.as_str());
+                }
+            }
+            out
+        }
+        "checkout" => match rest.iter().position(|a| a == "--") {
+            Some(p) => rest[p + 1..].iter().map(String::as_str).collect(),
+            None => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// Every file the parsed command line writes, as far as its words show. Commands whose
+/// directory is unknown are skipped (their paths could be anywhere).
+pub fn shell_writes(cmds: &[SimpleCommand]) -> Vec<Written> {
+    let mut out: Vec<Written> = Vec::new();
+    for cmd in cmds.iter().filter(|c| c.cwd_known) {
+        for path in writes_of(cmd) {
+            let w = Written {
+                cwd: cmd.cwd.clone(),
+                path: Path::new(path).to_path_buf(),
+            };
+            if !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(line: &str) -> Vec<String> {
+        let cmds = crate::shell::parse(line, Path::new("/nonexistent-cwd")).unwrap();
+        shell_writes(&cmds)
+            .into_iter()
+            .map(|w| w.path.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn writes_are_found_in_every_form() {
+        let cases: &[(&str, &[&str])] = &[
+            ("sed -i 's/a/b/' src/a.rs src/b.rs", &["src/a.rs", "src/b.rs"]),
+            ("sed -i.bak -e 's/a/b/' x.rs", &["x.rs"]),
+            ("sed -Ei 's/a/b/' x.rs", &["x.rs"]),
+            ("sed 's/a/b/' x.rs", &[]),
+            ("perl -pi -e 's/a/b/' y.rs", &["y.rs"]),
+            ("perl -e 'print 1' y.rs", &[]),
+            ("echo hi > out.txt && cat a >> log.txt 2>/dev/null", &["out.txt", "log.txt"]),
+            ("cmd 2>&1 | tee -a build.log", &["build.log"]),
+            ("mv old.rs new.rs", &["old.rs", "new.rs"]),
+            ("cp -r a.rs b.rs dest/", &["dest/"]),
+            ("rm -f gone.rs", &["gone.rs"]),
+            ("touch t.rs; truncate -s 0 u.rs", &["t.rs", "u.rs"]),
+            ("dd if=/dev/zero of=disk.img bs=1", &["disk.img"]),
+            ("git mv a.rs b.rs", &["a.rs", "b.rs"]),
+            ("git -C sub rm --cached c.rs", &["c.rs"]),
+            ("git checkout -- d.rs e.rs", &["d.rs", "e.rs"]),
+            ("git checkout main", &[]),
+            ("git restore --source HEAD~1 f.rs", &["f.rs"]),
+            ("bash -c 'sed -i s/x/y/ g.rs'", &["g.rs"]),
+            ("grep -r 'sed -i' . > /dev/null", &[]),
+            ("git commit -m 'rm -rf everything > x'", &[]),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(paths(line), *expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn cd_moves_the_directory_and_unknown_directories_are_skipped() {
+        let cmds = crate::shell::parse("cd /tmp/x && touch a; cd $D && touch b", Path::new("/w")).unwrap();
+        let w = shell_writes(&cmds);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].cwd, PathBuf::from("/tmp/x"));
+    }
+}
