@@ -266,7 +266,8 @@ fn start_disclosure_and_prompt_block_reach_the_model() {
 
 /// Scenario 3: with a live peer holding README.md in the main worktree, the guard refuses
 /// `git worktree remove --force` of a dirty worktree, `git branch -D` of an unpushed branch and
-/// `git add -A`; nothing changes and the model is told what is at risk.
+/// `git add -A`; nothing changes and the model is told what is at risk. A deletion whose target
+/// is only known at run time is asked about, which a headless host treats as a refusal.
 #[test]
 fn guard_refuses_what_destroys_work() {
     let s = Scenario::new("guard");
@@ -296,6 +297,7 @@ fn guard_refuses_what_destroys_work() {
             Step::bash(&format!("git worktree remove --force {lane_arg}")),
             Step::bash("git branch -D unpushed"),
             Step::bash("git add -A"),
+            Step::bash("git branch -D $(echo unpushed)"),
             Step::Text("done".into()),
         ],
     );
@@ -336,6 +338,14 @@ fn guard_refuses_what_destroys_work() {
     expect_refusal(0, "git worktree remove --force", &["lane", "notes.txt"]);
     expect_refusal(1, "git branch -D unpushed", &["unpushed"]);
     expect_refusal(2, "git add -A", &["README.md", &peer_id[..8]]);
+    s.step("an unresolvable target is asked about, which headless means refused");
+    let asked = s
+        .api
+        .tool_result(mg, 3)
+        .unwrap_or_else(|| s.fail("no tool_result for the `$(...)` branch deletion"));
+    s.check(asked["is_error"] == Value::Bool(true), || {
+        format!("`git branch -D $(echo unpushed)` ran: {asked}")
+    });
 
     s.step("the worktree, the branch and the index are unchanged");
     s.check(lane.join("notes.txt").is_file(), || {
@@ -356,16 +366,21 @@ fn guard_refuses_what_destroys_work() {
     s.step("each refusal is in the audit log with the agent's real session id");
     let blocks: Vec<Value> = audit_lines(&s)
         .into_iter()
-        .filter(|l| l["verdict"] == "block" && l["session"] == agent.session_id.as_str())
+        .filter(|l| l["session"] == agent.session_id.as_str())
         .collect();
-    for what in ["worktree remove", "branch -D", "add -A"] {
+    for (verdict, what) in [
+        ("block", "worktree remove"),
+        ("block", "branch -D unpushed"),
+        ("block", "add -A"),
+        ("ask", "$(echo unpushed)"),
+    ] {
         s.check(
-            blocks
-                .iter()
-                .any(|l| l["command"].as_str().is_some_and(|c| c.contains(what))),
+            blocks.iter().any(|l| {
+                l["verdict"] == verdict && l["command"].as_str().is_some_and(|c| c.contains(what))
+            }),
             || {
                 format!(
-                    "no block line for `{what}` by {}: {blocks:#?}",
+                    "no {verdict} line for `{what}` by {}: {blocks:#?}",
                     agent.session_id
                 )
             },

@@ -15,8 +15,15 @@ use super::api::StandIn;
 use super::cli;
 use crate::common::{self, TestRepo};
 
-/// How long one session may run before it is killed and reported.
-pub const SESSION_LIMIT: Duration = Duration::from_secs(90);
+/// How long one session may run before it is killed and reported: 90 s, or
+/// `GIT_DIBS_E2E_SESSION_SECS`.
+pub fn session_limit() -> Duration {
+    let secs = std::env::var("GIT_DIBS_E2E_SESSION_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(90);
+    Duration::from_secs(secs)
+}
 
 /// One scenario: its repository, stand-in, sessions and the step being checked.
 pub struct Scenario {
@@ -48,14 +55,30 @@ impl Session {
     pub fn close_input(&mut self) {
         self.stdin = None;
     }
+
+    /// Kill the session and every process it started (the Bash tool detaches its commands
+    /// from the host's process group, so they are found through /proc), then reap it.
+    fn kill(&mut self) {
+        let mut pids: Vec<String> = descendants(self.child.id())
+            .iter()
+            .map(u32::to_string)
+            .collect();
+        pids.push(self.child.id().to_string());
+        let _ = Command::new("kill")
+            .arg("-KILL")
+            .args(&pids)
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Drop for Session {
     /// A session left running by a failed scenario is killed, never left behind.
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+            self.kill();
         }
     }
 }
@@ -269,7 +292,7 @@ impl Scenario {
     /// Wait until a session has finished `turns` turns (stream-json `result` events).
     pub fn wait_turns(&self, session: &Session, turns: usize) {
         let what = format!("session {} to finish turn {turns}", session.name);
-        self.wait_for(&what, SESSION_LIMIT, || {
+        self.wait_for(&what, session_limit(), || {
             let done = events(&session.stdout)
                 .iter()
                 .filter(|e| e["type"] == "result")
@@ -289,7 +312,7 @@ impl Scenario {
         }
     }
 
-    /// Wait for `session` to exit within [`SESSION_LIMIT`] of its start; kill and fail if not.
+    /// Wait for `session` to exit within [`session_limit`] of its start; kill and fail if not.
     /// Fails too when it exits non-zero or reports no session id.
     pub fn finish(&self, mut session: Session) -> Finished {
         self.step(&format!("session {} runs to the end", session.name));
@@ -297,12 +320,12 @@ impl Scenario {
             if let Some(status) = session.child.try_wait().unwrap() {
                 break status;
             }
-            if session.started.elapsed() > SESSION_LIMIT {
-                let _ = session.child.kill();
-                let _ = session.child.wait();
+            if session.started.elapsed() > session_limit() {
+                session.kill();
                 self.fail(&format!(
-                    "session {} hung: killed after {SESSION_LIMIT:?}",
-                    session.name
+                    "session {} hung: killed after {:?}",
+                    session.name,
+                    session_limit()
                 ));
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -329,7 +352,7 @@ impl Scenario {
         let mut id = None;
         self.wait_for(
             &format!("session id of {}", session.name),
-            SESSION_LIMIT,
+            session_limit(),
             || {
                 id = session_id(&events(&session.stdout));
                 id.is_some()
@@ -373,6 +396,35 @@ pub fn hold_command(ready: &Path, release: &Path, limit_secs: u32) -> String {
         release.display(),
         ticks = limit_secs * 20
     )
+}
+
+/// Every process descended from `root`, read from /proc (empty where /proc is missing).
+fn descendants(root: u32) -> Vec<u32> {
+    let mut parent_of: Vec<(u32, u32)> = Vec::new();
+    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        let stat = fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+        let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+        if let Some(ppid) = after.split_whitespace().nth(1).and_then(|p| p.parse().ok()) {
+            parent_of.push((pid, ppid));
+        }
+    }
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            parent_of
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    found.split_off(1)
 }
 
 /// The stream-json events in a stdout file.
