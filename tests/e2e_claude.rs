@@ -1,21 +1,18 @@
 //! End-to-end tests in the real Claude Code CLI, run offline against a stand-in of the Messages
 //! API: the settings are accepted and the hooks run, a co-edit warning reaches the model, the
 //! Bash guard refuses what destroys work, and the bypass is audited with the real session id.
-//! The CLI is fetched once per machine (see `e2e/cli.rs`); each test is one scenario.
+//! The CLI is fetched once per machine (see `e2e/cli.rs`); each test is one scenario. The guard's
+//! scenarios are in `e2e/guard.rs`.
 
 mod common;
 mod e2e;
 
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::Value;
 
 use e2e::api::{Step, content_text};
-use e2e::scenario::{Scenario, hold_command};
-
-/// How long a scenario waits for a session to reach a scripted point.
-const REACH: Duration = Duration::from_secs(60);
+use e2e::scenario::{REACH, Scenario, hold_command};
 
 /// Scenario 1: the settings file is accepted. SessionStart, UserPromptSubmit, PreToolUse and
 /// SessionEnd ran: the store has the session id the host reported, holding the edited file while
@@ -59,6 +56,25 @@ fn settings_are_accepted_and_hooks_run() {
             .is_some_and(|l| l.contains("add a function")),
         || format!("UserPromptSubmit left no label: {record}"),
     );
+    s.step("git dibs status shows the live session holding src/lib.rs");
+    let out = s.dibs(&root, &["status", "--json"]);
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        s.fail(&format!(
+            "`git dibs status --json` printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    });
+    let me = status["sessions"]
+        .as_array()
+        .and_then(|all| all.iter().find(|x| x["id"] == id.as_str()));
+    s.check(
+        me.is_some_and(|me| {
+            me["live"] == true && me["host"] == "claude" && holds(me, &root, "src/lib.rs")
+        }),
+        || format!("status does not show {id} live holding src/lib.rs: {status:#}"),
+    );
+    s.step("git dibs doctor agrees while the session is live");
+    doctor_agrees(&s, &root);
     std::fs::write(&release, "").unwrap();
     let done = s.finish(session);
 
@@ -95,20 +111,8 @@ fn settings_are_accepted_and_hooks_run() {
             .all(|t| !t.contains("hook additional context")),
         || format!("unexpected hook context: {:?}", s.api.system_texts(marker)),
     );
-    s.step("git dibs doctor agrees");
-    let out = s.dibs(&root, &["doctor"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if stderr.contains("not built yet") {
-        eprintln!("e2e: `git dibs doctor` is not built yet; its check is skipped");
-    } else {
-        s.check(out.status.success(), || {
-            format!(
-                "`git dibs doctor` disagrees ({}):\n{}\n{stderr}",
-                out.status,
-                String::from_utf8_lossy(&out.stdout)
-            )
-        });
-    }
+    s.step("git dibs doctor agrees after the session");
+    doctor_agrees(&s, &root);
 }
 
 /// Scenario 2: while session A is live holding src/lib.rs, session B edits it. B's model is
@@ -188,6 +192,91 @@ fn co_edit_warning_reaches_the_model() {
     });
 }
 
+/// Scope is physical: while A is live holding src/lib.rs in the main worktree, C edits
+/// src/lib.rs in a linked worktree (hooks installed there too). C is not warned, and its claim is
+/// on the linked worktree's file.
+#[test]
+fn same_path_in_another_worktree_is_not_a_co_edit() {
+    let s = Scenario::new("worktree scope");
+    let root = s.repo.root.clone();
+    let lane = s.repo.worktree("lane");
+    s.wire_hooks(&root);
+    s.wire_hooks(&lane);
+    let (main_lib, lane_lib) = (root.join("src/lib.rs"), lane.join("src/lib.rs"));
+    let (ready, release) = (s.flag("a-ready"), s.flag("c-ready"));
+    let (ma, mc) = ("[e2e:scope-a]", "[e2e:scope-c]");
+    s.api.script(
+        ma,
+        vec![
+            Step::read(&main_lib),
+            Step::edit(
+                &main_lib,
+                "pub fn a() {}",
+                "pub fn a() {}\npub fn from_a() {}",
+            ),
+            Step::bash(&hold_command(&ready, &release, 60)),
+            Step::Text("done".into()),
+        ],
+    );
+    let c_ready = s.flag("c-holds");
+    s.api.script(
+        mc,
+        vec![
+            Step::read(&lane_lib),
+            Step::edit(&lane_lib, "pub fn a() {}", "pub fn a() { /* lane */ }"),
+            Step::bash(&hold_command(&c_ready, &release, 60)),
+            Step::Text("done".into()),
+        ],
+    );
+    let a = s.start("a", &root, &format!("{ma} add from_a"));
+    let a_id = s.session_id_of(&a);
+    s.wait_for("A to hold the main worktree's file", REACH, || {
+        ready.exists()
+    });
+    let c = s.start("c", &lane, &format!("{mc} touch the lane"));
+    let c_id = s.session_id_of(&c);
+    s.wait_for("C to hold the lane's file", REACH, || c_ready.exists());
+    s.step("C's claim is on the lane's src/lib.rs, A's on main's");
+    let c_record = s.store_session(&c_id).unwrap_or_else(|| {
+        s.fail("a session in a linked worktree left no store record (were its hooks run?)")
+    });
+    s.check(
+        holds(&c_record, &lane, "src/lib.rs") && !holds(&c_record, &root, "src/lib.rs"),
+        || format!("C's claim is not (only) on the lane's file: {c_record}"),
+    );
+    s.check(c_record["branch"] == "lane", || {
+        format!("C's branch: {c_record}")
+    });
+    let a_record = s
+        .store_session(&a_id)
+        .unwrap_or_else(|| s.fail("A has no record"));
+    s.check(holds(&a_record, &root, "src/lib.rs"), || {
+        format!("A's claim: {a_record}")
+    });
+    std::fs::write(&release, "").unwrap();
+    s.finish(c);
+    s.finish(a);
+    s.step("C's model got no co-edit warning");
+    let texts = s.api.system_texts(mc);
+    s.check(
+        texts
+            .iter()
+            .all(|t| !t.starts_with("PreToolUse:Edit hook additional context:")),
+        || format!("C was warned about a file in another worktree: {texts:?}"),
+    );
+    s.step("both edits are on disk, each in its own worktree");
+    let (m, l) = (
+        std::fs::read_to_string(&main_lib).unwrap(),
+        std::fs::read_to_string(&lane_lib).unwrap(),
+    );
+    s.check(m.contains("from_a") && !m.contains("lane"), || {
+        format!("main: {m:?}")
+    });
+    s.check(l.contains("/* lane */") && !l.contains("from_a"), || {
+        format!("lane: {l:?}")
+    });
+}
+
 /// Scenario 5 (awareness): with A live holding src/lib.rs, B is told at start who else works
 /// here (with the house rule), edits the file, and at its next prompt is told, in the prompt-time
 /// block, that A shares its file.
@@ -264,184 +353,17 @@ fn start_disclosure_and_prompt_block_reach_the_model() {
     });
 }
 
-/// Scenario 3: with a live peer holding README.md in the main worktree, the guard refuses
-/// `git worktree remove --force` of a dirty worktree, `git branch -D` of an unpushed branch and
-/// `git add -A`; nothing changes and the model is told what is at risk. A deletion whose target
-/// is only known at run time is asked about, which a headless host treats as a refusal.
-#[test]
-fn guard_refuses_what_destroys_work() {
-    let s = Scenario::new("guard");
-    let root = s.repo.root.clone();
-    s.wire_hooks(&root);
-    s.step("setup: dirty worktree, unpushed branch");
-    let lane = s.repo.worktree("lane");
-    s.repo.write(&lane, "notes.txt", "lane's unsaved notes\n");
-    s.repo.write(&lane, "src/lib.rs", "pub fn lane() {}\n");
-    unpushed_branch(&root, "unpushed");
-    let readme = root.join("README.md");
-    let (ready, release) = (s.flag("peer-ready"), s.flag("guard-done"));
-    let (mp, mg) = ("[e2e:guard-peer]", "[e2e:guard-agent]");
-    s.api.script(
-        mp,
-        vec![
-            Step::read(&readme),
-            Step::edit(&readme, "# test", "# test\n\npeer's work"),
-            Step::bash(&hold_command(&ready, &release, 60)),
-            Step::Text("done".into()),
-        ],
-    );
-    let lane_arg = lane.display().to_string();
-    s.api.script(
-        mg,
-        vec![
-            Step::bash(&format!("git worktree remove --force {lane_arg}")),
-            Step::bash("git branch -D unpushed"),
-            Step::bash("git add -A"),
-            Step::bash("git branch -D $(echo unpushed)"),
-            Step::Text("done".into()),
-        ],
-    );
-    let peer = s.start("peer", &root, &format!("{mp} edit the readme"));
-    let peer_id = s.session_id_of(&peer);
-    s.step("the peer holds README.md");
-    s.wait_for("the peer to hold README.md", REACH, || ready.exists());
-    let branch_tip = common::git_out(&root, &["rev-parse", "refs/heads/unpushed"]);
-    let index_before = common::git_out(&root, &["ls-files", "--stage"]);
-    let lane_status = common::git_out(&lane, &["status", "--porcelain"]);
-    let agent = s.start("agent", &root, &format!("{mg} clean up"));
-    let agent = s.finish(agent);
-    std::fs::write(&release, "").unwrap();
-    s.finish(peer);
-
-    let expect_refusal = |step: usize, what: &str, names: &[&str]| {
-        s.step(&format!("the model is told why `{what}` was refused"));
-        let result = s
-            .api
-            .tool_result(mg, step)
-            .unwrap_or_else(|| s.fail(&format!("no tool_result for `{what}` reached the model")));
-        let text = content_text(&result["content"]);
-        s.check(result["is_error"] == Value::Bool(true), || {
-            format!("`{what}` was not refused: {result}")
-        });
-        s.check(text.starts_with("PreToolUse:Bash hook error:"), || {
-            format!("`{what}`: not a hook refusal: {text:?}")
-        });
-        for name in names {
-            s.check(text.contains(name), || {
-                format!("`{what}`: the reason does not name {name:?}: {text:?}")
-            });
-        }
-        s.check(!text.contains("WT_GUARD_BYPASS"), || {
-            format!("`{what}`: the reason advertises the bypass to the model: {text:?}")
-        });
-    };
-    expect_refusal(0, "git worktree remove --force", &["lane", "notes.txt"]);
-    expect_refusal(1, "git branch -D unpushed", &["unpushed"]);
-    expect_refusal(2, "git add -A", &["README.md", &peer_id[..8]]);
-    s.step("an unresolvable target is asked about, which headless means refused");
-    let asked = s
-        .api
-        .tool_result(mg, 3)
-        .unwrap_or_else(|| s.fail("no tool_result for the `$(...)` branch deletion"));
-    s.check(asked["is_error"] == Value::Bool(true), || {
-        format!("`git branch -D $(echo unpushed)` ran: {asked}")
-    });
-
-    s.step("the worktree, the branch and the index are unchanged");
-    s.check(lane.join("notes.txt").is_file(), || {
-        "the lane's notes are gone".into()
-    });
-    let after = common::git_out(&lane, &["status", "--porcelain"]);
-    s.check(after == lane_status, || {
-        format!("lane status changed: {lane_status:?} -> {after:?}")
-    });
-    let tip = common::git_out(&root, &["rev-parse", "refs/heads/unpushed"]);
-    s.check(tip == branch_tip, || {
-        "branch unpushed moved or vanished".into()
-    });
-    let index_after = common::git_out(&root, &["ls-files", "--stage"]);
-    s.check(index_after == index_before, || {
-        format!("the index changed:\n{index_before}\n->\n{index_after}")
-    });
-    s.step("each refusal is in the audit log with the agent's real session id");
-    let blocks: Vec<Value> = audit_lines(&s)
-        .into_iter()
-        .filter(|l| l["session"] == agent.session_id.as_str())
-        .collect();
-    for (verdict, what) in [
-        ("block", "worktree remove"),
-        ("block", "branch -D unpushed"),
-        ("block", "add -A"),
-        ("ask", "$(echo unpushed)"),
-    ] {
-        s.check(
-            blocks.iter().any(|l| {
-                l["verdict"] == verdict && l["command"].as_str().is_some_and(|c| c.contains(what))
-            }),
-            || {
-                format!(
-                    "no {verdict} line for `{what}` by {}: {blocks:#?}",
-                    agent.session_id
-                )
-            },
-        );
-    }
-}
-
-/// Scenario 4: `WT_GUARD_BYPASS=1 git branch -D` of an unpushed branch goes through, and the
-/// audit log has a bypass line with the session id the host reported.
-#[test]
-fn bypass_goes_through_and_is_audited() {
-    let s = Scenario::new("bypass");
-    let root = s.repo.root.clone();
-    s.wire_hooks(&root);
-    unpushed_branch(&root, "doomed");
-    let marker = "[e2e:bypass]";
-    s.api.script(
-        marker,
-        vec![
-            Step::bash("WT_GUARD_BYPASS=1 git branch -D doomed"),
-            Step::Text("done".into()),
-        ],
-    );
-    let session = s.start("a", &root, &format!("{marker} drop the branch"));
-    let done = s.finish(session);
-    s.step("the command ran");
-    let result = s
-        .api
-        .tool_result(marker, 0)
-        .unwrap_or_else(|| s.fail("no tool_result reached the model"));
-    s.check(result["is_error"] != Value::Bool(true), || {
-        format!("the bypass was refused: {result}")
-    });
-    let gone = common::git_command(&root)
-        .args(["rev-parse", "--verify", "-q", "refs/heads/doomed"])
-        .output()
-        .unwrap();
-    s.check(!gone.status.success(), || {
-        "branch doomed still exists".into()
-    });
-    s.step("the audit log holds the bypass with the real session id");
-    let lines = audit_lines(&s);
-    let found = lines.iter().any(|l| {
-        l["verdict"] == "bypass"
-            && l["session"] == done.session_id.as_str()
-            && l["command"].as_str().is_some_and(|c| c.contains("doomed"))
-    });
-    s.check(found, || {
+/// `git dibs doctor` in `dir` finds nothing wrong.
+fn doctor_agrees(s: &Scenario, dir: &Path) {
+    let out = s.dibs(dir, &["doctor"]);
+    s.check(out.status.success(), || {
         format!(
-            "no bypass line for session {} in audit.log: {lines:#?}",
-            done.session_id
+            "`git dibs doctor` disagrees ({}):\n{}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
         )
     });
-}
-
-/// The audit log's lines, parsed (lines that are not JSON are skipped).
-fn audit_lines(s: &Scenario) -> Vec<Value> {
-    let log = std::fs::read_to_string(s.repo.store_dir().join("audit.log")).unwrap_or_default();
-    log.lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }
 
 /// Whether a store record holds `path` in the worktree at `root`.
@@ -451,13 +373,4 @@ fn holds(record: &Value, root: &Path, path: &str) -> bool {
             .iter()
             .any(|f| f["path"] == path && f["worktree"] == root.to_str().unwrap())
     })
-}
-
-/// A branch `name` with one commit that exists on no remote; `main` stays checked out.
-fn unpushed_branch(root: &Path, name: &str) {
-    common::git(root, &["checkout", "-q", "-b", name]);
-    std::fs::write(root.join(format!("{name}.txt")), "only here\n").unwrap();
-    common::git(root, &["add", &format!("{name}.txt")]);
-    common::git(root, &["commit", "-qm", &format!("{name}: only here")]);
-    common::git(root, &["checkout", "-q", "main"]);
 }

@@ -15,6 +15,9 @@ use super::api::StandIn;
 use super::cli;
 use crate::common::{self, TestRepo};
 
+/// How long a scenario waits for a session to reach a scripted point.
+pub const REACH: Duration = Duration::from_secs(60);
+
 /// How long one session may run before it is killed and reported: 90 s, or
 /// `GIT_DIBS_E2E_SESSION_SECS`.
 pub fn session_limit() -> Duration {
