@@ -604,3 +604,14 @@ fn rule5_in_a_linked_worktree_through_dash_c_cd_and_work_tree() {
         "GIT_WORK_TREE=../clean GIT_DIR=.git/worktrees/clean git checkout .",
     );
 }
+
+#[test]
+fn regression_rm_of_the_repository_data_itself() {
+    let f = fixture();
+    let r = &f.repo.root;
+    let reason = denied(r, "rm -rf .git");
+    assert!(reason.contains("topic"), "{reason}");
+    denied(r, "rm -rf .git/worktrees");
+    denied(r, "cd .git && rm -rf refs");
+    allowed(&f.clean, "rm -rf target");
+}

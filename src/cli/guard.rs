@@ -249,7 +249,13 @@ fn tree(event: &Event, cwd: &Path, paths: &[PathBuf]) -> Result<(WorktreeFacts, 
             continue; // rm removes the link, not what it points at
         }
         if fs::symlink_metadata(p).is_ok() {
-            targets.push(canonical_lenient(p));
+            let t = canonical_lenient(p);
+            // Deleting a repository's own data (`rm -rf .git`, `.git/worktrees`) loses what
+            // only it holds: count it as deleting its main worktree.
+            if let Some(main_root) = inside_repository_data(&t) {
+                targets.push(main_root);
+            }
+            targets.push(t);
         }
     }
     let mut common_dirs: BTreeSet<PathBuf> = BTreeSet::new();
@@ -292,6 +298,15 @@ fn tree(event: &Event, cwd: &Path, paths: &[PathBuf]) -> Result<(WorktreeFacts, 
     }
     let anchor = common_dirs.into_iter().next();
     Ok((WorktreeFacts { targets, worktrees }, anchor))
+}
+
+/// When `path` is a clone's `.git` folder or inside it, the main worktree root of that clone.
+fn inside_repository_data(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .find(|d| d.join("HEAD").is_file() && d.join("objects").is_dir() && d.join("refs").is_dir())
+        .filter(|d| d.file_name().is_some_and(|n| n == ".git"))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
 }
 
 fn branches(wt: &Worktree, names: &[String]) -> Result<Vec<BranchState>> {

@@ -15,6 +15,8 @@ pub mod worktree;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_peers;
 
 use std::path::{Path, PathBuf};
 

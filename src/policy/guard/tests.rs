@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::git::{FileState, PullRequest, WorktreeEntry};
+use crate::git::{PullRequest, WorktreeEntry};
 use crate::shell::{SimpleCommand, Unknown};
 
-fn sc(line: &str) -> SimpleCommand {
+pub(super) fn sc(line: &str) -> SimpleCommand {
     let mut assignments = Vec::new();
     let mut argv = Vec::new();
     for w in line.split_whitespace() {
@@ -29,11 +29,11 @@ fn sc(line: &str) -> SimpleCommand {
     }
 }
 
-fn classify_line(line: &str) -> Vec<Guarded> {
+pub(super) fn classify_line(line: &str) -> Vec<Guarded> {
     classify(&[sc(line)], &mut |_, _| None)
 }
 
-fn op(line: &str) -> Option<Op> {
+pub(super) fn op(line: &str) -> Option<Op> {
     classify_line(line).into_iter().next().map(|g| g.op)
 }
 
@@ -124,57 +124,6 @@ fn push_deletes() {
     assert_eq!(del("git push --delete origin refs/heads/b"), want);
 }
 
-fn takes(l: &str) -> Vec<Take> {
-    match op(l) {
-        Some(Op::Take(t)) => t,
-        other => panic!("{l}: {other:?}"),
-    }
-}
-
-#[test]
-fn peer_commands_classify() {
-    let t = takes("git add -A");
-    assert!(t[0].tracked && t[0].untracked && t[0].paths.is_none());
-    let t = takes("git add -u");
-    assert!(t[0].tracked && !t[0].untracked);
-    assert_eq!(takes("git add .")[0].paths, Some(vec![".".to_owned()]));
-    let t = takes("git commit -am msg");
-    assert!(t[0].tracked && t[0].paths.is_none());
-    let t = takes("git commit -m msg");
-    assert!(t[0].staged_only && !t[0].tracked);
-    let t = takes("git commit -uall -m msg");
-    assert!(t[0].staged_only, "-uall is not -a");
-    let t = takes("git commit -m msg -- a.rs");
-    assert_eq!(t[0].paths, Some(vec!["a.rs".to_owned()]));
-    assert!(takes("git stash -u")[0].untracked);
-    assert!(!takes("git stash")[0].untracked);
-    assert_eq!(
-        takes("git stash push -m wip -- a.rs")[0].paths,
-        Some(vec!["a.rs".to_owned()])
-    );
-    assert!(takes("git reset --hard HEAD")[0].tracked);
-    assert_eq!(
-        takes("git checkout -- .")[0].paths,
-        Some(vec![".".to_owned()])
-    );
-    assert_eq!(
-        takes("git restore a.rs")[0].paths,
-        Some(vec!["a.rs".to_owned()])
-    );
-    let t = takes("git clean -fdx");
-    assert!(t[0].untracked && !t[0].tracked && t[0].prefix_default);
-    assert_eq!(op("git switch main"), Some(Op::Switch));
-    assert_eq!(op("git checkout -b x"), Some(Op::Switch));
-    assert_eq!(op("git checkout -"), Some(Op::Switch));
-    assert_eq!(
-        op("git checkout main"),
-        Some(Op::Checkout {
-            first: "main".into(),
-            rest: vec![]
-        })
-    );
-}
-
 #[test]
 fn bypass_only_with_value_one_on_that_command() {
     assert!(classify_line("WT_GUARD_BYPASS=1 git branch -D a")[0].bypass);
@@ -227,7 +176,7 @@ fn config_alias_is_expanded() {
     );
 }
 
-fn guarded(line: &str) -> Guarded {
+pub(super) fn guarded(line: &str) -> Guarded {
     classify_line(line).remove(0)
 }
 
@@ -382,137 +331,6 @@ fn branch_and_remote_rules() {
     );
 }
 
-fn fs(path: &str, x: char, y: char) -> FileState {
-    FileState {
-        path: path.into(),
-        index: x,
-        worktree: y,
-    }
-}
-
-fn peer_facts(mine: &[&str]) -> PeerFacts {
-    PeerFacts {
-        root: PathBuf::from("/w/repo"),
-        branch: Some("main".into()),
-        prefix: String::new(),
-        peers: vec![Peer {
-            name: "claude session bbbbbbbb".into(),
-            files: vec![
-                fs("src/lib.rs", ' ', 'M'),
-                fs("notes.txt", '?', '?'),
-                fs("staged.rs", 'M', ' '),
-            ],
-        }],
-        mine: mine.iter().map(|s| s.to_string()).collect(),
-        first_is_rev: false,
-    }
-}
-
-fn peer_verdict(line: &str, facts: &PeerFacts) -> Verdict {
-    evaluate(&guarded(line), &Facts::Peers(facts.clone()))
-}
-
-#[test]
-fn peer_rules() {
-    let f = peer_facts(&["src/lib.rs"]);
-    let blocked = |l: &str, f: &PeerFacts| matches!(peer_verdict(l, f), Verdict::Block(_));
-    for line in [
-        "git add -A",
-        "git add .",
-        "git add --all",
-        "git add -u",
-        "git add notes.txt",
-        "git add src",
-        "git commit -a -m x",
-        "git commit -m x",
-        "git stash",
-        "git stash -u",
-        "git reset --hard",
-        "git checkout -- .",
-        "git checkout .",
-        "git restore staged.rs",
-        "git clean -fd",
-        "git switch other",
-        "git checkout -b other",
-    ] {
-        assert!(blocked(line, &f), "{line} should be refused");
-    }
-    for line in [
-        "git add src/lib.rs",
-        "git add ./src/lib.rs",
-        "git add mine.rs",
-        "git restore mine.rs",
-        "git stash push -- mine.rs",
-        "git commit -m x -- src/lib.rs",
-    ] {
-        assert_eq!(peer_verdict(line, &f), Verdict::Allow, "{line} should pass");
-    }
-    // Sweeps count a file the peer holds even when the session holds it too.
-    let v = peer_verdict("git add -A", &f);
-    assert!(
-        matches!(&v, Verdict::Block(x) if x.reason.contains("src/lib.rs (modified)") && x.reason.contains("notes.txt (untracked)") && x.reason.contains("bbbbbbbb"))
-    );
-    // -u and stash without -u leave untracked files alone; clean only takes untracked ones.
-    let only_untracked = PeerFacts {
-        peers: vec![Peer {
-            name: "p".into(),
-            files: vec![fs("notes.txt", '?', '?')],
-        }],
-        ..f.clone()
-    };
-    assert_eq!(peer_verdict("git add -u", &only_untracked), Verdict::Allow);
-    assert_eq!(peer_verdict("git stash", &only_untracked), Verdict::Allow);
-    assert!(blocked("git stash -u", &only_untracked));
-    assert!(blocked("git clean -f", &only_untracked));
-    let only_modified = PeerFacts {
-        peers: vec![Peer {
-            name: "p".into(),
-            files: vec![fs("src/lib.rs", ' ', 'M')],
-        }],
-        ..f.clone()
-    };
-    assert_eq!(
-        peer_verdict("git clean -fdx", &only_modified),
-        Verdict::Allow
-    );
-    assert_eq!(
-        peer_verdict("git commit -m x", &only_modified),
-        Verdict::Allow
-    );
-    // In a subfolder, `.` means that folder.
-    let sub = PeerFacts {
-        prefix: "docs".into(),
-        ..f.clone()
-    };
-    assert_eq!(peer_verdict("git add .", &sub), Verdict::Allow);
-    assert!(blocked("git add :/", &sub));
-    assert!(blocked("git add ..", &sub));
-    // No live peer: nothing applies.
-    let alone = PeerFacts {
-        peers: vec![],
-        ..f.clone()
-    };
-    for line in [
-        "git add -A",
-        "git reset --hard",
-        "git switch x",
-        "git clean -fdx",
-    ] {
-        assert_eq!(peer_verdict(line, &alone), Verdict::Allow, "{line}");
-    }
-    // `git checkout X` is a switch when X is a commit, paths otherwise.
-    let rev = PeerFacts {
-        first_is_rev: true,
-        ..f.clone()
-    };
-    assert!(blocked("git checkout main", &rev));
-    assert!(blocked("git checkout main src", &rev));
-    assert_eq!(
-        peer_verdict("git checkout main mine.rs", &rev),
-        Verdict::Allow
-    );
-}
-
 #[test]
 fn decisions_and_messages() {
     let g = guarded("git branch -D a");
@@ -538,25 +356,4 @@ fn decisions_and_messages() {
     let d = decide(&[(g, Verdict::Allow)]);
     assert_eq!(d.response, Response::Silent);
     assert!(d.audit.is_empty());
-}
-
-#[test]
-fn unknown_peer_ops_ask_only_with_live_peers() {
-    let mut x = sc("git add");
-    x.unknown = Some(Unknown::Xargs);
-    let g = classify(&[x], &mut |_, _| None).remove(0);
-    assert!(matches!(
-        evaluate(&g, &Facts::Peers(peer_facts(&[]))),
-        Verdict::Ask(_)
-    ));
-    assert_eq!(
-        evaluate(&g, &Facts::Peers(PeerFacts::default())),
-        Verdict::Allow
-    );
-    let mut r = sc("rm -rf");
-    r.unknown = Some(Unknown::Xargs);
-    let g = classify(&[r], &mut |_, _| None).remove(0);
-    assert!(
-        matches!(evaluate(&g, &Facts::None), Verdict::Ask(f) if !f.reason.contains(BYPASS_VAR))
-    );
 }
