@@ -28,12 +28,21 @@ pub struct Args {
 pub enum HostArg {
     /// Claude Code.
     Claude,
+    /// Cursor.
+    Cursor,
+    /// Gemini CLI.
+    Gemini,
+    /// Codex CLI.
+    Codex,
 }
 
 impl From<HostArg> for Host {
     fn from(h: HostArg) -> Host {
         match h {
             HostArg::Claude => Host::Claude,
+            HostArg::Cursor => Host::Cursor,
+            HostArg::Gemini => Host::Gemini,
+            HostArg::Codex => Host::Codex,
         }
     }
 }

@@ -2,7 +2,15 @@
 //! rendering a [`Response`] back in the host's own format. `serde_json::Value` stays in here.
 
 mod claude;
+mod codex;
+mod cursor;
+mod gemini;
 pub mod settings;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_render;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -178,11 +186,57 @@ pub fn parse_event(bytes: &[u8], host: Option<Host>) -> Result<Event, ProtocolEr
             "the top level is not an object".into(),
         ));
     }
-    match host {
-        None | Some(Host::Claude) => claude::parse(value),
-        Some(_) => claude::parse(value),
+    match host.unwrap_or_else(|| detect(&value)) {
+        Host::Cursor => cursor::parse(value),
+        Host::Gemini => gemini::parse(value),
+        Host::Codex => codex::parse(value),
+        Host::Claude | Host::Person => claude::parse(value),
     }
 }
+
+/// Events only Gemini CLI sends.
+const GEMINI_EVENTS: &[&str] = &[
+    "BeforeTool",
+    "AfterTool",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeToolSelection",
+    "PreCompress",
+];
+
+/// Which host sent `value`, from its fields (`hook-protocols.md`, section 6). Cursor's markers
+/// win, since Cursor also runs hooks registered in `.claude/settings.json`; a `timestamp`
+/// string is Gemini's; `turn_id`, or a `SessionStart` with both `model` and `permission_mode`,
+/// is Codex's; anything else is read as Claude Code's.
+fn detect(value: &serde_json::Value) -> Host {
+    let has = |key: &str| value.get(key).is_some_and(|v| !v.is_null());
+    let event = value
+        .get("hook_event_name")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("");
+    let camel = event.starts_with(|c: char| c.is_ascii_lowercase());
+    if has("conversation_id") || has("cursor_version") || has("workspace_roots") || camel {
+        Host::Cursor
+    } else if value
+        .get("timestamp")
+        .is_some_and(serde_json::Value::is_string)
+        || GEMINI_EVENTS.contains(&event)
+    {
+        Host::Gemini
+    } else if has("turn_id") || (event == "SessionStart" && has("model") && has("permission_mode"))
+    {
+        Host::Codex
+    } else {
+        Host::Claude
+    }
+}
+
+/// Added to a question turned into a refusal, on hosts that cannot ask the person from a hook.
+pub(crate) const CANNOT_ASK: &str = " (git-dibs would ask the person here, but this host cannot \
+    ask from a hook: name the targets explicitly so they can be checked, or leave the command \
+    to the person.)";
 
 /// What a hook answers, before it is put in a host's format.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -224,5 +278,10 @@ pub struct Output {
 
 /// Render `response` for the host that sent `event`.
 pub fn render(event: &Event, response: &Response) -> Output {
-    claude::render(event, response)
+    match event.host {
+        Host::Cursor => cursor::render(event, response),
+        Host::Gemini => gemini::render(event, response),
+        Host::Codex => codex::render(event, response),
+        Host::Claude | Host::Person => claude::render(event, response),
+    }
 }

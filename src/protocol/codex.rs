@@ -1,0 +1,251 @@
+//! Codex CLI's hook wire format: Claude-like snake_case input with `turn_id`, shell calls as
+//! `Bash`, edits as `apply_patch` whose patch text names the files, and a strictly validated
+//! answer (unknown fields fail the hook; no `ask`; a deny needs a non-empty reason).
+//!
+//! Codex cannot ask the person from a hook, so a question becomes a refusal that says why: the
+//! guard only asks about a command that could destroy work and whose targets it cannot resolve,
+//! and letting exactly those through unchecked would defeat it. The model can spell the targets
+//! out (the guard then checks them) or leave the command to the person.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::{CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource};
+
+/// The fields of Codex's input that git-dibs reads; everything else is ignored.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Input {
+    hook_event_name: Option<String>,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    tool_name: Option<String>,
+    tool_input: Value,
+    source: Option<String>,
+    prompt: Option<String>,
+    reason: Option<String>,
+}
+
+/// Codex's names for its shell tool.
+const SHELL_TOOLS: &[&str] = &["Bash", "shell", "exec_command", "local_shell"];
+/// Codex's file-editing tool.
+const PATCH_TOOL: &str = "apply_patch";
+/// What a deny says when the decision came without a reason (Codex rejects an empty one).
+const DEFAULT_REASON: &str = "git-dibs refused this tool call.";
+
+pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
+    let input: Input =
+        serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))?;
+    let event_name = input
+        .hook_event_name
+        .clone()
+        .filter(|s| !s.is_empty())
+        .ok_or(ProtocolError::Missing("hook_event_name"))?;
+    let session_id = input
+        .session_id
+        .clone()
+        .filter(|s| !s.trim().is_empty())
+        .ok_or(ProtocolError::Missing("session_id"))?;
+    let cwd = input
+        .cwd
+        .clone()
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .ok_or(ProtocolError::Missing("cwd"))?;
+    let tool = input.tool_name.clone().unwrap_or_default();
+    let pre = event_name == "PreToolUse";
+    let kind = match event_name.as_str() {
+        "PreToolUse" | "PostToolUse" if tool == PATCH_TOOL => {
+            let paths = patch_text(&input.tool_input)
+                .map(|t| patch_paths(&t))
+                .unwrap_or_default();
+            match (paths.is_empty(), pre) {
+                (true, _) => EventKind::Ignored,
+                (false, true) => EventKind::BeforeEdit { tool, paths },
+                (false, false) => EventKind::AfterEdit { tool, paths },
+            }
+        }
+        "PreToolUse" | "PostToolUse" if SHELL_TOOLS.contains(&tool.as_str()) => {
+            match shell_command(&input.tool_input) {
+                Some(command) if pre => EventKind::BeforeShell { command },
+                Some(command) => EventKind::AfterShell { command },
+                None => EventKind::Ignored,
+            }
+        }
+        "SessionStart" => EventKind::SessionStart {
+            source: match input.source.as_deref() {
+                Some("startup") => StartSource::Startup,
+                Some("resume") => StartSource::Resume,
+                Some("clear") => StartSource::Clear,
+                Some("compact") => StartSource::Compact,
+                _ => StartSource::Other,
+            },
+        },
+        "SessionEnd" => EventKind::SessionEnd {
+            reason: input.reason.clone().unwrap_or_default(),
+        },
+        "UserPromptSubmit" => EventKind::Prompt {
+            prompt: input.prompt.clone().unwrap_or_default(),
+        },
+        _ => EventKind::Ignored,
+    };
+    Ok(Event {
+        host: Host::Codex,
+        session_id,
+        cwd,
+        event_name,
+        kind,
+    })
+}
+
+/// The command line of a shell call: a string, or an argv array joined with quoting.
+fn shell_command(tool_input: &Value) -> Option<String> {
+    match tool_input.get("command")? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(words) => {
+            let words: Vec<String> = words.iter().filter_map(Value::as_str).map(quote).collect();
+            (!words.is_empty()).then(|| words.join(" "))
+        }
+        _ => None,
+    }
+}
+
+/// `word` quoted for a POSIX shell when it needs it.
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@%,".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// The patch text of an `apply_patch` call (`command` in current versions; `patch` or `input`
+/// in others).
+fn patch_text(tool_input: &Value) -> Option<String> {
+    if let Some(text) = tool_input.as_str() {
+        return Some(text.to_owned());
+    }
+    ["command", "patch", "input"]
+        .iter()
+        .find_map(|k| match tool_input.get(k)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(parts) => Some(
+                parts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => None,
+        })
+}
+
+/// The files a patch writes, in order, each once: the targets of `*** Update File:`,
+/// `*** Add File:`, `*** Delete File:` and `*** Move to:` lines (as written: relative to the
+/// session's directory, or absolute).
+pub(super) fn patch_paths(patch: &str) -> Vec<PathBuf> {
+    const MARKERS: [&str; 4] = [
+        "*** Update File:",
+        "*** Add File:",
+        "*** Delete File:",
+        "*** Move to:",
+    ];
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for line in patch.lines() {
+        let line = line.trim_end();
+        let Some(rest) = MARKERS.iter().find_map(|m| line.strip_prefix(m)) else {
+            continue;
+        };
+        let path = rest.trim();
+        if path.is_empty() || path.contains('\0') {
+            continue;
+        }
+        let path = PathBuf::from(path);
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    paths
+}
+
+/// Events whose `hookSpecificOutput` may carry `additionalContext`.
+fn takes_context(event: &str) -> bool {
+    matches!(
+        event,
+        "PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "SessionStart"
+    )
+}
+
+/// A reason Codex accepts: never empty.
+fn nonempty(reason: &str) -> &str {
+    if reason.trim().is_empty() {
+        DEFAULT_REASON
+    } else {
+        reason
+    }
+}
+
+pub(super) fn render(event: &Event, response: &Response) -> Output {
+    let name = event.event_name.as_str();
+    let mut out = Map::new();
+    let refusal = match response {
+        Response::Silent => return Output::default(),
+        Response::Warn { person, model } => {
+            if !takes_context(name) {
+                // Stop and other events accept no warning fields: say it on stderr only.
+                return Output {
+                    stderr: Some(person.clone()),
+                    ..Output::default()
+                };
+            }
+            out.insert("systemMessage".into(), json!(person));
+            out.insert(
+                "hookSpecificOutput".into(),
+                json!({"hookEventName": name, "additionalContext": model}),
+            );
+            None
+        }
+        Response::Deny { reason, person } => Some((nonempty(reason).to_owned(), person.clone())),
+        Response::Ask { reason } => Some((format!("{}{CANNOT_ASK}", nonempty(reason)), None)),
+    };
+    if let Some((reason, person)) = refusal {
+        match name {
+            "PreToolUse" => {
+                out.insert(
+                    "hookSpecificOutput".into(),
+                    json!({
+                        "hookEventName": name,
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": reason,
+                    }),
+                );
+            }
+            "PostToolUse" | "UserPromptSubmit" => {
+                out.insert("decision".into(), json!("block"));
+                out.insert("reason".into(), json!(reason));
+            }
+            _ => {
+                return Output {
+                    stdout: None,
+                    stderr: Some(reason),
+                    code: 2,
+                };
+            }
+        }
+        if let Some(person) = person {
+            out.insert("systemMessage".into(), json!(person));
+        }
+    }
+    Output {
+        stdout: Some(Value::Object(out).to_string()),
+        stderr: None,
+        code: 0,
+    }
+}

@@ -1,0 +1,234 @@
+//! Cursor's hook wire format: the camelCase events of its native `hooks.json` (and of Claude
+//! Code hooks it imports from `.claude/settings.json`), keyed by `conversation_id`, and the
+//! `permission` / `user_message` / `agent_message` answers it accepts back.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::{CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource};
+
+/// The fields of Cursor's input that git-dibs reads; everything else is ignored.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Input {
+    hook_event_name: Option<String>,
+    conversation_id: Option<String>,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    workspace_roots: Vec<Value>,
+    tool_name: Option<String>,
+    tool_input: Value,
+    file_path: Option<String>,
+    command: Option<String>,
+    prompt: Option<String>,
+    reason: Option<String>,
+}
+
+/// Cursor's tools that write or remove the file named in their input.
+const EDIT_TOOLS: &[&str] = &["Write", "Delete", "Edit", "MultiEdit", "NotebookEdit"];
+/// Cursor's shell tool (and Claude's name for it, in imported hooks).
+const SHELL_TOOLS: &[&str] = &["Shell", "Bash"];
+
+/// The event name in Cursor's native spelling: Claude-style names of imported hooks mapped the
+/// way Cursor maps them.
+fn native(name: &str) -> &str {
+    match name {
+        "PreToolUse" => "preToolUse",
+        "PostToolUse" => "postToolUse",
+        "UserPromptSubmit" => "beforeSubmitPrompt",
+        "SessionStart" => "sessionStart",
+        "SessionEnd" => "sessionEnd",
+        other => other,
+    }
+}
+
+pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
+    let input: Input =
+        serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))?;
+    let event_name = input
+        .hook_event_name
+        .clone()
+        .filter(|s| !s.is_empty())
+        .ok_or(ProtocolError::Missing("hook_event_name"))?;
+    let session_id = input
+        .conversation_id
+        .clone()
+        .or_else(|| input.session_id.clone())
+        .filter(|s| !s.trim().is_empty())
+        .ok_or(ProtocolError::Missing("conversation_id"))?;
+    let root = input
+        .workspace_roots
+        .iter()
+        .find_map(Value::as_str)
+        .map(str::to_owned);
+    let cwd = input
+        .cwd
+        .clone()
+        .filter(|s| !s.is_empty())
+        .or(root)
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .ok_or(ProtocolError::Missing("cwd"))?;
+    let (kind, cwd) = kind(&input, native(&event_name), cwd);
+    Ok(Event {
+        host: Host::Cursor,
+        session_id,
+        cwd,
+        event_name,
+        kind,
+    })
+}
+
+/// The host-neutral meaning of one Cursor event, and the directory it happens in.
+fn kind(input: &Input, event: &str, cwd: PathBuf) -> (EventKind, PathBuf) {
+    let tool = input.tool_name.clone().unwrap_or_default();
+    let kind = match event {
+        "preToolUse" | "postToolUse" if EDIT_TOOLS.contains(&tool.as_str()) => {
+            let paths = tool_paths(&input.tool_input);
+            match (paths.is_empty(), event) {
+                (true, _) => EventKind::Ignored,
+                (false, "preToolUse") => EventKind::BeforeEdit { tool, paths },
+                (false, _) => EventKind::AfterEdit { tool, paths },
+            }
+        }
+        "preToolUse" | "postToolUse" if SHELL_TOOLS.contains(&tool.as_str()) => {
+            let dir = input
+                .tool_input
+                .get("working_directory")
+                .or_else(|| input.tool_input.get("cwd"))
+                .and_then(Value::as_str)
+                .filter(|d| !d.is_empty());
+            let Some(command) = input.tool_input.get("command").and_then(Value::as_str) else {
+                return (EventKind::Ignored, cwd);
+            };
+            let cwd = dir.map_or(cwd.clone(), |d| cwd.join(d));
+            let command = command.to_owned();
+            return match event {
+                "preToolUse" => (EventKind::BeforeShell { command }, cwd),
+                _ => (EventKind::AfterShell { command }, cwd),
+            };
+        }
+        "postToolUse" if tool == "Read" => match tool_paths(&input.tool_input).pop() {
+            Some(path) => EventKind::AfterRead { path },
+            None => EventKind::Ignored,
+        },
+        "afterFileEdit" => match nonempty(&input.file_path) {
+            Some(path) => EventKind::AfterEdit {
+                tool: "Write".to_owned(),
+                paths: vec![path],
+            },
+            None => EventKind::Ignored,
+        },
+        "beforeShellExecution" | "afterShellExecution" => match &input.command {
+            Some(c) if event == "beforeShellExecution" => {
+                EventKind::BeforeShell { command: c.clone() }
+            }
+            Some(c) => EventKind::AfterShell { command: c.clone() },
+            None => EventKind::Ignored,
+        },
+        "beforeSubmitPrompt" => EventKind::Prompt {
+            prompt: input.prompt.clone().unwrap_or_default(),
+        },
+        "sessionStart" => EventKind::SessionStart {
+            source: StartSource::Startup,
+        },
+        "sessionEnd" => EventKind::SessionEnd {
+            reason: input.reason.clone().unwrap_or_default(),
+        },
+        _ => EventKind::Ignored,
+    };
+    (kind, cwd)
+}
+
+fn nonempty(path: &Option<String>) -> Option<PathBuf> {
+    path.as_deref()
+        .filter(|p| !p.is_empty() && !p.contains('\0'))
+        .map(PathBuf::from)
+}
+
+/// The file a tool's input names: `file_path`, else `path`, else `notebook_path`.
+fn tool_paths(tool_input: &Value) -> Vec<PathBuf> {
+    ["file_path", "path", "target_file", "notebook_path"]
+        .iter()
+        .filter_map(|key| tool_input.get(key).and_then(Value::as_str))
+        .filter(|p| !p.is_empty() && !p.contains('\0'))
+        .map(PathBuf::from)
+        .take(1)
+        .collect()
+}
+
+/// Events whose answer carries a `permission`.
+fn has_permission(event: &str) -> bool {
+    matches!(
+        event,
+        "preToolUse" | "beforeShellExecution" | "beforeMCPExecution" | "beforeReadFile"
+    )
+}
+
+pub(super) fn render(event: &Event, response: &Response) -> Output {
+    let name = native(&event.event_name);
+    let mut out = Map::new();
+    match response {
+        Response::Silent => return Output::default(),
+        Response::Warn { person, model } => match name {
+            "preToolUse" | "beforeShellExecution" => {
+                out.insert("user_message".into(), json!(person));
+                out.insert("agent_message".into(), json!(model));
+            }
+            "postToolUse" | "sessionStart" => {
+                out.insert("additional_context".into(), json!(model));
+            }
+            "beforeSubmitPrompt" => {
+                out.insert("continue".into(), json!(true));
+                out.insert("user_message".into(), json!(person));
+            }
+            // afterFileEdit, afterShellExecution, sessionEnd: nothing reaches anyone.
+            _ => {
+                return Output {
+                    stderr: Some(person.clone()),
+                    ..Output::default()
+                };
+            }
+        },
+        Response::Deny { reason, person } if has_permission(name) => {
+            out.insert("permission".into(), json!("deny"));
+            out.insert(
+                "user_message".into(),
+                json!(person.as_ref().unwrap_or(reason)),
+            );
+            out.insert("agent_message".into(), json!(reason));
+        }
+        Response::Ask { reason } if name == "beforeShellExecution" => {
+            out.insert("permission".into(), json!("ask"));
+            out.insert("user_message".into(), json!(reason));
+            out.insert("agent_message".into(), json!(reason));
+        }
+        Response::Ask { reason } if has_permission(name) => {
+            // preToolUse accepts `ask` but does not enforce it: refuse rather than let through.
+            let reason = format!("{reason}{CANNOT_ASK}");
+            out.insert("permission".into(), json!("deny"));
+            out.insert("user_message".into(), json!(reason));
+            out.insert("agent_message".into(), json!(reason));
+        }
+        Response::Deny { reason, .. } | Response::Ask { reason }
+            if name == "beforeSubmitPrompt" =>
+        {
+            out.insert("continue".into(), json!(false));
+            out.insert("user_message".into(), json!(reason));
+        }
+        Response::Deny { reason, .. } | Response::Ask { reason } => {
+            return Output {
+                stdout: None,
+                stderr: Some(reason.clone()),
+                code: 2,
+            };
+        }
+    }
+    Output {
+        stdout: Some(Value::Object(out).to_string()),
+        stderr: None,
+        code: 0,
+    }
+}

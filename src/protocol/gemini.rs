@@ -1,0 +1,190 @@
+//! Gemini CLI's hook wire format: `BeforeTool` / `AfterTool` with its own tool names
+//! (`write_file`, `replace`, `read_file`, `run_shell_command`), `BeforeAgent` for the prompt and
+//! the session events, and the `decision` / `systemMessage` / `additionalContext` answers.
+//!
+//! Gemini gives the model no hook context before a tool runs (`BeforeTool` has no
+//! `additionalContext`), so an edit is checked twice: at `BeforeTool` (the claim is taken before
+//! the write lands and the person is told) and again at `AfterTool`, whose `additionalContext`
+//! is appended to the tool result the model reads.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::{Event, EventKind, Host, Output, ProtocolError, Response, StartSource};
+
+/// The fields of Gemini CLI's input that git-dibs reads; everything else is ignored.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Input {
+    hook_event_name: Option<String>,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    tool_name: Option<String>,
+    tool_input: Value,
+    tool_response: Value,
+    prompt: Option<String>,
+    source: Option<String>,
+    reason: Option<String>,
+}
+
+/// Gemini's tools that write the file named in `file_path`.
+const EDIT_TOOLS: &[&str] = &["write_file", "replace"];
+/// Gemini's file-reading tool.
+const READ_TOOL: &str = "read_file";
+/// Gemini's shell tool.
+const SHELL_TOOL: &str = "run_shell_command";
+
+pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
+    let input: Input =
+        serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))?;
+    let event_name = input
+        .hook_event_name
+        .clone()
+        .filter(|s| !s.is_empty())
+        .ok_or(ProtocolError::Missing("hook_event_name"))?;
+    let session_id = input
+        .session_id
+        .clone()
+        .filter(|s| !s.trim().is_empty())
+        .ok_or(ProtocolError::Missing("session_id"))?;
+    let mut cwd = input
+        .cwd
+        .clone()
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .ok_or(ProtocolError::Missing("cwd"))?;
+    let tool = input.tool_name.clone().unwrap_or_default();
+    let before = event_name == "BeforeTool";
+    let failed = !matches!(input.tool_response.get("error"), None | Some(Value::Null));
+    let kind = match event_name.as_str() {
+        "BeforeTool" | "AfterTool" if EDIT_TOOLS.contains(&tool.as_str()) => {
+            match file_path(&input.tool_input) {
+                // AfterTool checks again: only there can the model be told (see the module doc).
+                Some(path) if before || !failed => EventKind::BeforeEdit {
+                    tool,
+                    paths: vec![path],
+                },
+                _ => EventKind::Ignored,
+            }
+        }
+        "AfterTool" if tool == READ_TOOL => match file_path(&input.tool_input) {
+            Some(path) if !failed => EventKind::AfterRead { path },
+            _ => EventKind::Ignored,
+        },
+        "BeforeTool" | "AfterTool" if tool == SHELL_TOOL => {
+            match input.tool_input.get("command").and_then(Value::as_str) {
+                Some(command) => {
+                    if let Some(dir) = input.tool_input.get("dir_path").and_then(Value::as_str)
+                        && !dir.is_empty()
+                    {
+                        cwd = cwd.join(Path::new(dir));
+                    }
+                    let command = command.to_owned();
+                    if before {
+                        EventKind::BeforeShell { command }
+                    } else {
+                        EventKind::AfterShell { command }
+                    }
+                }
+                None => EventKind::Ignored,
+            }
+        }
+        "BeforeAgent" => EventKind::Prompt {
+            prompt: input.prompt.clone().unwrap_or_default(),
+        },
+        "SessionStart" => EventKind::SessionStart {
+            source: match input.source.as_deref() {
+                Some("startup") => StartSource::Startup,
+                Some("resume") => StartSource::Resume,
+                Some("clear") => StartSource::Clear,
+                _ => StartSource::Other,
+            },
+        },
+        "SessionEnd" => EventKind::SessionEnd {
+            reason: input.reason.clone().unwrap_or_default(),
+        },
+        _ => EventKind::Ignored,
+    };
+    Ok(Event {
+        host: Host::Gemini,
+        session_id,
+        cwd,
+        event_name,
+        kind,
+    })
+}
+
+/// The file a tool's input names (`file_path`, or `absolute_path` in older versions).
+fn file_path(tool_input: &Value) -> Option<PathBuf> {
+    ["file_path", "absolute_path"]
+        .iter()
+        .filter_map(|key| tool_input.get(key).and_then(Value::as_str))
+        .find(|p| !p.is_empty() && !p.contains('\0'))
+        .map(PathBuf::from)
+}
+
+/// Events whose `hookSpecificOutput.additionalContext` reaches the model.
+fn takes_context(event: &str) -> bool {
+    matches!(event, "AfterTool" | "BeforeAgent" | "SessionStart")
+}
+
+/// Events a `decision: "deny"` acts on.
+fn takes_decision(event: &str) -> bool {
+    matches!(event, "BeforeTool" | "AfterTool" | "BeforeAgent")
+}
+
+pub(super) fn render(event: &Event, response: &Response) -> Output {
+    let name = event.event_name.as_str();
+    let mut out = Map::new();
+    match response {
+        Response::Silent => return Output::default(),
+        Response::Warn { model, .. } if name == "AfterTool" => {
+            // The person was told at BeforeTool; this one is for the model.
+            out.insert(
+                "hookSpecificOutput".into(),
+                json!({"hookEventName": name, "additionalContext": model}),
+            );
+        }
+        Response::Warn { person, model } => {
+            out.insert("systemMessage".into(), json!(person));
+            if takes_context(name) {
+                out.insert(
+                    "hookSpecificOutput".into(),
+                    json!({"hookEventName": name, "additionalContext": model}),
+                );
+            }
+        }
+        Response::Deny { reason, person } if takes_decision(name) => {
+            out.insert("decision".into(), json!("deny"));
+            out.insert("reason".into(), json!(reason));
+            if let Some(person) = person {
+                out.insert("systemMessage".into(), json!(person));
+            }
+        }
+        Response::Ask { reason } if name == "BeforeTool" => {
+            // Gemini asks the person itself (in headless runs it cannot, and refuses).
+            out.insert("decision".into(), json!("ask"));
+            out.insert("reason".into(), json!(reason));
+            out.insert("systemMessage".into(), json!(reason));
+        }
+        Response::Ask { reason } if takes_decision(name) => {
+            out.insert("decision".into(), json!("deny"));
+            out.insert("reason".into(), json!(reason));
+        }
+        Response::Deny { reason, .. } | Response::Ask { reason } => {
+            return Output {
+                stdout: None,
+                stderr: Some(reason.clone()),
+                code: 2,
+            };
+        }
+    }
+    Output {
+        stdout: Some(Value::Object(out).to_string()),
+        stderr: None,
+        code: 0,
+    }
+}

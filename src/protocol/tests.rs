@@ -1,0 +1,493 @@
+//! Unit tests of host detection and parsing: every fixture in `shared/fixtures/hooks/` (read at
+//! test time when present, else the copy embedded here) and the variations around them.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use super::*;
+
+/// The fixture folder: `GIT_DIBS_FIXTURES`, else `../shared/fixtures/hooks` beside the repo.
+fn fixture_dir() -> PathBuf {
+    std::env::var_os("GIT_DIBS_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/hooks")
+        })
+}
+
+fn fixture(host: &str, name: &str) -> Option<Vec<u8>> {
+    std::fs::read(fixture_dir().join(host).join(name)).ok()
+}
+
+fn parse(v: &Value) -> Event {
+    parse_event(v.to_string().as_bytes(), None).expect("parses")
+}
+
+fn ev(host: Host, session: &str, cwd: &str, name: &str, kind: EventKind) -> Event {
+    Event {
+        host,
+        session_id: session.into(),
+        cwd: cwd.into(),
+        event_name: name.into(),
+        kind,
+    }
+}
+
+const CURSOR_ID: &str = "c2e7a9f0-4d13-4b6a-8f25-7e1d3c9b0a64";
+const REPO: &str = "/home/dev/work/acme-api";
+
+/// Every fixture of the three hosts parses to the expected event; a fixture folder that lacks
+/// one of them fails the test (the list below is the whole folder).
+#[test]
+fn fixtures_parse_to_expected_events() {
+    let cases: Vec<(&str, &str, Event)> = vec![
+        (
+            "cursor",
+            "afterFileEdit-Write.json",
+            ev(
+                Host::Cursor,
+                CURSOR_ID,
+                REPO,
+                "afterFileEdit",
+                EventKind::AfterEdit {
+                    tool: "Write".into(),
+                    paths: vec![format!("{REPO}/src/parser.rs").into()],
+                },
+            ),
+        ),
+        (
+            "cursor",
+            "beforeShellExecution-Shell.json",
+            ev(
+                Host::Cursor,
+                CURSOR_ID,
+                REPO,
+                "beforeShellExecution",
+                EventKind::BeforeShell {
+                    command: "git branch -D feature/auth".into(),
+                },
+            ),
+        ),
+        (
+            "cursor",
+            "preToolUse-Write.json",
+            ev(
+                Host::Cursor,
+                CURSOR_ID,
+                REPO,
+                "preToolUse",
+                EventKind::BeforeEdit {
+                    tool: "Write".into(),
+                    paths: vec![format!("{REPO}/src/lexer.rs").into()],
+                },
+            ),
+        ),
+        (
+            "gemini-cli",
+            "BeforeTool-replace.json",
+            ev(
+                Host::Gemini,
+                "7d2b9e41-6c0a-4f3e-a8b5-1e9c4d7f2a06",
+                REPO,
+                "BeforeTool",
+                EventKind::BeforeEdit {
+                    tool: "replace".into(),
+                    paths: vec![format!("{REPO}/src/parser.rs").into()],
+                },
+            ),
+        ),
+        (
+            "codex",
+            "PreToolUse-Bash.json",
+            ev(
+                Host::Codex,
+                "019a7c3e-5b21-7d40-9e8f-3c6a1b2d4e5f",
+                REPO,
+                "PreToolUse",
+                EventKind::BeforeShell {
+                    command: "git worktree remove ../acme-api-wt-feature-auth".into(),
+                },
+            ),
+        ),
+    ];
+    let dir = fixture_dir();
+    if !dir.is_dir() {
+        eprintln!("fixtures not found at {}; skipped", dir.display());
+        return;
+    }
+    for host in ["cursor", "gemini-cli", "codex"] {
+        let mut names: Vec<String> = std::fs::read_dir(dir.join(host))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json"))
+            .collect();
+        names.sort();
+        let mut covered: Vec<String> = cases
+            .iter()
+            .filter(|(h, _, _)| *h == host)
+            .map(|(_, n, _)| n.to_string())
+            .collect();
+        covered.sort();
+        assert_eq!(names, covered, "fixtures of {host} without a test case");
+    }
+    for (host, name, want) in cases {
+        let bytes = fixture(host, name).unwrap();
+        let got = parse_event(&bytes, None).unwrap_or_else(|e| panic!("{host}/{name}: {e}"));
+        assert_eq!(got, want, "{host}/{name}");
+    }
+}
+
+/// The Claude Code fixtures are still read as Claude Code's (detection does not steal them).
+#[test]
+fn claude_fixtures_stay_claude() {
+    let dir = fixture_dir().join("claude-code");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let bytes = std::fs::read(e.path()).unwrap();
+        let got = parse_event(&bytes, None).unwrap();
+        assert_eq!(got.host, Host::Claude, "{}", e.path().display());
+    }
+}
+
+#[test]
+fn detection_follows_the_markers() {
+    let base = json!({"session_id": "s", "cwd": "/r", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "ls"}});
+    let with = |k: &str, v: Value| {
+        let mut x = base.clone();
+        x[k] = v;
+        x
+    };
+    assert_eq!(parse(&base).host, Host::Claude);
+    assert_eq!(parse(&with("turn_id", json!("3"))).host, Host::Codex);
+    assert_eq!(
+        parse(&with("timestamp", json!("2026-11-29T06:31:12Z"))).host,
+        Host::Gemini
+    );
+    // A numeric timestamp is not Gemini's.
+    assert_eq!(parse(&with("timestamp", json!(17))).host, Host::Claude);
+    // Cursor's markers win over everything, even a Claude-shaped event.
+    let cursor = with("conversation_id", json!("conv"));
+    assert_eq!(parse(&cursor).host, Host::Cursor);
+    assert_eq!(parse(&cursor).session_id, "conv");
+    let cursor = with("cursor_version", json!("2.3.8"));
+    assert_eq!(parse(&cursor).host, Host::Cursor);
+    // Codex's SessionStart has no turn_id but both model and permission_mode.
+    let start = json!({"session_id": "s", "cwd": "/r", "hook_event_name": "SessionStart",
+        "source": "startup", "model": "gpt-5.5", "permission_mode": "default"});
+    assert_eq!(parse(&start).host, Host::Codex);
+    let mut claude_start = start.clone();
+    claude_start
+        .as_object_mut()
+        .unwrap()
+        .remove("permission_mode");
+    assert_eq!(parse(&claude_start).host, Host::Claude);
+    // Gemini-only event names are Gemini's even without a timestamp.
+    let agent = json!({"session_id": "s", "cwd": "/r", "hook_event_name": "BeforeAgent",
+        "prompt": "hi"});
+    assert_eq!(parse(&agent).host, Host::Gemini);
+}
+
+#[test]
+fn explicit_host_wins() {
+    let v = json!({"session_id": "s", "cwd": "/r", "hook_event_name": "PreToolUse",
+        "turn_id": "1", "tool_name": "Bash", "tool_input": {"command": "ls"}});
+    let e = parse_event(v.to_string().as_bytes(), Some(Host::Claude)).unwrap();
+    assert_eq!(e.host, Host::Claude);
+    let e = parse_event(v.to_string().as_bytes(), Some(Host::Codex)).unwrap();
+    assert_eq!(e.host, Host::Codex);
+}
+
+#[test]
+fn cursor_events() {
+    let c = |extra: Value| {
+        let mut v = json!({"conversation_id": "conv", "workspace_roots": ["/ws"],
+            "cursor_version": "2.3.8"});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        parse(&v)
+    };
+    let shell = c(
+        json!({"hook_event_name": "preToolUse", "tool_name": "Shell",
+        "tool_input": {"command": "git status", "working_directory": "/ws/sub"}, "cwd": "/ws"}),
+    );
+    assert_eq!(
+        shell.kind,
+        EventKind::BeforeShell {
+            command: "git status".into()
+        }
+    );
+    assert_eq!(shell.cwd, PathBuf::from("/ws/sub"));
+    let prompt = c(json!({"hook_event_name": "beforeSubmitPrompt", "prompt": "fix it"}));
+    assert_eq!(
+        prompt.kind,
+        EventKind::Prompt {
+            prompt: "fix it".into()
+        }
+    );
+    assert_eq!(
+        prompt.cwd,
+        PathBuf::from("/ws"),
+        "cwd falls back to the workspace root"
+    );
+    let start = c(json!({"hook_event_name": "sessionStart", "session_id": "conv"}));
+    assert_eq!(
+        start.kind,
+        EventKind::SessionStart {
+            source: StartSource::Startup
+        }
+    );
+    let end = c(json!({"hook_event_name": "sessionEnd", "reason": "user_close"}));
+    assert_eq!(
+        end.kind,
+        EventKind::SessionEnd {
+            reason: "user_close".into()
+        }
+    );
+    let delete = c(
+        json!({"hook_event_name": "preToolUse", "tool_name": "Delete",
+        "tool_input": {"path": "/ws/a.rs"}}),
+    );
+    assert_eq!(
+        delete.kind,
+        EventKind::BeforeEdit {
+            tool: "Delete".into(),
+            paths: vec!["/ws/a.rs".into()]
+        }
+    );
+    let read = c(
+        json!({"hook_event_name": "postToolUse", "tool_name": "Read",
+        "tool_input": {"file_path": "/ws/a.rs"}}),
+    );
+    assert_eq!(
+        read.kind,
+        EventKind::AfterRead {
+            path: "/ws/a.rs".into()
+        }
+    );
+    let after = c(json!({"hook_event_name": "afterShellExecution", "command": "make"}));
+    assert_eq!(
+        after.kind,
+        EventKind::AfterShell {
+            command: "make".into()
+        }
+    );
+    // An imported Claude hook with Claude's event name is read in Cursor's terms.
+    let imported = c(json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}}));
+    assert_eq!(imported.host, Host::Cursor);
+    assert_eq!(
+        imported.kind,
+        EventKind::BeforeShell {
+            command: "ls".into()
+        }
+    );
+    let other = c(json!({"hook_event_name": "stop", "status": "completed"}));
+    assert_eq!(other.kind, EventKind::Ignored);
+    let none = parse_event(
+        br#"{"hook_event_name":"afterFileEdit","cursor_version":"1"}"#,
+        None,
+    );
+    assert!(matches!(
+        none,
+        Err(ProtocolError::Missing("conversation_id"))
+    ));
+}
+
+#[test]
+fn gemini_events() {
+    let g = |extra: Value| {
+        let mut v = json!({"session_id": "g", "cwd": "/r", "timestamp": "2026-11-29T06:31:12Z",
+            "transcript_path": ""});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        parse(&v)
+    };
+    let write = g(
+        json!({"hook_event_name": "BeforeTool", "tool_name": "write_file",
+        "tool_input": {"file_path": "/r/a.rs", "content": "x"}}),
+    );
+    assert_eq!(
+        write.kind,
+        EventKind::BeforeEdit {
+            tool: "write_file".into(),
+            paths: vec!["/r/a.rs".into()]
+        }
+    );
+    // After the edit the peers are checked again: only AfterTool context reaches the model.
+    let after = g(
+        json!({"hook_event_name": "AfterTool", "tool_name": "replace",
+        "tool_input": {"file_path": "/r/a.rs"}, "tool_response": {"llmContent": "ok"}}),
+    );
+    assert_eq!(
+        after.kind,
+        EventKind::BeforeEdit {
+            tool: "replace".into(),
+            paths: vec!["/r/a.rs".into()]
+        }
+    );
+    assert_eq!(after.event_name, "AfterTool");
+    let failed = g(
+        json!({"hook_event_name": "AfterTool", "tool_name": "replace",
+        "tool_input": {"file_path": "/r/a.rs"}, "tool_response": {"error": "no match"}}),
+    );
+    assert_eq!(failed.kind, EventKind::Ignored);
+    let read = g(
+        json!({"hook_event_name": "AfterTool", "tool_name": "read_file",
+        "tool_input": {"file_path": "/r/a.rs"}, "tool_response": {}}),
+    );
+    assert_eq!(
+        read.kind,
+        EventKind::AfterRead {
+            path: "/r/a.rs".into()
+        }
+    );
+    let before_read = g(
+        json!({"hook_event_name": "BeforeTool", "tool_name": "read_file",
+        "tool_input": {"file_path": "/r/a.rs"}}),
+    );
+    assert_eq!(before_read.kind, EventKind::Ignored);
+    let shell = g(
+        json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+        "tool_input": {"command": "git branch -D x", "dir_path": "sub"}}),
+    );
+    assert_eq!(
+        shell.kind,
+        EventKind::BeforeShell {
+            command: "git branch -D x".into()
+        }
+    );
+    assert_eq!(shell.cwd, PathBuf::from("/r/sub"));
+    let shell = g(
+        json!({"hook_event_name": "AfterTool", "tool_name": "run_shell_command",
+        "tool_input": {"command": "make", "dir_path": "/abs"}}),
+    );
+    assert_eq!(
+        shell.kind,
+        EventKind::AfterShell {
+            command: "make".into()
+        }
+    );
+    assert_eq!(shell.cwd, PathBuf::from("/abs"));
+    let prompt = g(json!({"hook_event_name": "BeforeAgent", "prompt": "do it"}));
+    assert_eq!(
+        prompt.kind,
+        EventKind::Prompt {
+            prompt: "do it".into()
+        }
+    );
+    let start = g(json!({"hook_event_name": "SessionStart", "source": "resume"}));
+    assert_eq!(
+        start.kind,
+        EventKind::SessionStart {
+            source: StartSource::Resume
+        }
+    );
+    let end = g(json!({"hook_event_name": "SessionEnd", "reason": "exit"}));
+    assert_eq!(
+        end.kind,
+        EventKind::SessionEnd {
+            reason: "exit".into()
+        }
+    );
+    let model = g(json!({"hook_event_name": "BeforeModel"}));
+    assert_eq!(model.kind, EventKind::Ignored);
+}
+
+#[test]
+fn codex_events() {
+    let x = |extra: Value| {
+        let mut v = json!({"session_id": "cx", "turn_id": "1", "cwd": "/r", "model": "gpt-5.5",
+            "permission_mode": "default", "transcript_path": null});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        parse(&v)
+    };
+    let patch = "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-a\n+b\n*** Add File: /abs/new.rs\n\
+        +x\n*** Delete File: old.rs\n*** Update File: src/mv.rs\n*** Move to: src/moved.rs\n\
+        *** Update File: src/a.rs\n*** End Patch\n";
+    let pre = x(
+        json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch",
+        "tool_input": {"command": patch}}),
+    );
+    let paths: Vec<PathBuf> = [
+        "src/a.rs",
+        "/abs/new.rs",
+        "old.rs",
+        "src/mv.rs",
+        "src/moved.rs",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    assert_eq!(
+        pre.kind,
+        EventKind::BeforeEdit {
+            tool: "apply_patch".into(),
+            paths: paths.clone()
+        }
+    );
+    let post = x(
+        json!({"hook_event_name": "PostToolUse", "tool_name": "apply_patch",
+        "tool_input": {"command": patch}, "tool_response": "ok"}),
+    );
+    assert_eq!(
+        post.kind,
+        EventKind::AfterEdit {
+            tool: "apply_patch".into(),
+            paths
+        }
+    );
+    let empty = x(
+        json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch",
+        "tool_input": {"command": "*** Begin Patch\n*** End Patch"}}),
+    );
+    assert_eq!(empty.kind, EventKind::Ignored);
+    let after = x(
+        json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "make"}}),
+    );
+    assert_eq!(
+        after.kind,
+        EventKind::AfterShell {
+            command: "make".into()
+        }
+    );
+    let argv = x(json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": ["bash", "-lc", "git branch -D x"]}}));
+    assert_eq!(
+        argv.kind,
+        EventKind::BeforeShell {
+            command: "bash -lc 'git branch -D x'".into()
+        }
+    );
+    let prompt = x(json!({"hook_event_name": "UserPromptSubmit", "prompt": "go"}));
+    assert_eq!(
+        prompt.kind,
+        EventKind::Prompt {
+            prompt: "go".into()
+        }
+    );
+    let start = x(json!({"hook_event_name": "SessionStart", "source": "startup"}));
+    assert_eq!(
+        start.kind,
+        EventKind::SessionStart {
+            source: StartSource::Startup
+        }
+    );
+    let stop = x(json!({"hook_event_name": "Stop", "stop_hook_active": false}));
+    assert_eq!(stop.kind, EventKind::Ignored);
+    assert_eq!(stop.host, Host::Codex);
+    let mcp = x(
+        json!({"hook_event_name": "PreToolUse", "tool_name": "mcp__fs__write",
+        "tool_input": {}}),
+    );
+    assert_eq!(mcp.kind, EventKind::Ignored);
+}
