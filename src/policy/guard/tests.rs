@@ -357,3 +357,43 @@ fn decisions_and_messages() {
     assert_eq!(d.response, Response::Silent);
     assert!(d.audit.is_empty());
 }
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn decide_all(cmds: &[SimpleCommand]) {
+        let guarded = classify(cmds, &mut |_, _| Some("branch -D".into()));
+        let verdicts: Vec<(Guarded, Verdict)> = guarded
+            .into_iter()
+            .map(|g| {
+                let v = evaluate(&g, &Facts::None);
+                (g, v)
+            })
+            .collect();
+        let _ = decide(&verdicts);
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_shell_text_never_panics(line in "\\PC{0,160}") {
+            if let Ok(cmds) = crate::shell::parse(&line, Path::new("/nonexistent/w")) {
+                decide_all(&cmds);
+            }
+        }
+
+        #[test]
+        fn arbitrary_argv_never_panics(
+            head in prop::sample::select(vec!["git", "/usr/bin/git", "rm", "find", "eval", "$X"]),
+            words in prop::collection::vec("[-a-zA-Z:./+=$()*!^\\[\\]]{0,10}", 0..10),
+            unknown in prop::option::of(prop::sample::select(vec![
+                Unknown::Xargs, Unknown::Eval, Unknown::Variable, Unknown::CommandSubstitution,
+            ])),
+        ) {
+            let mut cmd = sc("x");
+            cmd.argv = std::iter::once(head.to_owned()).chain(words).collect();
+            cmd.unknown = unknown;
+            decide_all(&[cmd]);
+        }
+    }
+}
