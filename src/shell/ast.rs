@@ -23,6 +23,9 @@ pub(super) struct Word {
     pub any_quote: bool,
     /// The command lists of the substitutions in this word; they run when the word expands.
     pub subs: Vec<List>,
+    /// For each of `subs`, where its text sits in `chars` and whether it was double-quoted;
+    /// `None` when it cannot be replaced by its output (inside `${...}`).
+    pub spans: Vec<Option<(usize, usize, bool)>>,
 }
 
 impl Word {
@@ -73,6 +76,7 @@ impl Word {
             has_cmdsub: self.has_cmdsub,
             any_quote: self.any_quote,
             subs: Vec::new(),
+            spans: Vec::new(),
         };
         Some((name.iter().map(|w| w.c).collect(), value))
     }

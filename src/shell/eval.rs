@@ -3,18 +3,19 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ast::{Command, List, Redir, RedirOp, Simple, Word};
+use super::ast::{Command, List, Redir, Simple, WChar, Word};
+use super::builtins::{change_dir, literal_output, redirections};
 use super::expand::{Arg, expand_word, join_dir};
 use super::lex::Parser;
-use super::wrappers::{Shell, basename, peel};
+use super::wrappers::{Shell, peel};
 use super::{ParseError, Redirect, SimpleCommand, Unknown};
 
 /// The shell state that matters here: the working directory and the `pushd` stack.
 #[derive(Clone, Debug)]
-struct State {
-    cwd: PathBuf,
-    known: bool,
-    stack: Vec<(PathBuf, bool)>,
+pub(super) struct State {
+    pub(super) cwd: PathBuf,
+    pub(super) known: bool,
+    pub(super) stack: Vec<(PathBuf, bool)>,
 }
 
 impl State {
@@ -63,7 +64,7 @@ pub(super) fn run(
 }
 
 /// Where a command's standard input comes from, as far as a nested shell cares.
-enum Stdin {
+pub(super) enum Stdin {
     /// The terminal or nothing special.
     None,
     /// Literal text (a heredoc, a here-string, `echo ... |`).
@@ -73,7 +74,14 @@ enum Stdin {
 }
 
 impl Ev<'_> {
-    fn list(&mut self, list: &List, st: &mut State, inh: &Inherit) -> Result<(), ParseError> {
+    /// Run a list; returns its output when it is one command (or pipeline) with literal output.
+    fn list(
+        &mut self,
+        list: &List,
+        st: &mut State,
+        inh: &Inherit,
+    ) -> Result<Option<String>, ParseError> {
+        let mut last = None;
         for (ao, background) in &list.items {
             let mut bg_state;
             let st: &mut State = if *background {
@@ -84,7 +92,7 @@ impl Ev<'_> {
             };
             for p in &ao.pipelines {
                 if p.cmds.len() == 1 {
-                    self.command(&p.cmds[0], st, inh, Stdin::None)?;
+                    last = self.command(&p.cmds[0], st, inh, Stdin::None)?;
                     continue;
                 }
                 let mut piped: Option<Option<String>> = None;
@@ -97,16 +105,65 @@ impl Ev<'_> {
                     let out = self.command(cmd, &mut st.clone(), inh, stdin)?;
                     piped = Some(out);
                 }
+                last = piped.flatten();
             }
         }
-        Ok(())
+        let single = list.items.len() == 1
+            && list
+                .items
+                .iter()
+                .all(|(ao, bg)| !bg && ao.pipelines.len() == 1);
+        Ok(if single { last } else { None })
     }
 
-    fn subs_of(&mut self, w: &Word, st: &State, inh: &Inherit) -> Result<(), ParseError> {
+    /// Run the substitutions of a word; returns their literal outputs where known.
+    fn subs_of(
+        &mut self,
+        w: &Word,
+        st: &State,
+        inh: &Inherit,
+    ) -> Result<Vec<Option<String>>, ParseError> {
+        let mut outs = Vec::new();
         for l in &w.subs {
-            self.list(l, &mut st.clone(), inh)?;
+            outs.push(self.list(l, &mut st.clone(), inh)?);
         }
-        Ok(())
+        Ok(outs)
+    }
+
+    /// The word with its double-quoted substitutions replaced by their literal output
+    /// (`"$(cat <<'EOF' ... EOF)"`), when every substitution's output is known.
+    fn substituted(&mut self, w: &Word, st: &State, inh: &Inherit) -> Result<Word, ParseError> {
+        let outs = self.subs_of(w, st, inh)?;
+        if !w.has_cmdsub
+            || w.has_var
+            || outs.iter().any(Option::is_none)
+            || w.spans.len() != outs.len()
+        {
+            return Ok(w.clone());
+        }
+        let mut chars = Vec::new();
+        let mut at = 0;
+        for (span, out) in w.spans.iter().zip(&outs) {
+            let (Some((from, to, true)), Some(out)) = (span, out) else {
+                return Ok(w.clone());
+            };
+            if *from < at || *to > w.chars.len() {
+                return Ok(w.clone());
+            }
+            chars.extend_from_slice(&w.chars[at..*from]);
+            chars.extend(
+                out.trim_end_matches('\n')
+                    .chars()
+                    .map(|c| WChar { c, quoted: true }),
+            );
+            at = *to;
+        }
+        chars.extend_from_slice(&w.chars[at..]);
+        Ok(Word {
+            chars,
+            any_quote: w.any_quote,
+            ..Word::default()
+        })
     }
 
     fn redir_subs(&mut self, rs: &[Redir], st: &State, inh: &Inherit) -> Result<(), ParseError> {
@@ -211,13 +268,17 @@ impl Ev<'_> {
         inh: &Inherit,
         piped: Stdin,
     ) -> Result<Option<String>, ParseError> {
-        for w in s.assigns.iter().chain(&s.words) {
+        for w in &s.assigns {
             self.subs_of(w, st, inh)?;
+        }
+        let mut words = Vec::new();
+        for w in &s.words {
+            words.push(self.substituted(w, st, inh)?);
         }
         self.redir_subs(&s.redirs, st, inh)?;
 
         let mut args = Vec::new();
-        for w in &s.words {
+        for w in &words {
             args.extend(expand_word(w, &st.cwd, st.known, self.home));
         }
         let mut assignments = inh.assigns.clone();
@@ -360,162 +421,5 @@ impl Ev<'_> {
             redirects,
             unknown,
         });
-    }
-}
-
-/// The output redirections, and where standard input comes from.
-fn redirections(rs: &[Redir], piped: Stdin) -> (Vec<Redirect>, Stdin) {
-    let mut out = Vec::new();
-    let mut stdin = piped;
-    for r in rs {
-        let target = r.target.text();
-        let (append, both) = match r.op {
-            RedirOp::Out | RedirOp::Clobber => (false, false),
-            RedirOp::Append => (true, false),
-            RedirOp::All => (false, true),
-            RedirOp::AllAppend => (true, true),
-            RedirOp::DupOut => {
-                let dup = target == "-"
-                    || target
-                        .trim_end_matches('-')
-                        .chars()
-                        .all(|c| c.is_ascii_digit());
-                if dup {
-                    continue;
-                }
-                (false, r.fd.is_none())
-            }
-            RedirOp::In | RedirOp::ReadWrite | RedirOp::DupIn => {
-                if r.fd.is_none_or(|f| f == 0) && r.op != RedirOp::DupIn {
-                    stdin = Stdin::Opaque;
-                }
-                continue;
-            }
-            RedirOp::HereDoc | RedirOp::HereString => {
-                if r.fd.is_none_or(|f| f == 0) {
-                    stdin = match &r.heredoc {
-                        Some(doc) => Stdin::Text(doc.borrow().body.clone()),
-                        None => Stdin::Text(format!("{target}\n")),
-                    };
-                }
-                continue;
-            }
-        };
-        out.push(Redirect {
-            fd: r.fd,
-            append,
-            target,
-            both,
-        });
-    }
-    (out, stdin)
-}
-
-/// What `echo`, `printf` or `cat <<EOF` print, when that is literal.
-fn literal_output(argv: &[Arg], known: bool, redirs: &[Redir]) -> Option<String> {
-    if !known {
-        return None;
-    }
-    let name = basename(&argv.first()?.text);
-    let args: Vec<&str> = argv[1..].iter().map(|a| a.text.as_str()).collect();
-    match name {
-        "echo" => {
-            let n = args
-                .iter()
-                .take_while(|a| matches!(**a, "-n" | "-e" | "-E" | "-ne" | "-en"))
-                .count();
-            Some(args[n..].join(" ").replace("\\n", "\n"))
-        }
-        "printf" => {
-            let mut text = args.first()?.replace("\\n", "\n");
-            for a in &args[1..] {
-                match text.find("%s") {
-                    Some(i) => text.replace_range(i..i + 2, a),
-                    None => {
-                        text.push(' ');
-                        text.push_str(a);
-                    }
-                }
-            }
-            Some(text)
-        }
-        "cat" if args.is_empty() => {
-            let (_, stdin) = redirections(redirs, Stdin::None);
-            match stdin {
-                Stdin::Text(t) => Some(t),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// Follow `cd`, `pushd` and `popd`.
-fn change_dir(argv: &[Arg], st: &mut State, home: Option<&Path>) {
-    let Some(name) = argv.first().map(|a| a.text.as_str()) else {
-        return;
-    };
-    let operands: Vec<&Arg> = match name {
-        "cd" | "pushd" | "popd" => {
-            let mut v: Vec<&Arg> = argv[1..].iter().collect();
-            while v.first().is_some_and(|a| {
-                a.text.len() > 1
-                    && a.text.starts_with('-')
-                    && !a.text[1..].starts_with(|c: char| c.is_ascii_digit())
-            }) {
-                let dashdash = v[0].text == "--";
-                v.remove(0);
-                if dashdash {
-                    break;
-                }
-            }
-            v
-        }
-        _ => return,
-    };
-    let go = |st: &mut State, dir: Option<&Arg>| match dir {
-        None => match home {
-            Some(h) => {
-                st.cwd = h.to_path_buf();
-                st.known = true;
-            }
-            None => st.known = false,
-        },
-        Some(a) if a.var || a.cmdsub || a.text == "-" => st.known = false,
-        Some(a) if a.text.is_empty() => {}
-        Some(a) => {
-            if Path::new(&a.text).is_absolute() {
-                st.known = true;
-            }
-            st.cwd = join_dir(&st.cwd, &a.text);
-        }
-    };
-    let rotation = operands
-        .first()
-        .is_some_and(|a| a.text.starts_with(['+', '-']) && a.text.len() > 1);
-    match name {
-        "cd" if operands.len() <= 1 => go(st, operands.first().copied()),
-        "pushd" if rotation => st.known = false,
-        "pushd" => match operands.first() {
-            Some(a) => {
-                st.stack.push((st.cwd.clone(), st.known));
-                go(st, Some(a));
-            }
-            None => {
-                if let Some((d, k)) = st.stack.pop() {
-                    st.stack.push((st.cwd.clone(), st.known));
-                    st.cwd = d;
-                    st.known = k;
-                }
-            }
-        },
-        "popd" if rotation => st.known = false,
-        "popd" => {
-            if let Some((d, k)) = st.stack.pop() {
-                st.cwd = d;
-                st.known = k;
-            }
-        }
-        _ => {}
     }
 }

@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::ast::{HereDoc, List, Word};
+use super::ast::{HereDoc, Word};
 use super::{MAX_DEPTH, ParseError};
 
 /// Operators.
@@ -44,11 +44,11 @@ impl Tok {
     }
 }
 
-struct Pending {
-    doc: Rc<RefCell<HereDoc>>,
-    delim: String,
-    strip_tabs: bool,
-    quoted: bool,
+pub(super) struct Pending {
+    pub(super) doc: Rc<RefCell<HereDoc>>,
+    pub(super) delim: String,
+    pub(super) strip_tabs: bool,
+    pub(super) quoted: bool,
 }
 
 /// Lexer and parser state over one piece of shell text.
@@ -57,9 +57,11 @@ pub(super) struct Parser {
     pub(super) pos: usize,
     pub(super) depth: u32,
     pub(super) peeked: Option<Tok>,
-    pending: Vec<Pending>,
+    pub(super) pending: Vec<Pending>,
     /// For each `(`, the index of its matching `)` by plain counting (built on first use).
     parens: Option<Vec<u32>>,
+    /// Inside a double-quoted string (of the current substitution level).
+    pub(super) in_dquote: bool,
 }
 
 fn is_meta(c: char) -> bool {
@@ -69,7 +71,7 @@ fn is_meta(c: char) -> bool {
     )
 }
 
-fn syntax(msg: &str) -> ParseError {
+pub(super) fn syntax(msg: &str) -> ParseError {
     ParseError::Syntax(msg.to_string())
 }
 
@@ -82,6 +84,7 @@ impl Parser {
             peeked: None,
             pending: Vec::new(),
             parens: None,
+            in_dquote: false,
         }
     }
 
@@ -98,11 +101,11 @@ impl Parser {
         self.depth -= 1;
     }
 
-    fn at(&self, i: usize) -> Option<char> {
+    pub(super) fn at(&self, i: usize) -> Option<char> {
         self.src.get(i).copied()
     }
 
-    fn cur(&self) -> Option<char> {
+    pub(super) fn cur(&self) -> Option<char> {
         self.at(self.pos)
     }
 
@@ -319,6 +322,13 @@ impl Parser {
 
     /// The inside of a double-quoted string; `pos` is just after the opening quote.
     fn dquote(&mut self, w: &mut Word) -> Result<(), ParseError> {
+        let outer = std::mem::replace(&mut self.in_dquote, true);
+        let r = self.dquote_inner(w);
+        self.in_dquote = outer;
+        r
+    }
+
+    fn dquote_inner(&mut self, w: &mut Word) -> Result<(), ParseError> {
         w.any_quote = true;
         loop {
             match self.cur() {
@@ -349,7 +359,7 @@ impl Parser {
     }
 
     /// A `$` expansion; `pos` is at the `$`.
-    fn dollar(&mut self, w: &mut Word, in_dquote: bool) -> Result<(), ParseError> {
+    pub(super) fn dollar(&mut self, w: &mut Word, in_dquote: bool) -> Result<(), ParseError> {
         let start = self.pos;
         match self.at(self.pos + 1) {
             Some('\'') if !in_dquote => {
@@ -415,6 +425,7 @@ impl Parser {
                 self.pos = self.pos.min(self.src.len());
                 w.has_var = true;
                 w.has_cmdsub |= scratch.has_cmdsub;
+                w.spans.extend(scratch.subs.iter().map(|_| None));
                 w.subs.append(&mut scratch.subs);
                 self.push_raw(w, start);
                 Ok(())
@@ -445,7 +456,7 @@ impl Parser {
         }
     }
 
-    fn push_raw(&self, w: &mut Word, start: usize) {
+    pub(super) fn push_raw(&self, w: &mut Word, start: usize) {
         let end = self.pos.min(self.src.len());
         w.chars.extend(
             self.src[start..end]
@@ -484,7 +495,9 @@ impl Parser {
     fn command_sub(&mut self, w: &mut Word, opener: &str) -> Result<(), ParseError> {
         let start = self.pos;
         let saved = self.peeked.take();
+        let quoted = std::mem::replace(&mut self.in_dquote, false);
         let list = self.parse_compound_list()?;
+        self.in_dquote = quoted;
         match self.next_tok()? {
             Tok::Op(Op::RParen) => {}
             t => {
@@ -496,146 +509,11 @@ impl Parser {
         }
         self.peeked = saved;
         w.has_cmdsub = true;
+        let from = w.chars.len();
         w.push_str(opener, true);
         self.push_raw(w, start);
+        w.spans.push(Some((from, w.chars.len(), quoted)));
         w.subs.push(list);
         Ok(())
-    }
-
-    /// A backtick substitution; `pos` is at the opening backtick.
-    fn backtick(&mut self, w: &mut Word) -> Result<(), ParseError> {
-        let start = self.pos;
-        self.pos += 1;
-        let mut inner = String::new();
-        loop {
-            match self.cur() {
-                None => return Err(syntax("unterminated backtick")),
-                Some('`') => break,
-                Some('\\') => {
-                    match self.at(self.pos + 1) {
-                        Some(n @ ('`' | '$' | '\\')) => inner.push(n),
-                        Some(n) => {
-                            inner.push('\\');
-                            inner.push(n);
-                        }
-                        None => inner.push('\\'),
-                    }
-                    self.pos += 2;
-                }
-                Some(c) => {
-                    inner.push(c);
-                    self.pos += 1;
-                }
-            }
-        }
-        self.pos += 1;
-        let list = Parser::new(&inner, self.depth + 1).parse_program()?;
-        w.has_cmdsub = true;
-        self.push_raw(w, start);
-        w.subs.push(list);
-        Ok(())
-    }
-
-    /// The inside of `$'...'`; `pos` is just after the opening quote.
-    fn ansi_c(&mut self, w: &mut Word) -> Result<(), ParseError> {
-        loop {
-            let Some(c) = self.cur() else {
-                return Err(syntax("unterminated $'...'"));
-            };
-            self.pos += 1;
-            match c {
-                '\'' => return Ok(()),
-                '\\' => {
-                    let Some(e) = self.cur() else { continue };
-                    self.pos += 1;
-                    let out = match e {
-                        'n' => Some('\n'),
-                        't' => Some('\t'),
-                        'r' => Some('\r'),
-                        'a' => Some('\x07'),
-                        'b' => Some('\x08'),
-                        'e' | 'E' => Some('\x1b'),
-                        'f' => Some('\x0c'),
-                        'v' => Some('\x0b'),
-                        'c' => self.cur().map(|x| {
-                            self.pos += 1;
-                            char::from((x as u32 & 0x1f) as u8)
-                        }),
-                        'x' => self.radix_escape(16, 2),
-                        'u' => self.radix_escape(16, 4),
-                        'U' => self.radix_escape(16, 8),
-                        '0'..='7' => {
-                            self.pos -= 1;
-                            self.radix_escape(8, 3)
-                        }
-                        other => Some(other),
-                    };
-                    if let Some(o) = out {
-                        w.push(o, true);
-                    }
-                }
-                c => w.push(c, true),
-            }
-        }
-    }
-
-    fn radix_escape(&mut self, radix: u32, max: usize) -> Option<char> {
-        let mut v: u32 = 0;
-        let mut n = 0;
-        while n < max {
-            let Some(d) = self.cur().and_then(|c| c.to_digit(radix)) else {
-                break;
-            };
-            v = v.saturating_mul(radix).saturating_add(d);
-            self.pos += 1;
-            n += 1;
-        }
-        if n == 0 { None } else { char::from_u32(v) }
-    }
-
-    /// Read the bodies of the heredocs registered on the line just ended.
-    fn read_heredocs(&mut self) -> Result<(), ParseError> {
-        for p in std::mem::take(&mut self.pending) {
-            let mut body = String::new();
-            while self.pos < self.src.len() {
-                let end = self.src[self.pos..]
-                    .iter()
-                    .position(|&c| c == '\n')
-                    .map_or(self.src.len(), |i| self.pos + i);
-                let mut line: &[char] = &self.src[self.pos..end];
-                if p.strip_tabs {
-                    while line.first() == Some(&'\t') {
-                        line = &line[1..];
-                    }
-                }
-                self.pos = (end + 1).min(self.src.len());
-                if line.iter().copied().eq(p.delim.chars()) {
-                    break;
-                }
-                body.extend(line.iter());
-                body.push('\n');
-            }
-            let subs = if p.quoted {
-                Vec::new()
-            } else {
-                Parser::new(&body, self.depth + 1).heredoc_subs()?
-            };
-            *p.doc.borrow_mut() = HereDoc { body, subs };
-        }
-        Ok(())
-    }
-
-    /// The command substitutions of an unquoted heredoc body.
-    fn heredoc_subs(&mut self) -> Result<Vec<List>, ParseError> {
-        let mut w = Word::default();
-        while let Some(c) = self.cur() {
-            match c {
-                '\\' => self.pos += 2,
-                '$' => self.dollar(&mut w, true)?,
-                '`' => self.backtick(&mut w)?,
-                _ => self.pos += 1,
-            }
-        }
-        Ok(w.subs)
     }
 }

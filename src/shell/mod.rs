@@ -6,14 +6,18 @@
 //! insta and its recursion has no depth bound. Ours has no dependencies, bounds size and depth.
 
 mod ast;
+mod builtins;
 mod eval;
 mod expand;
 mod lex;
 mod parse;
+mod quote;
 mod wrappers;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_expand;
 #[cfg(test)]
 mod tests_prop;
 

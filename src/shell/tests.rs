@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{ParseError, Redirect, SimpleCommand, Unknown, parse_with_home};
+use super::{SimpleCommand, Unknown, parse_with_home};
 
-fn p(cmd: &str) -> Vec<SimpleCommand> {
+pub(super) fn p(cmd: &str) -> Vec<SimpleCommand> {
     parse_with_home(cmd, Path::new("/w"), Some(Path::new("/home/u")))
         .unwrap_or_else(|e| panic!("{cmd:?}: {e}"))
 }
@@ -413,94 +413,6 @@ fn working_directory() {
     assert!(!cs[1].cwd_known);
 }
 
-#[test]
-fn redirects() {
-    let r = |fd, append, target: &str, both| Redirect {
-        fd,
-        append,
-        target: target.to_string(),
-        both,
-    };
-    let table: &[(&str, Vec<Redirect>)] = &[
-        ("echo x > a", vec![r(None, false, "a", false)]),
-        ("echo x >> 'a b'", vec![r(None, true, "a b", false)]),
-        (
-            "echo x >| a 2> e",
-            vec![r(None, false, "a", false), r(Some(2), false, "e", false)],
-        ),
-        ("cmd &> a", vec![r(None, false, "a", true)]),
-        ("cmd &>> a", vec![r(None, true, "a", true)]),
-        ("cmd >& a", vec![r(None, false, "a", true)]),
-        ("cmd > a 2>&1 < in 3>&-", vec![r(None, false, "a", false)]),
-        ("> a cmd", vec![r(None, false, "a", false)]),
-        ("echo 2 > a", vec![r(None, false, "a", false)]),
-    ];
-    for (cmd, want) in table {
-        assert_eq!(&p(cmd)[0].redirects, want, "{cmd:?}");
-    }
-    assert_eq!(p("echo 2 > a")[0].argv, ["echo", "2"]);
-    assert_eq!(p("echo 2>a")[0].argv, ["echo"]);
-}
-
-#[test]
-fn expansion_braces_tilde_globs() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path();
-    for d in ["wt-a", "wt-b", "other", ".hidden", "wt-a/sub"] {
-        std::fs::create_dir_all(root.join(d)).expect("mkdir");
-    }
-    std::fs::write(root.join("f.txt"), "").expect("write");
-    let run = |cmd: &str| -> Vec<String> {
-        parse_with_home(cmd, root, Some(Path::new("/home/u"))).expect("parse")[0]
-            .argv
-            .clone()
-    };
-    assert_eq!(run("rm -rf wt-*"), ["rm", "-rf", "wt-a", "wt-b"]);
-    assert_eq!(run("rm -rf wt-?"), ["rm", "-rf", "wt-a", "wt-b"]);
-    assert_eq!(run("rm -rf wt-[a]"), ["rm", "-rf", "wt-a"]);
-    assert_eq!(run("rm -rf wt-[!a]"), ["rm", "-rf", "wt-b"]);
-    assert_eq!(run("rm -rf */"), ["rm", "-rf", "other/", "wt-a/", "wt-b/"]);
-    assert_eq!(run("ls */sub"), ["ls", "wt-a/sub"]);
-    assert_eq!(run("ls *"), ["ls", "f.txt", "other", "wt-a", "wt-b"]);
-    assert_eq!(run("ls .h*"), ["ls", ".hidden"]);
-    assert_eq!(run("rm -rf 'wt-*'"), ["rm", "-rf", "wt-*"]);
-    assert_eq!(run("rm -rf wt-\\*"), ["rm", "-rf", "wt-*"]);
-    assert_eq!(run("rm -rf nomatch*"), ["rm", "-rf", "nomatch*"]);
-    assert_eq!(run("[ -d x ]"), ["[", "-d", "x", "]"]);
-    let abs = format!("ls {}/wt-*", root.display());
-    assert_eq!(run(&abs)[1], format!("{}/wt-a", root.display()));
-    let sub = parse_with_home("cd wt-a && ls s*", root, None).expect("parse");
-    assert_eq!(sub[1].argv, ["ls", "sub"]);
-
-    assert_eq!(run("rm -rf {wt-a,wt-b}"), ["rm", "-rf", "wt-a", "wt-b"]);
-    assert_eq!(run("echo a{1..3}b"), ["echo", "a1b", "a2b", "a3b"]);
-    assert_eq!(run("echo {a..c}"), ["echo", "a", "b", "c"]);
-    assert_eq!(run("echo {x,{y,z}}"), ["echo", "x", "y", "z"]);
-    assert_eq!(run("echo '{a,b}' {a} {}"), ["echo", "{a,b}", "{a}", "{}"]);
-    assert_eq!(
-        run("echo ~ ~/x '~' a~"),
-        ["echo", "/home/u", "/home/u/x", "~", "a~"]
-    );
-}
-
-#[test]
-fn errors() {
-    let e = |cmd: &str| parse_with_home(cmd, Path::new("/"), None).unwrap_err();
-    assert!(matches!(e("echo 'open"), ParseError::Syntax(_)));
-    assert!(matches!(e("echo \"open"), ParseError::Syntax(_)));
-    assert!(matches!(e("echo $(open"), ParseError::Syntax(_)));
-    assert!(matches!(e("if x; then y"), ParseError::Syntax(_)));
-    assert!(matches!(e("a && )"), ParseError::Syntax(_)));
-    assert!(matches!(e("{ a }"), ParseError::Syntax(_)));
-    let big = "a".repeat(super::MAX_INPUT + 1);
-    assert_eq!(e(&big), ParseError::TooLarge);
-    assert_eq!(e(&"(".repeat(40)), ParseError::TooDeep);
-    assert_eq!(e(&"$(".repeat(40)), ParseError::TooDeep);
-    let evals = format!("{}git stash", "eval ".repeat(20));
-    assert_eq!(e(&evals), ParseError::TooDeep);
-    assert!(e("(").to_string().contains("syntax"));
-}
-
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
@@ -522,4 +434,32 @@ fn double_parens_are_arithmetic_as_in_bash() {
     // bash reads `((...))` as arithmetic and runs nothing, even if the text looks like commands.
     assert!(p("((echo hi; git stash))").is_empty());
     assert_eq!(argvs("( (git stash) )"), ["git stash"]);
+}
+
+#[test]
+fn literal_substitutions_are_replaced_by_their_output() {
+    // The way Claude Code writes commit messages: the message is data, and known.
+    let cmd = "git commit -m \"$(cat <<'EOF'\nfix: x\n\ngit reset --hard\nEOF\n)\"";
+    let cs = p(cmd);
+    assert_eq!(cs.len(), 2);
+    assert_eq!(cs[0].argv, ["cat"]);
+    assert_eq!(
+        cs[1].argv,
+        ["git", "commit", "-m", "fix: x\n\ngit reset --hard"]
+    );
+    assert_eq!(cs[1].unknown, None);
+    let c = &p("git branch -D \"$(echo feat)\"")[1];
+    assert_eq!(
+        (c.argv.join(" "), c.unknown),
+        ("git branch -D feat".to_string(), None)
+    );
+    let c = &p("git branch -D \"x-$(printf '%s' feat)\"")[1];
+    assert_eq!(c.argv.join(" "), "git branch -D x-feat");
+    // Unquoted output would be split into fields, and unknown output stays unknown.
+    let c = &p("git branch -D $(echo feat)")[1];
+    assert_eq!(c.unknown, Some(Unknown::CommandSubstitution));
+    let c = &p("git branch -D \"$(git branch --show-current)\"")[1];
+    assert_eq!(c.unknown, Some(Unknown::CommandSubstitution));
+    let c = &p("git branch -D \"$(echo $B)\"")[1];
+    assert_eq!(c.unknown, Some(Unknown::CommandSubstitution));
 }

@@ -1,0 +1,170 @@
+//! What the evaluator needs to know about a few commands: redirections and standard input,
+//! the literal output of `echo`/`printf`/`cat <<EOF`, and `cd`/`pushd`/`popd`.
+
+use std::path::Path;
+
+use super::Redirect;
+use super::ast::{Redir, RedirOp};
+use super::eval::{State, Stdin};
+use super::expand::{Arg, join_dir};
+use super::wrappers::basename;
+
+/// The output redirections, and where standard input comes from.
+pub(super) fn redirections(rs: &[Redir], piped: Stdin) -> (Vec<Redirect>, Stdin) {
+    let mut out = Vec::new();
+    let mut stdin = piped;
+    for r in rs {
+        let target = r.target.text();
+        let (append, both) = match r.op {
+            RedirOp::Out | RedirOp::Clobber => (false, false),
+            RedirOp::Append => (true, false),
+            RedirOp::All => (false, true),
+            RedirOp::AllAppend => (true, true),
+            RedirOp::DupOut => {
+                let dup = target == "-"
+                    || target
+                        .trim_end_matches('-')
+                        .chars()
+                        .all(|c| c.is_ascii_digit());
+                if dup {
+                    continue;
+                }
+                (false, r.fd.is_none())
+            }
+            RedirOp::In | RedirOp::ReadWrite | RedirOp::DupIn => {
+                if r.fd.is_none_or(|f| f == 0) && r.op != RedirOp::DupIn {
+                    stdin = Stdin::Opaque;
+                }
+                continue;
+            }
+            RedirOp::HereDoc | RedirOp::HereString => {
+                if r.fd.is_none_or(|f| f == 0) {
+                    stdin = match &r.heredoc {
+                        Some(doc) => Stdin::Text(doc.borrow().body.clone()),
+                        None => Stdin::Text(format!("{target}\n")),
+                    };
+                }
+                continue;
+            }
+        };
+        out.push(Redirect {
+            fd: r.fd,
+            append,
+            target,
+            both,
+        });
+    }
+    (out, stdin)
+}
+
+/// What `echo`, `printf` or `cat <<EOF` print, when that is literal.
+pub(super) fn literal_output(argv: &[Arg], known: bool, redirs: &[Redir]) -> Option<String> {
+    if !known {
+        return None;
+    }
+    let name = basename(&argv.first()?.text);
+    let args: Vec<&str> = argv[1..].iter().map(|a| a.text.as_str()).collect();
+    match name {
+        "echo" => {
+            let n = args
+                .iter()
+                .take_while(|a| matches!(**a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+                .count();
+            let text = args[n..].join(" ");
+            let escapes = args[..n].iter().any(|a| a.contains('e'));
+            (!escapes || !text.contains('\\')).then_some(text)
+        }
+        "printf" => {
+            let format = args.first()?.replace("%%", "\u{0}");
+            if format.replace("%s", "").contains('%') || format.replace("\\n", "").contains('\\') {
+                return None;
+            }
+            let mut text = format.replace("\\n", "\n");
+            for a in &args[1..] {
+                match text.find("%s") {
+                    Some(i) => text.replace_range(i..i + 2, a),
+                    None => return None,
+                }
+            }
+            Some(text.replace("%s", "").replace('\u{0}', "%"))
+        }
+        "cat" if args.is_empty() => {
+            let (_, stdin) = redirections(redirs, Stdin::None);
+            match stdin {
+                Stdin::Text(t) => Some(t),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Follow `cd`, `pushd` and `popd`.
+pub(super) fn change_dir(argv: &[Arg], st: &mut State, home: Option<&Path>) {
+    let Some(name) = argv.first().map(|a| a.text.as_str()) else {
+        return;
+    };
+    let operands: Vec<&Arg> = match name {
+        "cd" | "pushd" | "popd" => {
+            let mut v: Vec<&Arg> = argv[1..].iter().collect();
+            while v.first().is_some_and(|a| {
+                a.text.len() > 1
+                    && a.text.starts_with('-')
+                    && !a.text[1..].starts_with(|c: char| c.is_ascii_digit())
+            }) {
+                let dashdash = v[0].text == "--";
+                v.remove(0);
+                if dashdash {
+                    break;
+                }
+            }
+            v
+        }
+        _ => return,
+    };
+    let go = |st: &mut State, dir: Option<&Arg>| match dir {
+        None => match home {
+            Some(h) => {
+                st.cwd = h.to_path_buf();
+                st.known = true;
+            }
+            None => st.known = false,
+        },
+        Some(a) if a.var || a.cmdsub || a.text == "-" => st.known = false,
+        Some(a) if a.text.is_empty() => {}
+        Some(a) => {
+            if Path::new(&a.text).is_absolute() {
+                st.known = true;
+            }
+            st.cwd = join_dir(&st.cwd, &a.text);
+        }
+    };
+    let rotation = operands
+        .first()
+        .is_some_and(|a| a.text.starts_with(['+', '-']) && a.text.len() > 1);
+    match name {
+        "cd" if operands.len() <= 1 => go(st, operands.first().copied()),
+        "pushd" if rotation => st.known = false,
+        "pushd" => match operands.first() {
+            Some(a) => {
+                st.stack.push((st.cwd.clone(), st.known));
+                go(st, Some(a));
+            }
+            None => {
+                if let Some((d, k)) = st.stack.pop() {
+                    st.stack.push((st.cwd.clone(), st.known));
+                    st.cwd = d;
+                    st.known = k;
+                }
+            }
+        },
+        "popd" if rotation => st.known = false,
+        "popd" => {
+            if let Some((d, k)) = st.stack.pop() {
+                st.cwd = d;
+                st.known = k;
+            }
+        }
+        _ => {}
+    }
+}

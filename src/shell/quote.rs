@@ -1,0 +1,146 @@
+//! The rest of the tokenizer: backticks, `$'...'` escapes and heredoc bodies.
+
+use super::ParseError;
+use super::ast::{HereDoc, List, Word};
+use super::lex::{Parser, syntax};
+
+impl Parser {
+    /// A backtick substitution; `pos` is at the opening backtick.
+    pub(super) fn backtick(&mut self, w: &mut Word) -> Result<(), ParseError> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut inner = String::new();
+        loop {
+            match self.cur() {
+                None => return Err(syntax("unterminated backtick")),
+                Some('`') => break,
+                Some('\\') => {
+                    match self.at(self.pos + 1) {
+                        Some(n @ ('`' | '$' | '\\')) => inner.push(n),
+                        Some(n) => {
+                            inner.push('\\');
+                            inner.push(n);
+                        }
+                        None => inner.push('\\'),
+                    }
+                    self.pos += 2;
+                }
+                Some(c) => {
+                    inner.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        self.pos += 1;
+        let list = Parser::new(&inner, self.depth + 1).parse_program()?;
+        w.has_cmdsub = true;
+        let from = w.chars.len();
+        self.push_raw(w, start);
+        w.spans.push(Some((from, w.chars.len(), self.in_dquote)));
+        w.subs.push(list);
+        Ok(())
+    }
+
+    /// The inside of `$'...'`; `pos` is just after the opening quote.
+    pub(super) fn ansi_c(&mut self, w: &mut Word) -> Result<(), ParseError> {
+        loop {
+            let Some(c) = self.cur() else {
+                return Err(syntax("unterminated $'...'"));
+            };
+            self.pos += 1;
+            match c {
+                '\'' => return Ok(()),
+                '\\' => {
+                    let Some(e) = self.cur() else { continue };
+                    self.pos += 1;
+                    let out = match e {
+                        'n' => Some('\n'),
+                        't' => Some('\t'),
+                        'r' => Some('\r'),
+                        'a' => Some('\x07'),
+                        'b' => Some('\x08'),
+                        'e' | 'E' => Some('\x1b'),
+                        'f' => Some('\x0c'),
+                        'v' => Some('\x0b'),
+                        'c' => self.cur().map(|x| {
+                            self.pos += 1;
+                            char::from((x as u32 & 0x1f) as u8)
+                        }),
+                        'x' => self.radix_escape(16, 2),
+                        'u' => self.radix_escape(16, 4),
+                        'U' => self.radix_escape(16, 8),
+                        '0'..='7' => {
+                            self.pos -= 1;
+                            self.radix_escape(8, 3)
+                        }
+                        other => Some(other),
+                    };
+                    if let Some(o) = out {
+                        w.push(o, true);
+                    }
+                }
+                c => w.push(c, true),
+            }
+        }
+    }
+
+    fn radix_escape(&mut self, radix: u32, max: usize) -> Option<char> {
+        let mut v: u32 = 0;
+        let mut n = 0;
+        while n < max {
+            let Some(d) = self.cur().and_then(|c| c.to_digit(radix)) else {
+                break;
+            };
+            v = v.saturating_mul(radix).saturating_add(d);
+            self.pos += 1;
+            n += 1;
+        }
+        if n == 0 { None } else { char::from_u32(v) }
+    }
+
+    /// Read the bodies of the heredocs registered on the line just ended.
+    pub(super) fn read_heredocs(&mut self) -> Result<(), ParseError> {
+        for p in std::mem::take(&mut self.pending) {
+            let mut body = String::new();
+            while self.pos < self.src.len() {
+                let end = self.src[self.pos..]
+                    .iter()
+                    .position(|&c| c == '\n')
+                    .map_or(self.src.len(), |i| self.pos + i);
+                let mut line: &[char] = &self.src[self.pos..end];
+                if p.strip_tabs {
+                    while line.first() == Some(&'\t') {
+                        line = &line[1..];
+                    }
+                }
+                self.pos = (end + 1).min(self.src.len());
+                if line.iter().copied().eq(p.delim.chars()) {
+                    break;
+                }
+                body.extend(line.iter());
+                body.push('\n');
+            }
+            let subs = if p.quoted {
+                Vec::new()
+            } else {
+                Parser::new(&body, self.depth + 1).heredoc_subs()?
+            };
+            *p.doc.borrow_mut() = HereDoc { body, subs };
+        }
+        Ok(())
+    }
+
+    /// The command substitutions of an unquoted heredoc body.
+    fn heredoc_subs(&mut self) -> Result<Vec<List>, ParseError> {
+        let mut w = Word::default();
+        while let Some(c) = self.cur() {
+            match c {
+                '\\' => self.pos += 2,
+                '$' => self.dollar(&mut w, true)?,
+                '`' => self.backtick(&mut w)?,
+                _ => self.pos += 1,
+            }
+        }
+        Ok(w.subs)
+    }
+}
