@@ -24,6 +24,8 @@ const COMMIT_LIMIT: usize = 50;
 /// How deep and how wide the search for worktrees below an `rm -r` target goes.
 const SCAN_DEPTH: usize = 4;
 const SCAN_ENTRIES: usize = 5000;
+/// Up to this many files held by peers, their status is read file by file.
+const PER_FILE_STATUS: usize = 256;
 
 /// Decide a `Bash` tool call. A command line that cannot be parsed goes ahead with one line on
 /// stderr; facts that cannot be read count as "nothing shown to be at risk".
@@ -390,11 +392,20 @@ fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
         return Ok(facts);
     }
     let repo = Repo::open(root)?;
-    let dirty: BTreeMap<String, git::FileState> = repo
-        .status()?
-        .into_iter()
-        .map(|f| (f.path.clone(), f))
+    let held: BTreeSet<&str> = others
+        .iter()
+        .flat_map(|s| s.files.iter())
+        .filter(|f| &f.key.worktree == root)
+        .map(|f| f.key.path.as_str())
         .collect();
+    // Asking about each held file beats a full status unless the peers hold a lot of them.
+    let states = if held.len() <= PER_FILE_STATUS {
+        repo.status_of(held.iter().copied())?
+    } else {
+        repo.status()?
+    };
+    let dirty: BTreeMap<String, git::FileState> =
+        states.into_iter().map(|f| (f.path.clone(), f)).collect();
     for s in others {
         let files: Vec<git::FileState> = s
             .files

@@ -96,6 +96,29 @@ impl Repo {
         Ok(out)
     }
 
+    /// The state of just these paths (relative, `/`-separated); clean, ignored and absent
+    /// ones are left out. Cheaper than [`Repo::status`] when few paths are asked about.
+    pub fn status_of<'a>(
+        &self,
+        paths: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Vec<FileState>, ReadError> {
+        let mut out = Vec::new();
+        for path in paths {
+            let s = match self.repo.status_file(Path::new(path)) {
+                Ok(s) => s,
+                Err(e) if e.code() == git2::ErrorCode::NotFound => continue,
+                Err(e) => return Err(read_err(format!("cannot read the status of {path}"))(e)),
+            };
+            if s.is_ignored() || s == git2::Status::CURRENT {
+                continue;
+            }
+            out.push(file_state(s, path.to_owned()));
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out.dedup_by(|a, b| a.path == b.path);
+        Ok(out)
+    }
+
     /// The commit HEAD points at (`None` on an unborn branch).
     pub fn head(&self) -> Option<String> {
         let oid = self.repo.head().ok()?.target()?;
