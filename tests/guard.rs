@@ -615,3 +615,22 @@ fn regression_rm_of_the_repository_data_itself() {
     denied(r, "cd .git && rm -rf refs");
     allowed(&f.clean, "rm -rf target");
 }
+
+#[test]
+fn more_spellings_of_the_same_acts() {
+    let f = fixture();
+    let r = &f.repo.root;
+    for cmd in [
+        "git -C ../dirty worktree remove .",
+        "cd ../dirty && git worktree remove .",
+        "rm -rf ../{clean,dirty}",
+        "time (rm -rf ../dirty)",
+        "git branch -D topic 2>/dev/null || true",
+        "if true; then git branch -D topic; fi",
+        "for b in topic; do git branch -D topic; done",
+        "x=1; git branch -D topic &",
+        "git stash list; rm -rf ../untracked",
+    ] {
+        denied(r, cmd);
+    }
+}
