@@ -1,134 +1,13 @@
-//! The Bash guard through the real binary, over real repositories: a bare remote, a dirty
-//! worktree, one with only an untracked file, an unpushed one, a clean pushed one, a husk, an
-//! unpushed branch, a remote-only branch, a stub `gh`, and two live sessions.
+//! The Bash guard's rules through the real binary, over real repositories: every rule, the
+//! bypass and the audit log (fixture in `guard_support`).
 
 mod common;
+mod guard_support;
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use common::*;
-use serde_json::Value;
-
-const ME: &str = "bbbbbbbb-2222";
-const PEER: &str = "aaaaaaaa-1111";
-
-/// A clone with every kind of worktree and branch the rules care about.
-struct Fixture {
-    repo: TestRepo,
-    base: PathBuf,
-    dirty: PathBuf,
-    untracked: PathBuf,
-    unpushed: PathBuf,
-    clean: PathBuf,
-    husk: PathBuf,
-}
-
-fn commit_in(dir: &Path, file: &str, msg: &str) {
-    fs::write(dir.join(file), msg).unwrap();
-    git(dir, &["add", file]);
-    git(dir, &["commit", "-qm", msg]);
-}
-
-fn fixture() -> Fixture {
-    let repo = TestRepo::new();
-    let base = repo.root.parent().unwrap().to_path_buf();
-    let dirty = repo.worktree("dirty");
-    fs::write(dirty.join("src/lib.rs"), "pub fn changed() {}\n").unwrap();
-    let untracked = repo.worktree("untracked");
-    fs::write(untracked.join("notes.txt"), "only here\n").unwrap();
-    let unpushed = repo.worktree("unpushed");
-    commit_in(&unpushed, "feature.txt", "unpushed work");
-    let clean = repo.worktree("clean");
-    let husk = repo.worktree("husk");
-    fs::remove_file(husk.join(".git")).unwrap();
-    // An unpushed local branch and a pushed one.
-    git(&repo.root, &["branch", "topic"]);
-    git(&repo.root, &["branch", "pushed"]);
-    git(&repo.root, &["push", "-q", "origin", "pushed"]);
-    commit_in(&unpushed, "more.txt", "more");
-    git(&repo.root, &["branch", "-f", "topic", "unpushed"]);
-    Fixture {
-        repo,
-        base,
-        dirty,
-        untracked,
-        unpushed,
-        clean,
-        husk,
-    }
-}
-
-fn bash(cwd: &Path, command: &str) -> HookRun {
-    hook(cwd, &bash_event(ME, cwd, command))
-}
-
-fn bash_env(cwd: &Path, command: &str, env: &[(&str, &str)]) -> HookRun {
-    let ev = bash_event(ME, cwd, command);
-    hook_raw(cwd, format!("{ev}\n").as_bytes(), env)
-}
-
-fn decision(run: &HookRun) -> Option<(String, String, Value)> {
-    if run.stdout.trim().is_empty() {
-        return None;
-    }
-    let v = run.json();
-    let out = &v["hookSpecificOutput"];
-    Some((
-        out["permissionDecision"].as_str().unwrap_or("").to_owned(),
-        out["permissionDecisionReason"]
-            .as_str()
-            .unwrap_or("")
-            .to_owned(),
-        v.clone(),
-    ))
-}
-
-/// The reason of a deny (panics when the command was not denied).
-#[track_caller]
-fn denied(cwd: &Path, command: &str) -> String {
-    let run = bash(cwd, command);
-    assert_eq!(run.code, 0, "{command}: {}", run.stderr);
-    match decision(&run) {
-        Some((d, reason, v)) if d == "deny" => {
-            assert!(
-                !reason.contains("WT_GUARD_BYPASS"),
-                "reason advertises bypass"
-            );
-            let person = v["systemMessage"].as_str().unwrap_or("");
-            assert!(person.contains("WT_GUARD_BYPASS=1"), "{person}");
-            reason
-        }
-        other => panic!("`{command}` was not denied: {other:?} / {}", run.stderr),
-    }
-}
-
-#[track_caller]
-fn asked(cwd: &Path, command: &str) -> String {
-    let run = bash(cwd, command);
-    match decision(&run) {
-        Some((d, reason, _)) if d == "ask" => reason,
-        other => panic!(
-            "`{command}` was not put to the person: {other:?} / {}",
-            run.stderr
-        ),
-    }
-}
-
-#[track_caller]
-fn allowed(cwd: &Path, command: &str) {
-    let run = bash(cwd, command);
-    assert_eq!(run.code, 0);
-    assert_eq!(run.stdout, "", "`{command}` was not allowed silently");
-}
-
-fn audit(repo: &TestRepo) -> Vec<Value> {
-    fs::read_to_string(repo.store_dir().join("audit.log"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use guard_support::*;
 
 #[test]
 fn rule1_worktree_remove_of_dirty_untracked_or_unpushed_is_refused() {
@@ -224,19 +103,6 @@ fn rule3_branch_delete_of_an_unpushed_tip() {
     );
 }
 
-/// A second clone pushes `remote-only` with a commit no ref of ours has; we fetch it.
-fn remote_only_branch(f: &Fixture) {
-    let other = f.base.join("other");
-    git(
-        &f.base,
-        &["clone", "-q", f.repo.remote.to_str().unwrap(), "other"],
-    );
-    git(&other, &["checkout", "-q", "-b", "remote-only"]);
-    commit_in(&other, "theirs.txt", "only on the remote");
-    git(&other, &["push", "-q", "origin", "remote-only"]);
-    git(&f.repo.root, &["fetch", "-q", "origin"]);
-}
-
 #[test]
 fn rule4_push_delete_of_the_only_copy() {
     let f = fixture();
@@ -253,20 +119,6 @@ fn rule4_push_delete_of_the_only_copy() {
     }
     allowed(r, "git push origin --delete pushed");
     assert!(!git_out(r, &["rev-parse", "origin/remote-only"]).is_empty());
-}
-
-fn stub_gh(dir: &Path, script: &str) -> String {
-    let bin = dir.join("stub-bin");
-    fs::create_dir_all(&bin).unwrap();
-    let gh = bin.join("gh");
-    fs::write(&gh, format!("#!/bin/sh\n{script}\n")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(&gh, fs::Permissions::from_mode(0o755)).unwrap();
-    format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    )
 }
 
 #[test]
@@ -296,18 +148,6 @@ fn rule4_push_delete_of_a_branch_with_an_open_pull_request() {
         &[("PATH", "/nonexistent")],
     );
     assert_eq!(run.stdout, "");
-}
-
-/// The peer edits `src/lib.rs` and creates `notes.txt` in the main worktree; this session
-/// edits `mine.rs`.
-fn two_sessions(f: &Fixture) {
-    let r = &f.repo.root;
-    for (session, file) in [(PEER, "src/lib.rs"), (PEER, "notes.txt"), (ME, "mine.rs")] {
-        let path = r.join(file);
-        hook(r, &edit_event("PreToolUse", "Write", session, r, &path));
-        fs::write(&path, format!("// {session}\n")).unwrap();
-        hook(r, &edit_event("PostToolUse", "Write", session, r, &path));
-    }
 }
 
 #[test]
@@ -388,120 +228,6 @@ fn rule5_lease_from_git_config() {
 }
 
 #[test]
-fn wrappers_and_evasions_are_seen_through() {
-    let f = fixture();
-    let r = &f.repo.root;
-    let base = f.base.to_str().unwrap();
-    for cmd in [
-        "cd .. && git -C repo worktree remove ../dirty",
-        "cd .. && rm -rf dirty",
-        "(cd .. && rm -rf dirty)",
-        "{ rm -rf ../dirty; }",
-        "true && rm -rf ../dirty",
-        "false || rm -rf ../dirty",
-        "ls | rm -rf ../dirty",
-        "rm -r\\\n -f ../dirty",
-        "'rm' -rf \"../dir\"ty",
-        "bash -c 'git worktree remove ../dirty'",
-        "sh -c \"rm -rf ../dirty\"",
-        "bash -lc 'git branch -D topic'",
-        "bash -c \"bash -c 'git branch -D topic'\"",
-        "bash <<'EOF'\nrm -rf ../dirty\nEOF",
-        "bash <<< 'git branch -D topic'",
-        "sudo git branch -D topic",
-        "env FOO=1 git branch -D topic",
-        "command git branch -D topic",
-        "exec git branch -D topic",
-        "nohup git branch -D topic",
-        "time git branch -D topic",
-        "timeout 10 git branch -D topic",
-        "nice -n 5 git branch -D topic",
-        "/usr/bin/git branch -D topic",
-        "git --no-pager -c core.pager=cat branch -D topic",
-        "git -C ../clean branch -D topic",
-        "FOO=bar git branch -D topic",
-    ] {
-        denied(r, cmd);
-    }
-    denied(
-        &f.base,
-        &format!("git --git-dir={base}/repo/.git branch -D topic"),
-    );
-    denied(&f.base, "GIT_DIR=repo/.git git branch -D topic");
-    denied(&f.base, "git --git-dir=repo/.git worktree remove dirty");
-}
-
-#[test]
-fn regression_worktree_remove_with_dash_c_outside_the_repository() {
-    let f = fixture();
-    denied(&f.repo.root, "git -C .. worktree remove dirty");
-}
-
-#[test]
-fn regression_worktree_remove_by_unique_path_suffix() {
-    let f = fixture();
-    denied(&f.repo.root, "git worktree remove dirty");
-}
-
-#[test]
-fn regression_git_aliases_for_destructive_commands() {
-    let f = fixture();
-    let r = &f.repo.root;
-    denied(r, "git -c alias.nuke='branch -D' nuke topic");
-    git(r, &["config", "alias.zap", "branch -D"]);
-    denied(r, "git zap topic");
-}
-
-#[test]
-fn regression_rm_of_a_symlink_to_a_worktree_passes_but_a_trailing_slash_does_not() {
-    let f = fixture();
-    std::os::unix::fs::symlink(&f.dirty, f.base.join("link")).unwrap();
-    allowed(&f.base, "rm -rf link");
-    denied(&f.base, "rm -rf link/");
-}
-
-#[test]
-fn unknown_targets_are_put_to_the_person() {
-    let f = fixture();
-    let r = &f.repo.root;
-    for cmd in [
-        "echo ../dirty | xargs rm -rf",
-        "rm -rf $(echo ../dirty)",
-        "rm -rf `echo ../dirty`",
-        "git branch -D $(git branch --format='%(refname:short)')",
-        "$RM -rf ../dirty",
-        "eval \"$CMD\"",
-        "find .. -delete",
-        "find .. -name '*.txt' -exec rm {} +",
-    ] {
-        let reason = asked(r, cmd);
-        assert!(!reason.contains("WT_GUARD_BYPASS"), "{reason}");
-    }
-    allowed(r, "find . -name '*.pyc' -delete");
-}
-
-#[test]
-fn text_that_is_only_an_argument_never_triggers() {
-    let f = fixture();
-    two_sessions(&f);
-    let r = &f.repo.root;
-    for cmd in [
-        "git commit -m 'never git reset --hard or rm -rf ../dirty'",
-        "git commit -m \"$(cat <<'EOF'\nAvoid git add -A and git branch -D topic\nEOF\n)\"",
-        "echo git branch -D topic",
-        "echo 'rm -rf ../dirty'",
-        "grep -r 'git worktree remove' .",
-        "cat <<EOF\ngit worktree remove ../dirty\nEOF",
-        "python3 -c \"print('git reset --hard')\"",
-        "ls # rm -rf ../dirty",
-        "git log --grep='branch -D'",
-        "git status",
-    ] {
-        allowed(r, cmd);
-    }
-}
-
-#[test]
 fn bypass_on_the_very_command_only() {
     let f = fixture();
     let r = &f.repo.root;
@@ -554,7 +280,7 @@ fn every_block_ask_and_bypass_is_audited() {
     let json = dibs(r, &["audit", "--json"]);
     let text = String::from_utf8_lossy(&json.stdout);
     for line in text.lines() {
-        serde_json::from_str::<Value>(line).unwrap();
+        serde_json::from_str::<serde_json::Value>(line).unwrap();
     }
 }
 
@@ -580,57 +306,4 @@ fn everyday_commands_open_no_store() {
         allowed(&repo.root, cmd);
     }
     assert!(!repo.store_dir().exists());
-}
-
-#[test]
-fn rule5_in_a_linked_worktree_through_dash_c_cd_and_work_tree() {
-    let f = fixture();
-    let wt = &f.clean;
-    let file = wt.join("src/lib.rs");
-    hook(wt, &edit_event("PreToolUse", "Edit", PEER, wt, &file));
-    fs::write(&file, "peer work\n").unwrap();
-    let r = &f.repo.root;
-    allowed(r, "git add -A");
-    denied(r, "git -C ../clean stash");
-    denied(r, "cd ../clean && git add -A");
-    denied(r, "cd ../clean/src && git add ..");
-    allowed(r, "cd ../clean/src && git add .gitkeep");
-    denied(
-        r,
-        "git --git-dir=.git/worktrees/clean --work-tree=../clean reset --hard",
-    );
-    denied(
-        r,
-        "GIT_WORK_TREE=../clean GIT_DIR=.git/worktrees/clean git checkout .",
-    );
-}
-
-#[test]
-fn regression_rm_of_the_repository_data_itself() {
-    let f = fixture();
-    let r = &f.repo.root;
-    let reason = denied(r, "rm -rf .git");
-    assert!(reason.contains("topic"), "{reason}");
-    denied(r, "rm -rf .git/worktrees");
-    denied(r, "cd .git && rm -rf refs");
-    allowed(&f.clean, "rm -rf target");
-}
-
-#[test]
-fn more_spellings_of_the_same_acts() {
-    let f = fixture();
-    let r = &f.repo.root;
-    for cmd in [
-        "git -C ../dirty worktree remove .",
-        "cd ../dirty && git worktree remove .",
-        "rm -rf ../{clean,dirty}",
-        "time (rm -rf ../dirty)",
-        "git branch -D topic 2>/dev/null || true",
-        "if true; then git branch -D topic; fi",
-        "for b in topic; do git branch -D topic; done",
-        "x=1; git branch -D topic &",
-        "git stash list; rm -rf ../untracked",
-    ] {
-        denied(r, cmd);
-    }
 }

@@ -1,0 +1,178 @@
+//! The Bash guard against wrappers and evasions (`cd x &&`, `git -C`, `bash -c`, `sudo`, `env`,
+//! absolute paths, aliases, heredocs), unknown targets, and text that is only an argument. Each
+//! `regression_*` test is named after an evasion found and closed.
+
+mod common;
+mod guard_support;
+
+use std::fs;
+
+use common::*;
+use guard_support::*;
+
+#[test]
+fn wrappers_and_evasions_are_seen_through() {
+    let f = fixture();
+    let r = &f.repo.root;
+    let base = f.base.to_str().unwrap();
+    for cmd in [
+        "cd .. && git -C repo worktree remove ../dirty",
+        "cd .. && rm -rf dirty",
+        "(cd .. && rm -rf dirty)",
+        "{ rm -rf ../dirty; }",
+        "true && rm -rf ../dirty",
+        "false || rm -rf ../dirty",
+        "ls | rm -rf ../dirty",
+        "rm -r\\\n -f ../dirty",
+        "'rm' -rf \"../dir\"ty",
+        "bash -c 'git worktree remove ../dirty'",
+        "sh -c \"rm -rf ../dirty\"",
+        "bash -lc 'git branch -D topic'",
+        "bash -c \"bash -c 'git branch -D topic'\"",
+        "bash <<'EOF'\nrm -rf ../dirty\nEOF",
+        "bash <<< 'git branch -D topic'",
+        "sudo git branch -D topic",
+        "env FOO=1 git branch -D topic",
+        "command git branch -D topic",
+        "exec git branch -D topic",
+        "nohup git branch -D topic",
+        "time git branch -D topic",
+        "timeout 10 git branch -D topic",
+        "nice -n 5 git branch -D topic",
+        "/usr/bin/git branch -D topic",
+        "git --no-pager -c core.pager=cat branch -D topic",
+        "git -C ../clean branch -D topic",
+        "FOO=bar git branch -D topic",
+    ] {
+        denied(r, cmd);
+    }
+    denied(
+        &f.base,
+        &format!("git --git-dir={base}/repo/.git branch -D topic"),
+    );
+    denied(&f.base, "GIT_DIR=repo/.git git branch -D topic");
+    denied(&f.base, "git --git-dir=repo/.git worktree remove dirty");
+}
+
+#[test]
+fn regression_worktree_remove_with_dash_c_outside_the_repository() {
+    let f = fixture();
+    denied(&f.repo.root, "git -C .. worktree remove dirty");
+}
+
+#[test]
+fn regression_worktree_remove_by_unique_path_suffix() {
+    let f = fixture();
+    denied(&f.repo.root, "git worktree remove dirty");
+}
+
+#[test]
+fn regression_git_aliases_for_destructive_commands() {
+    let f = fixture();
+    let r = &f.repo.root;
+    denied(r, "git -c alias.nuke='branch -D' nuke topic");
+    git(r, &["config", "alias.zap", "branch -D"]);
+    denied(r, "git zap topic");
+}
+
+#[test]
+fn regression_rm_of_a_symlink_to_a_worktree_passes_but_a_trailing_slash_does_not() {
+    let f = fixture();
+    std::os::unix::fs::symlink(&f.dirty, f.base.join("link")).unwrap();
+    allowed(&f.base, "rm -rf link");
+    denied(&f.base, "rm -rf link/");
+}
+
+#[test]
+fn unknown_targets_are_put_to_the_person() {
+    let f = fixture();
+    let r = &f.repo.root;
+    for cmd in [
+        "echo ../dirty | xargs rm -rf",
+        "rm -rf $(echo ../dirty)",
+        "rm -rf `echo ../dirty`",
+        "git branch -D $(git branch --format='%(refname:short)')",
+        "$RM -rf ../dirty",
+        "eval \"$CMD\"",
+        "find .. -delete",
+        "find .. -name '*.txt' -exec rm {} +",
+    ] {
+        let reason = asked(r, cmd);
+        assert!(!reason.contains("WT_GUARD_BYPASS"), "{reason}");
+    }
+    allowed(r, "find . -name '*.pyc' -delete");
+}
+
+#[test]
+fn text_that_is_only_an_argument_never_triggers() {
+    let f = fixture();
+    two_sessions(&f);
+    let r = &f.repo.root;
+    for cmd in [
+        "git commit -m 'never git reset --hard or rm -rf ../dirty'",
+        "git commit -m \"$(cat <<'EOF'\nAvoid git add -A and git branch -D topic\nEOF\n)\"",
+        "echo git branch -D topic",
+        "echo 'rm -rf ../dirty'",
+        "grep -r 'git worktree remove' .",
+        "cat <<EOF\ngit worktree remove ../dirty\nEOF",
+        "python3 -c \"print('git reset --hard')\"",
+        "ls # rm -rf ../dirty",
+        "git log --grep='branch -D'",
+        "git status",
+    ] {
+        allowed(r, cmd);
+    }
+}
+
+#[test]
+fn rule5_in_a_linked_worktree_through_dash_c_cd_and_work_tree() {
+    let f = fixture();
+    let wt = &f.clean;
+    let file = wt.join("src/lib.rs");
+    hook(wt, &edit_event("PreToolUse", "Edit", PEER, wt, &file));
+    fs::write(&file, "peer work\n").unwrap();
+    let r = &f.repo.root;
+    allowed(r, "git add -A");
+    denied(r, "git -C ../clean stash");
+    denied(r, "cd ../clean && git add -A");
+    denied(r, "cd ../clean/src && git add ..");
+    allowed(r, "cd ../clean/src && git add .gitkeep");
+    denied(
+        r,
+        "git --git-dir=.git/worktrees/clean --work-tree=../clean reset --hard",
+    );
+    denied(
+        r,
+        "GIT_WORK_TREE=../clean GIT_DIR=.git/worktrees/clean git checkout .",
+    );
+}
+
+#[test]
+fn regression_rm_of_the_repository_data_itself() {
+    let f = fixture();
+    let r = &f.repo.root;
+    let reason = denied(r, "rm -rf .git");
+    assert!(reason.contains("topic"), "{reason}");
+    denied(r, "rm -rf .git/worktrees");
+    denied(r, "cd .git && rm -rf refs");
+    allowed(&f.clean, "rm -rf target");
+}
+
+#[test]
+fn more_spellings_of_the_same_acts() {
+    let f = fixture();
+    let r = &f.repo.root;
+    for cmd in [
+        "git -C ../dirty worktree remove .",
+        "cd ../dirty && git worktree remove .",
+        "rm -rf ../{clean,dirty}",
+        "time (rm -rf ../dirty)",
+        "git branch -D topic 2>/dev/null || true",
+        "if true; then git branch -D topic; fi",
+        "for b in topic; do git branch -D topic; done",
+        "x=1; git branch -D topic &",
+        "git stash list; rm -rf ../untracked",
+    ] {
+        denied(r, cmd);
+    }
+}
