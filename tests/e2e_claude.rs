@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use e2e::api::{Step, content_text};
-use e2e::scenario::{REACH, Scenario, hold_command};
+use e2e::scenario::{Scenario, hold_command};
 
 /// Scenario 1: the settings file is accepted. SessionStart, UserPromptSubmit, PreToolUse and
 /// SessionEnd ran: the store has the session id the host reported, holding the edited file while
@@ -34,10 +34,10 @@ fn settings_are_accepted_and_hooks_run() {
             Step::Text("done".into()),
         ],
     );
-    let session = s.start("a", &root, &format!("{marker} add a function"));
-    let id = s.session_id_of(&session);
+    let mut session = s.start("a", &root, &format!("{marker} add a function"));
+    let id = s.session_id_of(&mut session);
     s.step("session holds src/lib.rs while live");
-    s.wait_for("the session to hold", REACH, || ready.exists());
+    s.wait_on(&mut session, "the session to hold", || ready.exists());
     let record = s.store_session(&id).unwrap_or_else(|| {
         s.fail(&format!(
             "no store record for the host's session id {id}; records: {:?}",
@@ -143,10 +143,10 @@ fn co_edit_warning_reaches_the_model() {
             Step::Text("done".into()),
         ],
     );
-    let a = s.start("a", &root, &format!("{ma} add from_a"));
-    let a_id = s.session_id_of(&a);
+    let mut a = s.start("a", &root, &format!("{ma} add from_a"));
+    let a_id = s.session_id_of(&mut a);
     s.step("A holds src/lib.rs");
-    s.wait_for("A to hold the file", REACH, || ready.exists());
+    s.wait_on(&mut a, "A to hold the file", || ready.exists());
     let b = s.start("b", &root, &format!("{mb} touch a"));
     let b_done = s.finish(b);
     std::fs::write(&release, "").unwrap();
@@ -228,14 +228,14 @@ fn same_path_in_another_worktree_is_not_a_co_edit() {
             Step::Text("done".into()),
         ],
     );
-    let a = s.start("a", &root, &format!("{ma} add from_a"));
-    let a_id = s.session_id_of(&a);
-    s.wait_for("A to hold the main worktree's file", REACH, || {
+    let mut a = s.start("a", &root, &format!("{ma} add from_a"));
+    let a_id = s.session_id_of(&mut a);
+    s.wait_on(&mut a, "A to hold the main worktree's file", || {
         ready.exists()
     });
-    let c = s.start("c", &lane, &format!("{mc} touch the lane"));
-    let c_id = s.session_id_of(&c);
-    s.wait_for("C to hold the lane's file", REACH, || c_ready.exists());
+    let mut c = s.start("c", &lane, &format!("{mc} touch the lane"));
+    let c_id = s.session_id_of(&mut c);
+    s.wait_on(&mut c, "C to hold the lane's file", || c_ready.exists());
     s.step("C's claim is on the lane's src/lib.rs, A's on main's");
     let c_record = s.store_session(&c_id).unwrap_or_else(|| {
         s.fail("a session in a linked worktree left no store record (were its hooks run?)")
@@ -306,14 +306,14 @@ fn start_disclosure_and_prompt_block_reach_the_model() {
             Step::Text("second prompt done".into()),
         ],
     );
-    let a = s.start("a", &root, &format!("{ma} add from_a"));
-    let a_id = s.session_id_of(&a);
-    s.wait_for("A to hold the file", REACH, || ready.exists());
+    let mut a = s.start("a", &root, &format!("{ma} add from_a"));
+    let a_id = s.session_id_of(&mut a);
+    s.wait_on(&mut a, "A to hold the file", || ready.exists());
     let mut b = s.start_streaming("b", &root);
     s.say(&mut b, &format!("{mb} touch a"));
-    s.wait_turns(&b, 1);
+    s.wait_turns(&mut b, 1);
     s.say(&mut b, &format!("{mb} and once more"));
-    s.wait_turns(&b, 2);
+    s.wait_turns(&mut b, 2);
     b.close_input();
     s.finish(b);
     std::fs::write(&release, "").unwrap();

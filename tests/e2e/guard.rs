@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::api::{Step, content_text};
-use super::scenario::{REACH, Scenario, hold_command};
+use super::scenario::{Scenario, hold_command};
 use crate::common;
 
 /// Scenario 3: with a live peer holding README.md in the main worktree, the guard refuses
@@ -47,10 +47,10 @@ fn guard_refuses_what_destroys_work() {
             Step::Text("done".into()),
         ],
     );
-    let peer = s.start("peer", &root, &format!("{mp} edit the readme"));
-    let peer_id = s.session_id_of(&peer);
+    let mut peer = s.start("peer", &root, &format!("{mp} edit the readme"));
+    let peer_id = s.session_id_of(&mut peer);
     s.step("the peer holds README.md");
-    s.wait_for("the peer to hold README.md", REACH, || ready.exists());
+    s.wait_on(&mut peer, "the peer to hold README.md", || ready.exists());
     let branch_tip = common::git_out(&root, &["rev-parse", "refs/heads/unpushed"]);
     let index_before = common::git_out(&root, &["ls-files", "--stage"]);
     let lane_status = common::git_out(&lane, &["status", "--porcelain"]);

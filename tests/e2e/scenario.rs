@@ -293,10 +293,11 @@ impl Scenario {
     }
 
     /// Wait until a session has finished `turns` turns (stream-json `result` events).
-    pub fn wait_turns(&self, session: &Session, turns: usize) {
+    pub fn wait_turns(&self, session: &mut Session, turns: usize) {
         let what = format!("session {} to finish turn {turns}", session.name);
-        self.wait_for(&what, session_limit(), || {
-            let done = events(&session.stdout)
+        let stdout = session.stdout.clone();
+        self.wait_on(session, &what, || {
+            let done = events(&stdout)
                 .iter()
                 .filter(|e| e["type"] == "result")
                 .count();
@@ -304,12 +305,23 @@ impl Scenario {
         });
     }
 
-    /// Wait until `cond` holds, polling, or fail after `limit` naming `what`.
-    pub fn wait_for(&self, what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
+    /// Wait until `cond` holds while `session` runs, polling. Fails at once when the session
+    /// exits first, and after [`REACH`] when it is still running.
+    pub fn wait_on(&self, session: &mut Session, what: &str, mut cond: impl FnMut() -> bool) {
         let start = Instant::now();
         while !cond() {
-            if start.elapsed() > limit {
-                self.fail(&format!("timed out after {limit:?} waiting for {what}"));
+            if let Ok(Some(status)) = session.child.try_wait() {
+                // One last look: the condition may have come true just before the exit.
+                if cond() {
+                    return;
+                }
+                self.fail(&format!(
+                    "session {} exited ({status}) before {what}",
+                    session.name
+                ));
+            }
+            if start.elapsed() > REACH {
+                self.fail(&format!("timed out after {REACH:?} waiting for {what}"));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -351,16 +363,14 @@ impl Scenario {
     }
 
     /// The session id a running session has reported so far, waiting for it.
-    pub fn session_id_of(&self, session: &Session) -> String {
+    pub fn session_id_of(&self, session: &mut Session) -> String {
         let mut id = None;
-        self.wait_for(
-            &format!("session id of {}", session.name),
-            session_limit(),
-            || {
-                id = session_id(&events(&session.stdout));
-                id.is_some()
-            },
-        );
+        let stdout = session.stdout.clone();
+        let what = format!("session id of {}", session.name);
+        self.wait_on(session, &what, || {
+            id = session_id(&events(&stdout));
+            id.is_some()
+        });
         id.unwrap()
     }
 
