@@ -7,6 +7,8 @@ mod doctor;
 mod guard;
 mod hook;
 mod install;
+mod landed;
+mod lane;
 mod status;
 
 use std::path::PathBuf;
@@ -47,6 +49,10 @@ pub enum Command {
     Audit(audit::Args),
     /// Check that everything is wired, readable and current.
     Doctor(doctor::Args),
+    /// Lanes: a worktree per session, with a life cycle that never loses work.
+    Lane(lane::Args),
+    /// Whether a branch's or commit's work is on the remote base (exit 0 yes, 1 no, 2 error).
+    Landed(landed::Args),
 }
 
 /// Run a parsed command line and return the process exit code.
@@ -60,6 +66,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Uninstall(args) => install::run(args, install::Mode::Uninstall),
         Command::Doctor(args) => doctor::run(args),
         Command::Audit(args) => audit::run(args),
+        Command::Lane(args) => lane::run(args),
+        Command::Landed(args) => landed::run(args),
     };
     match result {
         Ok(code) => code,

@@ -9,6 +9,9 @@ pub use status::{GitError, dirty_paths, parse_duration, read_config_duration};
 mod args;
 mod facts;
 mod gh;
+pub mod landed;
+pub mod lanes;
+pub mod retention;
 mod worktrees;
 
 pub use args::{

@@ -105,6 +105,13 @@ pub fn end(ctx: &Ctx<'_>, reason: &str) -> Result<Response, StoreError> {
     } else {
         ctx.record(&store, &here.worktree, false, &[Change::ReleaseAll, Change::End])?;
     }
+    crate::cli::lane::refresh_autolock(
+        &store,
+        &here.worktree,
+        &ctx.event.session_id,
+        ctx.now,
+        ctx.ttl(&here.worktree),
+    );
     Ok(Response::Silent)
 }
 

@@ -1,0 +1,56 @@
+//! `git dibs lane retain`: keep unpushed commits reachable with retention refs
+//! (`refs/dibs/retention/<branch>/<short sha>`), for people and scripts, and the same calls the
+//! git hooks and the guard make; dropped again once the commits are on a remote.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::git::retention::{self, Retained};
+
+/// Options of `lane retain`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Branches to retain (default: the current worktree's HEAD).
+    pub branches: Vec<String>,
+    /// Retain every local branch.
+    #[arg(long, conflicts_with = "branches")]
+    pub all: bool,
+    /// Only drop retention refs whose commits are on a remote now.
+    #[arg(long, conflicts_with_all = ["branches", "all"])]
+    pub sweep: bool,
+}
+
+/// Run `lane retain`.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let wt = super::super::current_worktree()?;
+    let mut done = Retained::default();
+    if args.sweep {
+        done.dropped = retention::sweep(&wt.root)?;
+    } else if args.all {
+        done = retention::retain_all(&wt.root)?;
+    } else if args.branches.is_empty() {
+        done = retention::retain_head(&wt.root)?;
+    } else {
+        for b in &args.branches {
+            let r = retention::retain_branch(&wt.root, b.trim_start_matches("refs/heads/"))?;
+            done.created.extend(r.created);
+            done.dropped.extend(r.dropped);
+            done.pushed.extend(r.pushed);
+            done.push_errors.extend(r.push_errors);
+        }
+    }
+    for r in &done.created {
+        println!("retained {r}");
+    }
+    for r in &done.dropped {
+        println!("dropped {r} (on a remote now)");
+    }
+    for p in &done.pushed {
+        println!("pushed {p}");
+    }
+    for e in &done.push_errors {
+        eprintln!("git dibs: retention push failed: {e}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

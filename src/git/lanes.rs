@@ -1,0 +1,278 @@
+//! Git facts and acts for lanes: reads through libgit2 (tips, ancestry, ahead/behind, whether a
+//! commit is on a remote, a lane's recorded base, the landed marker), and the `git` command for
+//! everything that changes a worktree or moves a ref (worktree add/remove/lock, rebase, merge,
+//! `update-ref` with compare-and-swap, fetch, push).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The git config key (under `branch.<lane>.`) that records a lane's base branch.
+pub const BASE_KEY: &str = "dibsBase";
+/// The ref prefix of landed markers: `refs/dibs/landed/<lane branch>` points at the lane tip
+/// that landed.
+pub const LANDED_PREFIX: &str = "refs/dibs/landed/";
+
+/// A failure reading or changing a repository for lanes.
+#[derive(Debug, thiserror::Error)]
+pub enum LaneError {
+    /// libgit2 could not answer.
+    #[error("{what}: {source}")]
+    Read {
+        /// What was being read.
+        what: String,
+        /// Why.
+        #[source]
+        source: git2::Error,
+    },
+    /// The `git` command could not be started.
+    #[error("cannot run git: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// The `git` command failed.
+    #[error("`git {args}` failed: {stderr}")]
+    Failed {
+        /// The arguments, joined.
+        args: String,
+        /// Its stderr (or stdout when stderr was empty), trimmed.
+        stderr: String,
+    },
+}
+
+/// A `git` command run in `dir` (stdin closed, output captured, no pager, no prompts).
+pub fn git_command(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .stdin(Stdio::null())
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_PAGER", "cat")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+    cmd
+}
+
+/// Run `git args` in `dir` and return its output, whatever the exit status.
+pub fn git_output(dir: &Path, args: &[&str]) -> Result<Output, LaneError> {
+    git_command(dir)
+        .args(args)
+        .output()
+        .map_err(LaneError::Spawn)
+}
+
+/// Run `git args` in `dir`; its trimmed stdout, or [`LaneError::Failed`] with its stderr.
+pub fn git(dir: &Path, args: &[&str]) -> Result<String, LaneError> {
+    let out = git_output(dir, args)?;
+    if out.status.success() {
+        return Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned());
+    }
+    let mut stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+    if stderr.is_empty() {
+        stderr = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    }
+    Err(LaneError::Failed {
+        args: args.join(" "),
+        stderr,
+    })
+}
+
+/// The branch checked out in the worktree whose own git dir is `git_dir`, also in the middle of
+/// a rebase (when HEAD is detached but the rebase remembers the branch).
+pub fn checked_out_branch(git_dir: &Path) -> Option<String> {
+    let head = fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    if let Some(b) = head.trim().strip_prefix("ref: refs/heads/") {
+        return Some(b.to_owned());
+    }
+    for dir in ["rebase-merge", "rebase-apply"] {
+        if let Ok(name) = fs::read_to_string(git_dir.join(dir).join("head-name"))
+            && let Some(b) = name.trim().strip_prefix("refs/heads/")
+        {
+            return Some(b.to_owned());
+        }
+    }
+    None
+}
+
+/// Whether a rebase or merge is in progress in the worktree whose git dir is `git_dir`.
+pub fn operation_in_progress(git_dir: &Path) -> Option<&'static str> {
+    if git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists() {
+        Some("rebase")
+    } else if git_dir.join("MERGE_HEAD").exists() {
+        Some("merge")
+    } else if git_dir.join("CHERRY_PICK_HEAD").exists() {
+        Some("cherry-pick")
+    } else {
+        None
+    }
+}
+
+/// A repository opened for lane reads.
+pub struct LaneRepo {
+    repo: git2::Repository,
+}
+
+fn read_err(what: impl Into<String>) -> impl FnOnce(git2::Error) -> LaneError {
+    let what = what.into();
+    move |source| LaneError::Read { what, source }
+}
+
+impl LaneRepo {
+    /// Open the repository of the worktree (or git dir) at `path`.
+    pub fn open(path: &Path) -> Result<LaneRepo, LaneError> {
+        let repo = git2::Repository::open(path)
+            .map_err(read_err(format!("cannot open {}", path.display())))?;
+        Ok(LaneRepo { repo })
+    }
+
+    /// The commit `spec` names (a branch, remote branch, tag, id, `HEAD`), as a full id.
+    pub fn commit_of(&self, spec: &str) -> Option<String> {
+        let obj = self.repo.revparse_single(spec).ok()?;
+        Some(obj.peel_to_commit().ok()?.id().to_string())
+    }
+
+    /// The tip of ref `name` (full name), if it exists.
+    pub fn ref_tip(&self, name: &str) -> Option<String> {
+        let r = self.repo.find_reference(name).ok()?;
+        Some(r.resolve().ok()?.target()?.to_string())
+    }
+
+    /// The tip of local branch `name`.
+    pub fn branch_tip(&self, name: &str) -> Option<String> {
+        self.ref_tip(&format!("refs/heads/{name}"))
+    }
+
+    /// The full name of a ref `spec` resolves to by git's rules (`main` → `refs/heads/main`,
+    /// `origin/main` → `refs/remotes/origin/main`), if it names a ref.
+    pub fn full_ref_name(&self, spec: &str) -> Option<String> {
+        let (_, r) = self.repo.revparse_ext(spec).ok()?;
+        r?.name().map(str::to_owned)
+    }
+
+    /// Whether `ancestor` is `descendant` or one of its ancestors.
+    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> bool {
+        let (Ok(a), Ok(d)) = (
+            git2::Oid::from_str(ancestor),
+            git2::Oid::from_str(descendant),
+        ) else {
+            return false;
+        };
+        a == d || self.repo.graph_descendant_of(d, a).unwrap_or(false)
+    }
+
+    /// Commits `(ahead, behind)` of `tip` against `base`.
+    pub fn ahead_behind(&self, tip: &str, base: &str) -> Option<(usize, usize)> {
+        let t = git2::Oid::from_str(tip).ok()?;
+        let b = git2::Oid::from_str(base).ok()?;
+        self.repo.graph_ahead_behind(t, b).ok()
+    }
+
+    /// The best common ancestor of two commits.
+    pub fn merge_base(&self, a: &str, b: &str) -> Option<String> {
+        let a = git2::Oid::from_str(a).ok()?;
+        let b = git2::Oid::from_str(b).ok()?;
+        self.repo.merge_base(a, b).ok().map(|o| o.to_string())
+    }
+
+    /// Full names and tips of every ref under `prefix` (such as `refs/remotes/`).
+    pub fn refs_under(&self, prefix: &str) -> Vec<(String, String)> {
+        let Ok(refs) = self.repo.references_glob(&format!("{prefix}*")) else {
+            return Vec::new();
+        };
+        refs.filter_map(Result::ok)
+            .filter(|r| r.symbolic_target().is_none())
+            .filter_map(|r| Some((r.name()?.to_owned(), r.target()?.to_string())))
+            .collect()
+    }
+
+    /// Whether some remote-tracking ref (`refs/remotes/*`) contains `commit`.
+    pub fn on_remote(&self, commit: &str) -> bool {
+        self.refs_under("refs/remotes/")
+            .iter()
+            .any(|(_, tip)| self.is_ancestor(commit, tip))
+    }
+
+    /// A string value from the git config that applies here.
+    pub fn config(&self, key: &str) -> Option<String> {
+        self.repo.config().ok()?.get_string(key).ok()
+    }
+
+    /// A boolean value from the git config (`false` when unset or unreadable).
+    pub fn config_bool(&self, key: &str) -> bool {
+        self.repo
+            .config()
+            .ok()
+            .and_then(|c| c.get_bool(key).ok())
+            .unwrap_or(false)
+    }
+
+    /// The remote-tracking ref that local branch `branch` follows, by its configuration
+    /// (`refs/remotes/<remote>/<name>`), whether or not that ref exists now.
+    pub fn upstream_ref(&self, branch: &str) -> Option<(String, String)> {
+        let remote = self.config(&format!("branch.{branch}.remote"))?;
+        let merge = self.config(&format!("branch.{branch}.merge"))?;
+        let name = merge.strip_prefix("refs/heads/")?;
+        Some((remote.clone(), format!("refs/remotes/{remote}/{name}")))
+    }
+
+    /// The remote base of a branch: the upstream of `base` when it exists, else
+    /// `refs/remotes/origin/HEAD`'s target, else `origin/main` or `origin/master`.
+    pub fn remote_base(&self, base: Option<&str>) -> Option<String> {
+        if let Some((_, up)) = base.and_then(|b| self.upstream_ref(b))
+            && self.ref_tip(&up).is_some()
+        {
+            return Some(up);
+        }
+        if let Some(b) = base {
+            let guess = format!("refs/remotes/origin/{b}");
+            if self.ref_tip(&guess).is_some() {
+                return Some(guess);
+            }
+        }
+        if let Ok(r) = self.repo.find_reference("refs/remotes/origin/HEAD")
+            && let Some(t) = r.symbolic_target()
+        {
+            return Some(t.to_owned());
+        }
+        ["refs/remotes/origin/main", "refs/remotes/origin/master"]
+            .into_iter()
+            .find(|r| self.ref_tip(r).is_some())
+            .map(str::to_owned)
+    }
+
+    /// Whether `rel` (relative to the worktree root) is ignored by git's rules here.
+    pub fn is_ignored(&self, rel: &Path) -> bool {
+        self.repo.is_path_ignored(rel).unwrap_or(false)
+    }
+
+    /// The first line of a commit's message.
+    pub fn summary(&self, commit: &str) -> String {
+        git2::Oid::from_str(commit)
+            .ok()
+            .and_then(|o| self.repo.find_commit(o).ok())
+            .and_then(|c| c.summary().map(str::to_owned))
+            .unwrap_or_default()
+    }
+
+    /// The recorded base branch of lane branch `lane`.
+    pub fn lane_base(&self, lane: &str) -> Option<String> {
+        self.config(&format!("branch.{lane}.{BASE_KEY}"))
+    }
+
+    /// The landed marker of lane branch `lane`: the lane tip that was landed.
+    pub fn landed_marker(&self, lane: &str) -> Option<String> {
+        self.ref_tip(&format!("{LANDED_PREFIX}{lane}"))
+    }
+}
+
+/// The first 7 characters of a commit id.
+pub fn short_sha(id: &str) -> &str {
+    id.get(..7).unwrap_or(id)
+}
+
+/// The main worktree's root for the common git dir `common_dir` (`None` for a bare clone).
+pub fn main_root(common_dir: &Path) -> Option<PathBuf> {
+    if common_dir.file_name().is_some_and(|n| n == ".git") {
+        common_dir.parent().map(Path::to_path_buf)
+    } else {
+        None
+    }
+}

@@ -1,0 +1,202 @@
+//! Retention refs: while a commit exists on no remote-tracking ref, a local ref
+//! `refs/dibs/retention/<branch>/<short sha>` keeps it (and its ancestors) reachable, so
+//! `git branch -D` plus `git gc --prune=now` cannot drop it. A ref is dropped once its commit is
+//! on a remote, or when another retention ref already contains it. With `dibs.retentionPush=true`
+//! the work is also pushed: the branch to its upstream, or a tag `retention/<slug>-<short sha>`
+//! when the upstream is gone. Pushing is never the default.
+
+use std::path::Path;
+
+use super::lanes::{LaneError, LaneRepo, checked_out_branch, git, short_sha};
+
+/// The prefix of every retention ref.
+pub const RETENTION_PREFIX: &str = "refs/dibs/retention/";
+
+/// What one retention call did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Retained {
+    /// Retention refs created.
+    pub created: Vec<String>,
+    /// Retention refs dropped (their commit reached a remote, or another ref holds it).
+    pub dropped: Vec<String>,
+    /// What was pushed (`<remote> <refspec>`), with `dibs.retentionPush`.
+    pub pushed: Vec<String>,
+    /// Pushes that failed (they never fail the call).
+    pub push_errors: Vec<String>,
+}
+
+/// The retention ref name for `commit` kept for `branch`.
+pub fn retention_ref(branch: &str, commit: &str) -> String {
+    format!("{RETENTION_PREFIX}{branch}/{}", short_sha(commit))
+}
+
+/// Keep local branch `branch`'s unpushed commits: a retention ref on its tip when the tip is on
+/// no remote-tracking ref; then sweep. Call after a commit and before deleting the branch.
+pub fn retain_branch(repo_dir: &Path, branch: &str) -> Result<Retained, LaneError> {
+    let repo = LaneRepo::open(repo_dir)?;
+    let Some(tip) = repo.branch_tip(branch) else {
+        return Ok(Retained::default());
+    };
+    retain_commit(repo_dir, &repo, branch, &tip, None)
+}
+
+/// Keep the HEAD of the worktree at `root` (its branch, or `detached/<folder>` when detached).
+/// Call after a commit there, and before removing that worktree.
+pub fn retain_head(root: &Path) -> Result<Retained, LaneError> {
+    let Some(wt) = super::worktree_at(root) else {
+        return Ok(Retained::default());
+    };
+    let repo = LaneRepo::open(root)?;
+    let Some(head) = repo.commit_of("HEAD") else {
+        return Ok(Retained::default());
+    };
+    let label = checked_out_branch(&wt.git_dir).unwrap_or_else(|| {
+        let folder = root.file_name().map(|n| n.to_string_lossy().into_owned());
+        format!("detached/{}", folder.unwrap_or_else(|| "worktree".into()))
+    });
+    retain_commit(root, &repo, &label, &head, None)
+}
+
+/// Keep the commits of every local branch (for a sweep after many commits, or before a
+/// command that may delete several branches).
+pub fn retain_all(repo_dir: &Path) -> Result<Retained, LaneError> {
+    let repo = LaneRepo::open(repo_dir)?;
+    let mut all = Retained::default();
+    for (name, tip) in repo.refs_under("refs/heads/") {
+        let branch = name.trim_start_matches("refs/heads/");
+        let r = retain_commit(repo_dir, &repo, branch, &tip, None)?;
+        all.created.extend(r.created);
+        all.dropped.extend(r.dropped);
+        all.pushed.extend(r.pushed);
+        all.push_errors.extend(r.push_errors);
+    }
+    Ok(all)
+}
+
+/// Keep what remote branch `<remote>/<branch>` holds before it is deleted on the remote: its
+/// tip counts as unpushed when no other remote-tracking ref contains it. Call before
+/// `git push <remote> --delete <branch>`.
+pub fn retain_remote_branch(
+    repo_dir: &Path,
+    remote: &str,
+    branch: &str,
+) -> Result<Retained, LaneError> {
+    let repo = LaneRepo::open(repo_dir)?;
+    let tracking = format!("refs/remotes/{remote}/{branch}");
+    let Some(tip) = repo.ref_tip(&tracking) else {
+        return Ok(Retained::default());
+    };
+    retain_commit(repo_dir, &repo, branch, &tip, Some(&tracking))
+}
+
+/// Whether some remote-tracking ref other than `except` contains `commit`.
+fn on_remote_except(repo: &LaneRepo, commit: &str, except: Option<&str>) -> bool {
+    repo.refs_under("refs/remotes/")
+        .iter()
+        .filter(|(name, _)| Some(name.as_str()) != except)
+        .any(|(_, tip)| repo.is_ancestor(commit, tip))
+}
+
+fn retain_commit(
+    dir: &Path,
+    repo: &LaneRepo,
+    label: &str,
+    commit: &str,
+    except: Option<&str>,
+) -> Result<Retained, LaneError> {
+    let mut out = Retained::default();
+    let name = retention_ref(label, commit);
+    let unpushed = !on_remote_except(repo, commit, except);
+    if unpushed && repo.ref_tip(&name).is_none() {
+        git(
+            dir,
+            &[
+                "update-ref",
+                "-m",
+                "git-dibs: retain unpushed work",
+                &name,
+                commit,
+                "",
+            ],
+        )?;
+        out.created.push(name.clone());
+    }
+    if unpushed && repo.config_bool("dibs.retentionPush") && except.is_none() {
+        push(dir, repo, label, commit, &mut out);
+    }
+    let keep = except.map(|_| name.as_str());
+    out.dropped = sweep_with(dir, &LaneRepo::open(dir)?, keep)?;
+    Ok(out)
+}
+
+/// Push `commit` of `branch`: the branch to its upstream when that still exists, else a tag.
+fn push(dir: &Path, repo: &LaneRepo, branch: &str, commit: &str, out: &mut Retained) {
+    let upstream = repo.upstream_ref(branch);
+    let remote = upstream.as_ref().map(|(r, _)| r.clone()).or_else(|| {
+        let remotes = git(dir, &["remote"]).ok()?;
+        let names: Vec<&str> = remotes.lines().collect();
+        names
+            .iter()
+            .find(|n| **n == "origin")
+            .or(names.first())
+            .map(|s| (*s).to_owned())
+    });
+    let Some(remote) = remote else {
+        out.push_errors
+            .push("no remote to push retention to".into());
+        return;
+    };
+    let merge = repo.config(&format!("branch.{branch}.merge"));
+    let upstream_alive = upstream
+        .as_ref()
+        .is_some_and(|(_, r)| repo.ref_tip(r).is_some());
+    if let (true, Some(merge)) = (upstream_alive, merge) {
+        let spec = format!("refs/heads/{branch}:{merge}");
+        match git(dir, &["push", "--quiet", &remote, &spec]) {
+            Ok(_) => {
+                out.pushed.push(format!("{remote} {spec}"));
+                return;
+            }
+            Err(e) => out.push_errors.push(e.to_string()),
+        }
+    }
+    let slug: String = branch
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let spec = format!("{commit}:refs/tags/retention/{slug}-{}", short_sha(commit));
+    match git(dir, &["push", "--quiet", &remote, &spec]) {
+        Ok(_) => out.pushed.push(format!("{remote} {spec}")),
+        Err(e) => out.push_errors.push(e.to_string()),
+    }
+}
+
+/// Drop retention refs whose commit is on a remote-tracking ref, or is contained in another
+/// retention ref. Returns the dropped names.
+pub fn sweep(repo_dir: &Path) -> Result<Vec<String>, LaneError> {
+    sweep_with(repo_dir, &LaneRepo::open(repo_dir)?, None)
+}
+
+fn sweep_with(dir: &Path, repo: &LaneRepo, keep: Option<&str>) -> Result<Vec<String>, LaneError> {
+    let refs = repo.refs_under(RETENTION_PREFIX);
+    let mut dropped = Vec::new();
+    for (i, (name, tip)) in refs.iter().enumerate() {
+        if Some(name.as_str()) == keep {
+            continue;
+        }
+        let covered = refs.iter().enumerate().any(|(j, (other, t))| {
+            j != i && !dropped.contains(other) && (t != tip || j < i) && repo.is_ancestor(tip, t)
+        });
+        if covered || repo.on_remote(tip) {
+            git(dir, &["update-ref", "-d", name, tip])?;
+            dropped.push(name.clone());
+        }
+    }
+    Ok(dropped)
+}
