@@ -27,21 +27,18 @@ const SCAN_ENTRIES: usize = 5000;
 /// Up to this many files held by peers, their status is read file by file.
 const PER_FILE_STATUS: usize = 256;
 
-/// Decide a `Bash` tool call. A command line that cannot be parsed goes ahead with one line on
-/// stderr; facts that cannot be read count as "nothing shown to be at risk".
-pub(crate) fn before_shell(event: &Event, command: &str) -> Result<Response> {
-    let cmds = match shell::parse(command, &event.cwd) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("git-dibs: cannot read this command line ({e}); it goes ahead unchecked");
-            return Ok(Response::Silent);
-        }
-    };
+/// Decide a `Bash` tool call, given its command line parsed into `cmds`. Facts that cannot be
+/// read count as "nothing shown to be at risk".
+pub(crate) fn before_shell(
+    event: &Event,
+    command: &str,
+    cmds: &[shell::SimpleCommand],
+) -> Result<Response> {
     let mut alias = |inv: &GitInvocation, name: &str| {
         let wt = git::invocation_worktree(inv)?;
         Repo::open(&wt.git_dir).ok()?.alias(name)
     };
-    let guarded = guard::classify(&cmds, &mut alias);
+    let guarded = guard::classify(cmds, &mut alias);
     if guarded.is_empty() {
         return Ok(Response::Silent);
     }
@@ -387,7 +384,7 @@ fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
     }
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let now = store::now_secs();
-    others.retain(|s| s.is_live(now, ttl));
+    others.retain(|s| s.is_alive(now, ttl));
     if others.is_empty() {
         return Ok(facts);
     }

@@ -89,9 +89,9 @@ fn handle(args: Args) -> protocol::Output {
     }
     match decide(&event) {
         Ok(response) => protocol::render(&event, &response),
-        Err(StoreError::Fenced { .. }) => quiet(
-            "this session was resumed by another process; this one no longer records claims",
-        ),
+        Err(StoreError::Fenced { .. }) => {
+            quiet("this session was resumed by another process; this one no longer records claims")
+        }
         Err(e) => quiet(e),
     }
 }
@@ -100,17 +100,23 @@ fn handle(args: Args) -> protocol::Output {
 fn decide(event: &Event) -> Result<Response, StoreError> {
     match &event.kind {
         EventKind::BeforeShell { command } => {
-            let verdict = super::guard::before_shell(event, command).unwrap_or_else(|e| {
+            let cmds = match crate::shell::parse(command, &event.cwd) {
+                Ok(cmds) => cmds,
+                Err(e) => {
+                    eprintln!(
+                        "git-dibs: cannot read this command line ({e}); it goes ahead unchecked"
+                    );
+                    return Ok(Response::Silent);
+                }
+            };
+            let verdict = super::guard::before_shell(event, command, &cmds).unwrap_or_else(|e| {
                 eprintln!("git-dibs: {e:#}; the command goes ahead unchecked");
                 Response::Silent
             });
             if verdict != Response::Silent {
                 return Ok(verdict);
             }
-            match crate::shell::parse(command, &event.cwd) {
-                Ok(cmds) => shell::before(event, &cmds),
-                Err(_) => Ok(Response::Silent),
-            }
+            shell::before(event, &cmds)
         }
         EventKind::AfterShell { command } => match crate::shell::parse(command, &event.cwd) {
             Ok(cmds) => shell::after(event, &cmds),
