@@ -84,6 +84,15 @@ fn guard_refuses_what_destroys_work() {
     expect_refusal(0, "git worktree remove --force", &["lane", "notes.txt"]);
     expect_refusal(1, "git branch -D unpushed", &["unpushed"]);
     expect_refusal(2, "git add -A", &["README.md", &peer_id[..8]]);
+    s.step("the person saw each refusal");
+    let told = agent.informational();
+    for what in ["worktree remove", "branch -D unpushed", "add -A"] {
+        s.check(
+            told.iter()
+                .any(|e| e.contains("PreToolUse:Bash says:") && e.contains(what)),
+            || format!("no informational event about `{what}`: {told:#?}"),
+        );
+    }
     s.step("an unresolvable target is asked about, which headless means refused");
     let asked = s
         .api
