@@ -62,8 +62,15 @@ fn fetch(root: &Path) -> Result<PathBuf, String> {
     if executable(&dest).is_file() {
         return Ok(executable(&dest));
     }
-    let tmp = root.join(format!(".claude-{VERSION}.tmp-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&tmp);
+    // Under the lock no one else is fetching: temporary folders left here are from fetches
+    // that were killed, and go.
+    let stale = format!(".claude-{VERSION}.tmp-");
+    for entry in fs::read_dir(root).into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&stale) {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+    let tmp = root.join(format!("{stale}{}", std::process::id()));
     fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
     let result = unpack_into(&tmp).and_then(|()| {
         fs::rename(&tmp, &dest)
