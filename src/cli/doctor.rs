@@ -10,7 +10,7 @@ use anyhow::Result;
 
 use super::install::{Scope, find_on_path, load};
 use crate::git::{self, Worktree};
-use crate::protocol::settings::{self, HOOKS, HookSpec, Settings};
+use crate::protocol::settings::{self, ConfigHost, HOOKS, HookSpec, Settings};
 use crate::store::{self, Store};
 
 /// Options of `doctor`.
@@ -202,6 +202,9 @@ fn check_settings(r: &mut Report, wt: Option<&Worktree>) {
         ));
     }
     match wired.as_slice() {
+        [] if ConfigHost::ALL[1..].iter().any(|h| host_wired(root, *h)) => {
+            r.ok("Claude Code hooks are not wired (other hosts are): `git dibs install` wires them")
+        }
         [] => r.problem(
             "hooks are not wired: run `git dibs install` (or `--local` for yourself only, \
              `--user` for every project)",
@@ -223,6 +226,78 @@ fn check_settings(r: &mut Report, wt: Option<&Worktree>) {
                     rest[0].0.flag()
                 ));
             }
+        }
+    }
+}
+
+/// Whether `host`'s project hook file has any git-dibs handler.
+fn host_wired(root: Option<&Path>, host: ConfigHost) -> bool {
+    let Some(path) = root.map(|r| r.join(host.project_file())) else {
+        return false;
+    };
+    matches!(load(&path), Ok(Some((_, s))) if !s.wiring_in(host.layout()).is_empty())
+}
+
+/// Report the wiring of Cursor's, Gemini CLI's and Codex's project hook files.
+fn check_hosts(r: &mut Report, wt: &Worktree) {
+    for host in &ConfigHost::ALL[1..] {
+        let path = wt.root.join(host.project_file());
+        let shown = path.display();
+        let fix = format!("run `git dibs install --{}`", host.name());
+        let s = match load(&path) {
+            Ok(Some((_, s))) => s,
+            Ok(None) => {
+                r.ok(format!(
+                    "{host} hooks are not wired (no {shown}; {fix} to wire them)"
+                ));
+                continue;
+            }
+            Err(e) => {
+                r.problem(format!("{e:#}: fix that file by hand, then {fix}"));
+                continue;
+            }
+        };
+        let w = s.wiring_in(host.layout());
+        if w.is_empty() {
+            r.ok(format!(
+                "{host} hooks are not wired in {shown} ({fix} to wire them)"
+            ));
+            continue;
+        }
+        let missing = w.missing();
+        if !missing.is_empty() {
+            r.problem(format!(
+                "{shown} lacks the git-dibs hooks for {}: {fix}",
+                places(&missing)
+            ));
+        }
+        let duplicated = w.duplicated();
+        if !duplicated.is_empty() {
+            r.problem(format!(
+                "{shown} wires git-dibs more than once for {}: {fix}",
+                places(&duplicated)
+            ));
+        }
+        if !w.stale.is_empty() || w.commands.len() > 1 {
+            r.problem(format!(
+                "{shown} has out-of-date git-dibs entries ({}): {fix}",
+                w.stale.join("; ")
+            ));
+        }
+        for command in &w.commands {
+            let program = settings::program_of(command).map(PathBuf::from);
+            if let Some(p) = program.filter(|p| p.is_absolute() && !p.is_file()) {
+                r.problem(format!(
+                    "{shown} runs {}, which does not exist: {fix}",
+                    p.display()
+                ));
+            }
+        }
+        if w.is_complete() {
+            r.ok(format!(
+                "{host} hooks are wired in {shown}: all {} of them",
+                w.specs.len()
+            ));
         }
     }
 }
@@ -276,6 +351,9 @@ pub fn run(_args: Args) -> Result<ExitCode> {
     check_git_subcommand(&mut r);
     let wt = check_worktree(&mut r);
     check_settings(&mut r, wt.as_ref());
+    if let Some(wt) = &wt {
+        check_hosts(&mut r, wt);
+    }
     if let Some(wt) = &wt {
         check_store(&mut r, wt);
     }

@@ -11,6 +11,8 @@ use anyhow::{Context, Result, anyhow};
 
 use crate::protocol::settings::{self, HOOKS, Settings};
 
+mod hosts;
+
 /// Options of `install` and `uninstall`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -20,6 +22,21 @@ pub struct Args {
     /// Write the user's `~/.claude/settings.json` (every project).
     #[arg(long)]
     pub user: bool,
+    /// Wire Claude Code (the default when no host is named).
+    #[arg(long)]
+    pub claude: bool,
+    /// Wire Cursor: `.cursor/hooks.json`.
+    #[arg(long, conflicts_with_all = ["local", "user"])]
+    pub cursor: bool,
+    /// Wire Gemini CLI: `.gemini/settings.json`.
+    #[arg(long, conflicts_with_all = ["local", "user"])]
+    pub gemini: bool,
+    /// Wire Codex: `.codex/hooks.json`.
+    #[arg(long, conflicts_with_all = ["local", "user"])]
+    pub codex: bool,
+    /// Wire every host: Claude Code, Cursor, Gemini CLI and Codex.
+    #[arg(long, conflicts_with_all = ["local", "user"])]
+    pub all: bool,
     /// Print the resulting file instead of writing it.
     #[arg(long)]
     pub dry_run: bool,
@@ -195,6 +212,9 @@ fn write_target(path: &Path) -> Result<PathBuf> {
 }
 
 pub fn run(args: Args, mode: Mode) -> Result<ExitCode> {
+    if !hosts::run_others(&args, mode)? {
+        return Ok(ExitCode::SUCCESS);
+    }
     let scope = Scope::of(&args);
     let root = match scope {
         Scope::User => None,

@@ -159,7 +159,8 @@ pub(super) fn patch_paths(patch: &str) -> Vec<PathBuf> {
     ];
     let mut paths: Vec<PathBuf> = Vec::new();
     for line in patch.lines() {
-        let line = line.trim_end();
+        // Codex reads a header with the line's surrounding whitespace trimmed.
+        let line = line.trim();
         let Some(rest) = MARKERS.iter().find_map(|m| line.strip_prefix(m)) else {
             continue;
         };

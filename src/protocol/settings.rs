@@ -1,11 +1,17 @@
-//! Claude Code settings files (`.claude/settings.json` and friends): which hooks git-dibs wires,
-//! merging them into a person's file without disturbing anything else, taking them out again,
-//! and reporting how a file is wired. Pure: bytes in, bytes out; the caller reads and writes.
+//! Agent-host settings files (Claude Code's `.claude/settings.json` and friends; Cursor's,
+//! Gemini CLI's and Codex's hook files through a [`Layout`]): which hooks git-dibs wires, merging
+//! them into a person's file without disturbing anything else, taking them out again, and
+//! reporting how a file is wired. Pure: bytes in, bytes out; the caller reads and writes.
 
+mod hosts;
 mod tree;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_hosts;
+
+pub use hosts::{CLAUDE, CODEX, CURSOR, ConfigHost, GEMINI, Layout};
 
 use std::fmt;
 use std::path::Path;
@@ -35,7 +41,7 @@ impl fmt::Display for HookSpec {
     }
 }
 
-/// Every hook git-dibs wires, in the order a fresh file lists them.
+/// Every hook git-dibs wires for Claude Code, in the order a fresh file lists them.
 pub const HOOKS: [HookSpec; 6] = [
     HookSpec {
         event: "PreToolUse",
@@ -183,13 +189,22 @@ fn our_command(handler: &Json) -> Option<String> {
     })
 }
 
-/// The handler git-dibs writes.
-fn handler(command: &str) -> Json {
-    Json::object([
-        ("type", Json::str("command")),
-        ("command", Json::str(command)),
-        ("timeout", Json::Number(TIMEOUT_SECS.into())),
-    ])
+/// The handler git-dibs writes in `layout`'s files (with its matcher, where handlers carry it).
+fn handler(layout: &Layout, command: &str, matcher: Option<&str>) -> Json {
+    let timeout = Json::Number(layout.timeout.into());
+    if !layout.flat {
+        return Json::object([
+            ("type", Json::str("command")),
+            ("command", Json::str(command)),
+            ("timeout", timeout),
+        ]);
+    }
+    let mut pairs = vec![("command".to_owned(), Json::str(command))];
+    if let Some(m) = matcher {
+        pairs.push(("matcher".to_owned(), Json::str(m)));
+    }
+    pairs.push(("timeout".to_owned(), timeout));
+    Json::Object(pairs)
 }
 
 /// A group's matcher for comparison: `None` when it matches everything (absent, `""`, `"*"`).
@@ -202,9 +217,10 @@ fn matcher_of(group: &[(String, Json)]) -> Option<String> {
     }
 }
 
-/// The index in [`HOOKS`] of the place (event, matcher).
-fn spec_index(event: &str, matcher: Option<&str>) -> Option<usize> {
-    HOOKS
+/// The index in `layout`'s hooks of the place (event, matcher).
+fn spec_index(layout: &Layout, event: &str, matcher: Option<&str>) -> Option<usize> {
+    layout
+        .hooks
         .iter()
         .position(|s| s.event == event && s.matcher == matcher)
 }
@@ -212,6 +228,7 @@ fn spec_index(event: &str, matcher: Option<&str>) -> Option<usize> {
 /// Visit every handler of ours: `place(event, matcher)` gives its replacement, or `None` to
 /// remove it. Groups and event arrays that removal empties are dropped. Returns how many went.
 fn sweep(
+    layout: &Layout,
     hooks: &mut Vec<(String, Json)>,
     mut place: impl FnMut(&str, Option<&str>) -> Option<Json>,
 ) -> usize {
@@ -221,6 +238,28 @@ fn sweep(
             return true;
         };
         let before = removed;
+        if layout.flat {
+            // Handlers sit directly in the event's array, each with its own matcher.
+            groups.retain_mut(|h| {
+                let matcher = match &*h {
+                    Json::Object(pairs) if our_command(h).is_some() => matcher_of(pairs),
+                    _ => return true,
+                };
+                match place(event, matcher.as_deref()) {
+                    Some(new) => {
+                        if !equivalent(h, &new) {
+                            *h = new;
+                        }
+                        true
+                    }
+                    None => {
+                        removed += 1;
+                        false
+                    }
+                }
+            });
+            return !(removed > before && groups.is_empty());
+        }
         groups.retain_mut(|group| {
             let Json::Object(pairs) = group else {
                 return true;
@@ -256,8 +295,10 @@ fn sweep(
 /// How a settings file is wired for git-dibs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Wiring {
-    /// How many git-dibs handlers sit in each place of [`HOOKS`] (same order).
-    pub counts: [usize; HOOKS.len()],
+    /// The places git-dibs wires in this kind of file.
+    pub specs: &'static [HookSpec],
+    /// How many git-dibs handlers sit in each place of `specs` (same order).
+    pub counts: Vec<usize>,
     /// git-dibs handlers that are out of place or differ from what `install` writes, described.
     pub stale: Vec<String>,
     /// The distinct command lines of the git-dibs handlers.
@@ -286,10 +327,10 @@ impl Wiring {
     }
 
     fn pick(&self, f: impl Fn(usize) -> bool) -> Vec<HookSpec> {
-        HOOKS
+        self.specs
             .iter()
-            .zip(self.counts)
-            .filter(|&(_, c)| f(c))
+            .zip(&self.counts)
+            .filter(|&(_, &c)| f(c))
             .map(|(s, _)| *s)
             .collect()
     }
@@ -346,13 +387,19 @@ impl Settings {
             .any(|(k, v)| k == "disableAllHooks" && *v == Json::Bool(true))
     }
 
-    /// Wire every hook of [`HOOKS`] to run `command`, once each. git-dibs handlers already in
+    /// Wire every hook of [`HOOKS`] to run `command` in a Claude Code settings file; see
+    /// [`Settings::install_in`].
+    pub fn install(&mut self, command: &str) -> Result<bool, SettingsError> {
+        self.install_in(&CLAUDE, command)
+    }
+
+    /// Wire every hook of `layout` to run `command`, once each. git-dibs handlers already in
     /// place are rewritten to the current form; out-of-place or duplicate ones are removed.
     /// Another handler's group with the same matcher is joined rather than repeated. Returns
     /// whether anything changed; on error nothing has.
-    pub fn install(&mut self, command: &str) -> Result<bool, SettingsError> {
+    pub fn install_in(&mut self, layout: &Layout, command: &str) -> Result<bool, SettingsError> {
         if let Some(Json::Object(hooks)) = self.hooks() {
-            for spec in &HOOKS {
+            for spec in layout.hooks {
                 if let Some((event, v)) = hooks.iter().find(|(k, _)| k == spec.event)
                     && !matches!(v, Json::Array(_))
                 {
@@ -361,18 +408,29 @@ impl Settings {
             }
         }
         let before = self.root.clone();
+        if let Some(version) = layout.version
+            && !self.root.iter().any(|(k, _)| k == "version")
+        {
+            self.root
+                .insert(0, ("version".to_owned(), Json::Number(version.into())));
+        }
         let Json::Object(hooks) = entry(&mut self.root, "hooks", Json::Object(Vec::new())) else {
             return Err(SettingsError::HooksNotObject);
         };
-        let mut placed = [false; HOOKS.len()];
-        sweep(hooks, |event, matcher| {
-            let i = spec_index(event, matcher)?;
-            (!std::mem::replace(&mut placed[i], true)).then(|| handler(command))
+        let mut placed = vec![false; layout.hooks.len()];
+        sweep(layout, hooks, |event, matcher| {
+            let i = spec_index(layout, event, matcher)?;
+            (!std::mem::replace(&mut placed[i], true)).then(|| handler(layout, command, matcher))
         });
-        for (spec, _) in HOOKS.iter().zip(placed).filter(|(_, p)| !p) {
+        for (spec, _) in layout.hooks.iter().zip(placed).filter(|(_, p)| !p) {
             let Json::Array(groups) = entry(hooks, spec.event, Json::Array(Vec::new())) else {
                 return Err(SettingsError::EventNotArray(spec.event.to_owned()));
             };
+            if layout.flat {
+                groups.push(handler(layout, command, spec.matcher));
+                continue;
+            }
+            let handler = || handler(layout, command, spec.matcher);
             let shared = groups.iter_mut().find_map(|g| match g {
                 Json::Object(pairs) if matcher_of(pairs).as_deref() == spec.matcher => {
                     match get_mut(pairs, "hooks") {
@@ -383,9 +441,9 @@ impl Settings {
                 _ => None,
             });
             match shared {
-                Some(handlers) => handlers.push(handler(command)),
+                Some(handlers) => handlers.push(handler()),
                 None => {
-                    let list = Json::Array(vec![handler(command)]);
+                    let list = Json::Array(vec![handler()]);
                     groups.push(match spec.matcher {
                         Some(m) => Json::object([("matcher", Json::str(m)), ("hooks", list)]),
                         None => Json::object([("hooks", list)]),
@@ -399,19 +457,34 @@ impl Settings {
     /// Remove every git-dibs handler, and the groups, event arrays and `hooks` object that
     /// become empty because of it. Returns how many handlers went.
     pub fn uninstall(&mut self) -> usize {
+        self.uninstall_in(&CLAUDE)
+    }
+
+    /// Remove every git-dibs handler from a file of `layout`, and what becomes empty because of
+    /// it. Returns how many handlers went.
+    pub fn uninstall_in(&mut self, layout: &Layout) -> usize {
         let Some(Json::Object(hooks)) = get_mut(&mut self.root, "hooks") else {
             return 0;
         };
-        let removed = sweep(hooks, |_, _| None);
+        let removed = sweep(layout, hooks, |_, _| None);
         if removed > 0 && hooks.is_empty() {
             self.root.retain(|(k, _)| k != "hooks");
         }
         removed
     }
 
-    /// How this file is wired for git-dibs.
+    /// How this Claude Code settings file is wired for git-dibs.
     pub fn wiring(&self) -> Wiring {
-        let mut wiring = Wiring::default();
+        self.wiring_in(&CLAUDE)
+    }
+
+    /// How this file of `layout` is wired for git-dibs.
+    pub fn wiring_in(&self, layout: &Layout) -> Wiring {
+        let mut wiring = Wiring {
+            specs: layout.hooks,
+            counts: vec![0; layout.hooks.len()],
+            ..Wiring::default()
+        };
         let Some(Json::Object(hooks)) = self.hooks() else {
             return wiring;
         };
@@ -420,18 +493,24 @@ impl Settings {
             for group in groups {
                 let Json::Object(pairs) = group else { continue };
                 let matcher = matcher_of(pairs);
-                let Some(Json::Array(handlers)) = group.get("hooks") else {
-                    continue;
+                let handlers = match group.get("hooks") {
+                    _ if layout.flat => std::slice::from_ref(group),
+                    Some(Json::Array(handlers)) => handlers.as_slice(),
+                    _ => continue,
                 };
                 for h in handlers {
                     let Some(command) = our_command(h) else {
                         continue;
                     };
-                    match spec_index(event, matcher.as_deref()) {
-                        Some(i) if equivalent(h, &handler(&command)) => wiring.counts[i] += 1,
-                        Some(i) => wiring
-                            .stale
-                            .push(format!("{} differs from what install writes", HOOKS[i])),
+                    let m = matcher.as_deref();
+                    match spec_index(layout, event, m) {
+                        Some(i) if equivalent(h, &handler(layout, &command, m)) => {
+                            wiring.counts[i] += 1
+                        }
+                        Some(i) => wiring.stale.push(format!(
+                            "{} differs from what install writes",
+                            layout.hooks[i]
+                        )),
                         None => wiring.stale.push(format!(
                             "{event} with matcher {:?} is not a place git-dibs hooks",
                             matcher.as_deref().unwrap_or("")

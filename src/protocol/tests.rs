@@ -411,7 +411,7 @@ fn codex_events() {
         parse(&v)
     };
     let patch = "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-a\n+b\n*** Add File: /abs/new.rs\n\
-        +x\n*** Delete File: old.rs\n*** Update File: src/mv.rs\n*** Move to: src/moved.rs\n\
+        +x\n  *** Delete File: old.rs\n*** Update File: src/mv.rs\n*** Move to: src/moved.rs\n\
         *** Update File: src/a.rs\n*** End Patch\n";
     let pre = x(
         json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch",

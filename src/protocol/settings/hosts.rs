@@ -1,0 +1,162 @@
+//! The hook files of each agent host git-dibs wires: where the project file lives, its shape
+//! (grouped like Claude Code's, or Cursor's flat handler lists), the timeout unit, and the places
+//! (event, matcher) git-dibs hooks.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::{HOOKS, HookSpec, TIMEOUT_SECS};
+
+/// The shape of one host's hook file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// Every place git-dibs wires, in the order a fresh file lists them.
+    pub hooks: &'static [HookSpec],
+    /// Handlers sit directly in each event's array, each with its own `matcher` (Cursor);
+    /// otherwise in matcher groups under `hooks` (Claude Code, Gemini CLI, Codex).
+    pub flat: bool,
+    /// The `timeout` written on each handler, in the host's unit.
+    pub timeout: u64,
+    /// A top-level `version` the file must carry (Cursor's `1`).
+    pub version: Option<u64>,
+}
+
+const fn spec(event: &'static str, matcher: Option<&'static str>) -> HookSpec {
+    HookSpec { event, matcher }
+}
+
+/// Claude Code: `.claude/settings.json`, timeouts in seconds.
+pub const CLAUDE: Layout = Layout {
+    hooks: &HOOKS,
+    flat: false,
+    timeout: TIMEOUT_SECS,
+    version: None,
+};
+
+/// Cursor: `.cursor/hooks.json` (`version: 1`), flat handler lists, timeouts in seconds.
+pub const CURSOR: Layout = Layout {
+    hooks: &[
+        spec("preToolUse", Some("Write|Delete")),
+        spec("beforeShellExecution", None),
+        spec("afterFileEdit", None),
+        spec("postToolUse", Some("Read")),
+        spec("afterShellExecution", None),
+        spec("beforeSubmitPrompt", None),
+        spec("sessionStart", None),
+        spec("sessionEnd", None),
+    ],
+    flat: true,
+    timeout: TIMEOUT_SECS,
+    version: Some(1),
+};
+
+/// Gemini CLI: `.gemini/settings.json`, timeouts in milliseconds.
+pub const GEMINI: Layout = Layout {
+    hooks: &[
+        spec("BeforeTool", Some("write_file|replace")),
+        spec("BeforeTool", Some("run_shell_command")),
+        spec(
+            "AfterTool",
+            Some("write_file|replace|read_file|run_shell_command"),
+        ),
+        spec("SessionStart", None),
+        spec("SessionEnd", None),
+        spec("BeforeAgent", None),
+    ],
+    flat: false,
+    timeout: TIMEOUT_SECS * 1000,
+    version: None,
+};
+
+/// Codex: `.codex/hooks.json`, timeouts in seconds. Codex has no session-end event.
+pub const CODEX: Layout = Layout {
+    hooks: &[
+        spec("PreToolUse", Some("apply_patch")),
+        spec("PreToolUse", Some("Bash")),
+        spec("PostToolUse", Some("apply_patch|Bash")),
+        spec("SessionStart", None),
+        spec("UserPromptSubmit", None),
+    ],
+    flat: false,
+    timeout: TIMEOUT_SECS,
+    version: None,
+};
+
+/// A host whose project hook file `git dibs install` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigHost {
+    /// Claude Code.
+    Claude,
+    /// Cursor.
+    Cursor,
+    /// Gemini CLI.
+    Gemini,
+    /// Codex CLI.
+    Codex,
+}
+
+impl ConfigHost {
+    /// Every host, in the order they are installed and reported.
+    pub const ALL: [ConfigHost; 4] = [
+        ConfigHost::Claude,
+        ConfigHost::Cursor,
+        ConfigHost::Gemini,
+        ConfigHost::Codex,
+    ];
+
+    /// The host's display name.
+    pub fn title(self) -> &'static str {
+        match self {
+            ConfigHost::Claude => "Claude Code",
+            ConfigHost::Cursor => "Cursor",
+            ConfigHost::Gemini => "Gemini CLI",
+            ConfigHost::Codex => "Codex",
+        }
+    }
+
+    /// The `--host` value and the install flag's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConfigHost::Claude => "claude",
+            ConfigHost::Cursor => "cursor",
+            ConfigHost::Gemini => "gemini",
+            ConfigHost::Codex => "codex",
+        }
+    }
+
+    /// The shape of the host's hook file.
+    pub fn layout(self) -> &'static Layout {
+        match self {
+            ConfigHost::Claude => &CLAUDE,
+            ConfigHost::Cursor => &CURSOR,
+            ConfigHost::Gemini => &GEMINI,
+            ConfigHost::Codex => &CODEX,
+        }
+    }
+
+    /// The project hook file, relative to the worktree root.
+    pub fn project_file(self) -> PathBuf {
+        let (dir, file) = match self {
+            ConfigHost::Claude => (".claude", "settings.json"),
+            ConfigHost::Cursor => (".cursor", "hooks.json"),
+            ConfigHost::Gemini => (".gemini", "settings.json"),
+            ConfigHost::Codex => (".codex", "hooks.json"),
+        };
+        Path::new(dir).join(file)
+    }
+
+    /// The handler command for this host, given the bare `git-dibs hook` command: the host is
+    /// named (`--host <name>`) except for Claude Code, whose command stays as it always was.
+    pub fn command(self, base: &str) -> String {
+        match self {
+            ConfigHost::Claude => base.to_owned(),
+            other => format!("{base} --host {}", other.name()),
+        }
+    }
+}
+
+impl fmt::Display for ConfigHost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.title())
+    }
+}
