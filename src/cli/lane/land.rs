@@ -147,7 +147,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let summaries = git(&root, &["log", "--format=- %s", &format!("{old}..{tip}")])?;
             let msg = format!(
                 "{} (squashed lane {})\n\n{summaries}\n",
-                first_summary(&repo, &old, &tip),
+                repo.summary(&tip),
                 lane.name
             );
             git(
@@ -288,12 +288,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// The first line of the oldest lane commit, for a squash message.
-fn first_summary(repo: &LaneRepo, old: &str, tip: &str) -> String {
-    let _ = old;
-    repo.summary(tip)
 }
 
 /// Record that the lane's `tip` landed: `refs/dibs/landed/<lane branch>`.

@@ -129,6 +129,7 @@ fn remove(
         git(&ctx.main_root, &["worktree", "remove", &p]).map_err(|e| e.to_string())?;
     }
     if let (Some(b), Some(tip)) = (&lane.branch, &v.tip)
+        && b.starts_with(super::LANE_PREFIX)
         && (v.pushed || v.landed)
     {
         let _ = git(
