@@ -1,6 +1,7 @@
 //! `git dibs doctor`: whether the binary is on PATH and current, git finds it as `git dibs`, the
-//! hooks are wired (and in which settings file), the settings files are valid, and the store is
-//! readable and writable. One line per check; exit 1 when any check finds a problem.
+//! hooks are wired (and in which settings file), the settings files are valid, the git hooks are
+//! installed, and the store is readable and writable. One line per check; exit 1 when any check
+//! finds a problem.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -302,6 +303,13 @@ fn check_hosts(r: &mut Report, wt: &Worktree) {
     }
 }
 
+fn check_git_hooks(r: &mut Report) {
+    match super::githooks::install::health() {
+        Ok(line) => r.ok(line),
+        Err(problem) => r.problem(problem),
+    }
+}
+
 fn check_store(r: &mut Report, wt: &Worktree) {
     let store = match Store::open(&wt.common_dir) {
         Ok(s) => s,
@@ -355,6 +363,7 @@ pub fn run(_args: Args) -> Result<ExitCode> {
         check_hosts(&mut r, wt);
     }
     if let Some(wt) = &wt {
+        check_git_hooks(&mut r);
         check_store(&mut r, wt);
     }
     if r.problems == 0 {

@@ -40,6 +40,10 @@ pub struct Args {
     /// Print the resulting file instead of writing it.
     #[arg(long)]
     pub dry_run: bool,
+    /// Install (or uninstall) the git hooks instead: pre-commit, reference-transaction and
+    /// post-commit shims in git's hooks folder, chaining any hook already there.
+    #[arg(long, conflicts_with_all = ["local", "user"])]
+    pub git_hooks: bool,
 }
 
 /// Install or uninstall.
@@ -212,6 +216,9 @@ fn write_target(path: &Path) -> Result<PathBuf> {
 }
 
 pub fn run(args: Args, mode: Mode) -> Result<ExitCode> {
+    if args.git_hooks {
+        return super::githooks::install::run(mode, args.dry_run);
+    }
     if !hosts::run_others(&args, mode)? {
         return Ok(ExitCode::SUCCESS);
     }

@@ -4,6 +4,7 @@
 mod audit;
 mod claim;
 mod doctor;
+mod githooks;
 mod guard;
 mod hook;
 mod install;
@@ -49,6 +50,9 @@ pub enum Command {
     Audit(audit::Args),
     /// Check that everything is wired, readable and current.
     Doctor(doctor::Args),
+    /// Run one git hook (called by the shims `install --git-hooks` writes).
+    #[command(hide = true)]
+    Githook(githooks::Args),
     /// Lanes: a worktree per session, with a life cycle that never loses work.
     Lane(lane::Args),
     /// Whether a branch's or commit's work is on the remote base (exit 0 yes, 1 no, 2 error).
@@ -59,6 +63,7 @@ pub enum Command {
 pub fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Hook(args) => return hook::run(args),
+        Command::Githook(args) => return githooks::run(args),
         Command::Status(args) => status::run(args),
         Command::Claim(args) => claim::claim(args),
         Command::Release(args) => claim::release(args),

@@ -1,0 +1,162 @@
+//! The `pre-commit` git hook: refuse a commit whose staged files include a file that a live
+//! session other than the committer holds in this worktree, naming that session and the files
+//! and saying how to leave them out. `WT_GUARD_BYPASS=1` lets the commit through; both outcomes
+//! are audited.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use super::{AuditLine, Committer, bypassed, fail_open, git_argv, sh_quote};
+use crate::policy::claims::{ago, describe};
+use crate::store::{self, FileKey, Session, Store};
+
+const HOOK: &str = "pre-commit";
+
+/// Run the hook: exit 1 to refuse the commit, 0 to let it through.
+pub(super) fn run() -> ExitCode {
+    let Some((cwd, wt)) = super::here() else {
+        return fail_open(HOOK, "not inside a git worktree");
+    };
+    match check(&cwd, &wt) {
+        Ok(code) => code,
+        Err(e) => fail_open(HOOK, format!("{e:#}")),
+    }
+}
+
+/// One live peer and the staged files it holds.
+struct Held {
+    session: Session,
+    files: Vec<String>,
+}
+
+fn check(cwd: &Path, wt: &crate::git::Worktree) -> Result<ExitCode> {
+    let staged = staged_paths(cwd, &wt.root)?;
+    if staged.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let store = Store::open(&wt.common_dir)?;
+    let me = Committer::from_env();
+    let now = store::now_secs();
+    let ttl = super::ttl(wt);
+    let mut held: Vec<Held> = Vec::new();
+    for path in &staged {
+        let key = FileKey::new(wt.root.clone(), path.clone());
+        let holders = store
+            .holders(&key, &me.id, now)
+            .context("cannot read the git-dibs store")?;
+        for h in holders {
+            if me.owns(&h.session) || !h.session.is_alive(now, ttl) {
+                continue;
+            }
+            match held.iter_mut().find(|x| x.session.id == h.session.id) {
+                Some(x) => x.files.push(path.clone()),
+                None => held.push(Held {
+                    session: h.session,
+                    files: vec![path.clone()],
+                }),
+            }
+        }
+    }
+    if held.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut files: Vec<String> = held.iter().flat_map(|h| h.files.clone()).collect();
+    files.sort();
+    files.dedup();
+    let holders: Vec<String> = held
+        .iter()
+        .map(|h| format!("{} holds {}", describe(&h.session), h.files.join(", ")))
+        .collect();
+    let reason = format!(
+        "the commit includes files a live session holds: {}",
+        holders.join("; ")
+    );
+    let bypass = bypassed();
+    AuditLine {
+        at: super::now_rfc3339(),
+        verdict: if bypass { "bypass" } else { "block" },
+        hook: HOOK,
+        session: &me.id,
+        cwd,
+        command: git_argv().join(" "),
+        reason: &reason,
+        files: files.clone(),
+        commits: Vec::new(),
+    }
+    .write(&wt.common_dir);
+    if bypass {
+        eprintln!("git-dibs: WT_GUARD_BYPASS=1: committing anyway ({reason}); this is audited");
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!("{}", message(&held, &files, now));
+    Ok(ExitCode::from(1))
+}
+
+/// The refusal, for the person or agent who ran `git commit`.
+fn message(held: &[Held], files: &[String], now: u64) -> String {
+    let mut text = String::from(
+        "git-dibs: commit refused: it includes files that another live session holds in this \
+         worktree:\n",
+    );
+    for h in held {
+        let branch = h
+            .session
+            .branch
+            .as_deref()
+            .map(|b| format!(" on branch {b}"))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "  {} (active {}{branch}): {}\n",
+            describe(&h.session),
+            ago(now, h.session.last_seen),
+            h.files.join(", ")
+        ));
+    }
+    let quoted: Vec<String> = files.iter().map(|f| sh_quote(f)).collect();
+    text.push_str(&format!(
+        "Those are its changes, not yours to commit. Unstage them (paths from the top of the \
+         worktree) and commit the rest:\n  git restore --staged -- {}\nor ask that session to \
+         commit or release them first (`git dibs status` shows who holds what).",
+        quoted.join(" ")
+    ));
+    text
+}
+
+/// The paths the commit would change (`git diff --cached --name-only`): the index git commits
+/// (`GIT_INDEX_FILE` when git names a temporary one, as for `commit -a` or `commit PATHS`)
+/// against HEAD. Both sides of a rename count. Read here with git2 because `crate::git` has no
+/// read of the index against HEAD yet.
+fn staged_paths(cwd: &Path, root: &Path) -> Result<Vec<String>> {
+    let repo = git2::Repository::open(root)
+        .with_context(|| format!("cannot open the repository at {}", root.display()))?;
+    let index = match std::env::var_os("GIT_INDEX_FILE").filter(|v| !v.is_empty()) {
+        Some(file) => {
+            let path: PathBuf = cwd.join(file);
+            git2::Index::open(&path)
+                .with_context(|| format!("cannot read the index {}", path.display()))?
+        }
+        None => repo.index().context("cannot read the index")?,
+    };
+    let head = match repo.head() {
+        Ok(h) => Some(h.peel_to_tree().context("cannot read HEAD's tree")?),
+        Err(_) => None, // unborn branch: the first commit adds everything staged
+    };
+    let mut opts = git2::DiffOptions::new();
+    opts.include_typechange(true).ignore_submodules(true);
+    let diff = repo
+        .diff_tree_to_index(head.as_ref(), Some(&index), Some(&mut opts))
+        .context("cannot compare the index with HEAD")?;
+    let mut out: Vec<String> = Vec::new();
+    for delta in diff.deltas() {
+        for file in [delta.old_file(), delta.new_file()] {
+            if let Some(p) = file.path().and_then(Path::to_str) {
+                out.push(p.to_owned());
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}

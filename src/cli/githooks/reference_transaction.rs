@@ -1,0 +1,289 @@
+//! The `reference-transaction` git hook: in the `prepared` state, refuse deleting a local branch
+//! (`refs/heads/*`, new value zeros) whose commits would be lost: its tip is on no
+//! remote-tracking ref (nor on another local branch or tag, nor kept by the same transaction).
+//! This is git's only hook that sees `git branch -D`, `git update-ref -d` and any program's ref
+//! deletion. `WT_GUARD_BYPASS=1` lets it through; blocks and bypasses are audited.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use super::{AuditCommit, AuditLine, Committer, bypassed, fail_open, git_argv};
+
+const HOOK: &str = "reference-transaction";
+/// How many lost commits a message lists per branch.
+const SHOWN: usize = 10;
+
+/// One ref update git announced on stdin: `<old> SP <new> SP <ref>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Update {
+    old: Option<String>,
+    new: Option<String>,
+    name: String,
+}
+
+/// A branch deletion whose commits would be lost.
+struct AtRisk {
+    branch: String,
+    commits: Vec<(String, String)>,
+    more: bool,
+}
+
+/// Run the hook: exit 1 in `prepared` to abort the transaction, 0 otherwise.
+pub(super) fn run(args: &[String]) -> ExitCode {
+    if args.first().map(String::as_str) != Some("prepared") {
+        return ExitCode::SUCCESS;
+    }
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin().read_to_string(&mut input) {
+        return fail_open(HOOK, format!("cannot read the ref updates: {e}"));
+    }
+    let updates = parse(&input);
+    if !updates.iter().any(is_branch_deletion) {
+        return ExitCode::SUCCESS;
+    }
+    match check(&updates) {
+        Ok(code) => code,
+        Err(e) => fail_open(HOOK, format!("{e:#}")),
+    }
+}
+
+/// A deletion of a local branch.
+fn is_branch_deletion(u: &Update) -> bool {
+    u.new.is_none() && u.name.starts_with("refs/heads/")
+}
+
+/// The lines git wrote; malformed lines are skipped, all-zero ids read as `None`.
+fn parse(input: &str) -> Vec<Update> {
+    let id = |s: &str| (!s.bytes().all(|b| b == b'0')).then(|| s.to_owned());
+    input
+        .lines()
+        .filter_map(|line| {
+            let mut parts = line.split(' ');
+            let (old, new, name) = (parts.next()?, parts.next()?, parts.next()?);
+            if name.is_empty() || old.is_empty() || new.is_empty() {
+                return None;
+            }
+            Some(Update {
+                old: id(old),
+                new: id(new),
+                name: name.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// Whether `argv` is `git [global options] branch ... -m|-M|--move ...`: a rename, which git
+/// carries out as a deletion the hook sees and a creation it does not, so the commits stay.
+fn is_branch_rename(argv: &[&str]) -> bool {
+    let mut rest = argv.iter().skip(1);
+    let mut sub = None;
+    while let Some(a) = rest.next() {
+        match *a {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => {
+                rest.next();
+            }
+            a if a.starts_with('-') => {}
+            a => {
+                sub = Some(a);
+                break;
+            }
+        }
+    }
+    sub == Some("branch")
+        && rest.take_while(|a| **a != "--").any(|a| {
+            *a == "--move" || (a.starts_with('-') && !a.starts_with("--") && a.contains(['m', 'M']))
+        })
+}
+
+fn check(updates: &[Update]) -> Result<ExitCode> {
+    let argv = git_argv();
+    let command = argv.join(" ");
+    if is_branch_rename(&argv.iter().map(String::as_str).collect::<Vec<_>>()) {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let repo = git2::Repository::open_from_env().context("cannot open the repository")?;
+    let at_risk = lost_commits(&repo, updates)?;
+    if at_risk.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let me = Committer::from_env();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let branches: Vec<&str> = at_risk.iter().map(|a| a.branch.as_str()).collect();
+    let reason = format!(
+        "deleting branch {} would lose commits that are on no remote-tracking ref",
+        branches.join(", ")
+    );
+    let bypass = bypassed();
+    AuditLine {
+        at: super::now_rfc3339(),
+        verdict: if bypass { "bypass" } else { "block" },
+        hook: HOOK,
+        session: &me.id,
+        cwd: &cwd,
+        command: command.clone(),
+        reason: &reason,
+        files: Vec::new(),
+        commits: at_risk
+            .iter()
+            .flat_map(|a| {
+                a.commits.iter().map(|(id, summary)| AuditCommit {
+                    branch: a.branch.clone(),
+                    id: id.clone(),
+                    summary: summary.clone(),
+                })
+            })
+            .collect(),
+    }
+    .write(repo.commondir());
+    if bypass {
+        eprintln!("git-dibs: WT_GUARD_BYPASS=1: {reason}; deleting anyway, and this is audited");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let remote = first_remote(&repo);
+    eprintln!("{}", message(&at_risk, remote.as_deref()));
+    Ok(ExitCode::from(1))
+}
+
+/// The first configured remote, if any.
+fn first_remote(repo: &git2::Repository) -> Option<String> {
+    let names = repo.remotes().ok()?;
+    let names: Vec<&str> = names.iter().flatten().collect();
+    names
+        .iter()
+        .find(|n| **n == "origin")
+        .or(names.first())
+        .map(|n| (*n).to_owned())
+}
+
+fn message(at_risk: &[AtRisk], remote: Option<&str>) -> String {
+    let mut text = String::new();
+    for a in at_risk {
+        text.push_str(&format!(
+            "git-dibs: refusing to delete branch {}: these commits are on no remote-tracking ref \
+             and no other branch, so they would be lost:\n",
+            a.branch
+        ));
+        for (id, summary) in &a.commits {
+            text.push_str(&format!("  {} {summary}\n", &id[..id.len().min(7)]));
+        }
+        if a.more {
+            text.push_str("  ... and more\n");
+        }
+    }
+    let first = &at_risk[0].branch;
+    match remote {
+        Some(r) => text.push_str(&format!(
+            "Push it first (`git push -u {r} {first}`), or merge it into a branch you keep; then \
+             delete it."
+        )),
+        None => text.push_str(
+            "This repository has no remote: merge it into a branch you keep (or tag it) first; \
+             then delete it.",
+        ),
+    }
+    text
+}
+
+/// The deleted branches whose tips no kept ref contains, with the commits that would go.
+/// Kept refs: remote-tracking refs, tags, local branches this transaction does not delete, and
+/// the new values the transaction writes. Read here with git2 because `crate::git::Repo`'s
+/// unpushed check hides remote-tracking refs only.
+fn lost_commits(repo: &git2::Repository, updates: &[Update]) -> Result<Vec<AtRisk>> {
+    let deleted: Vec<&Update> = updates.iter().filter(|u| is_branch_deletion(u)).collect();
+    let mut hide: Vec<git2::Oid> = updates
+        .iter()
+        .filter_map(|u| git2::Oid::from_str(u.new.as_deref()?).ok())
+        .collect();
+    for r in repo.references().context("cannot list refs")?.flatten() {
+        let Some(name) = r.name() else { continue };
+        let kept = name.starts_with("refs/remotes/")
+            || name.starts_with("refs/tags/")
+            || (name.starts_with("refs/heads/") && !deleted.iter().any(|d| d.name == name));
+        if kept && let Ok(commit) = r.peel_to_commit() {
+            hide.push(commit.id());
+        }
+    }
+    let mut out: Vec<AtRisk> = Vec::new();
+    for d in deleted {
+        let branch = d.name.trim_start_matches("refs/heads/").to_owned();
+        if out.iter().any(|a| a.branch == branch) {
+            continue;
+        }
+        let tip = match &d.old {
+            Some(old) => git2::Oid::from_str(old).ok(),
+            None => repo
+                .find_reference(&d.name)
+                .ok()
+                .and_then(|r| r.peel_to_commit().ok())
+                .map(|c| c.id()),
+        };
+        let Some(tip) = tip else { continue }; // nothing there to lose
+        let mut walk = repo.revwalk().context("cannot walk the history")?;
+        walk.push(tip)
+            .with_context(|| format!("cannot walk from {tip}"))?;
+        for h in &hide {
+            let _ = walk.hide(*h);
+        }
+        let mut commits = Vec::new();
+        let mut more = false;
+        for id in walk {
+            let id = id.context("cannot walk the history")?;
+            if commits.len() == SHOWN {
+                more = true;
+                break;
+            }
+            let summary = repo
+                .find_commit(id)
+                .ok()
+                .and_then(|c| c.summary().map(str::to_owned))
+                .unwrap_or_default();
+            commits.push((id.to_string(), summary));
+        }
+        if !commits.is_empty() {
+            out.push(AtRisk {
+                branch,
+                commits,
+                more,
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_deletions_and_skips_noise() {
+        let z = "0".repeat(40);
+        let a = "a".repeat(40);
+        let input =
+            format!("{z} {z} refs/heads/feat\n{a} {z} refs/heads/x\n{z} {a} HEAD\nbroken\n");
+        let u = parse(&input);
+        assert_eq!(u.len(), 3);
+        assert!(is_branch_deletion(&u[0]) && u[0].old.is_none());
+        assert!(is_branch_deletion(&u[1]) && u[1].old.as_deref() == Some(a.as_str()));
+        assert!(!is_branch_deletion(&u[2]));
+    }
+
+    #[test]
+    fn renames_are_told_apart_from_deletions() {
+        assert!(is_branch_rename(&["git", "branch", "-m", "a", "b"]));
+        assert!(is_branch_rename(&["git", "-C", "x", "branch", "-M", "b"]));
+        assert!(is_branch_rename(&["git", "branch", "--move", "a", "b"]));
+        assert!(!is_branch_rename(&["git", "branch", "-D", "a"]));
+        assert!(!is_branch_rename(&["git", "branch", "-D", "--", "-m"]));
+        assert!(!is_branch_rename(&[
+            "git",
+            "update-ref",
+            "-d",
+            "refs/heads/m"
+        ]));
+        assert!(!is_branch_rename(&[
+            "git", "-c", "x=-m", "branch", "-d", "a"
+        ]));
+    }
+}
