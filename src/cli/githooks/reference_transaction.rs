@@ -74,9 +74,11 @@ fn parse(input: &str) -> Vec<Update> {
         .collect()
 }
 
-/// Whether `argv` is `git [global options] branch ... -m|-M|--move ...`: a rename, which git
-/// carries out as a deletion the hook sees and a creation it does not, so the commits stay.
-fn is_branch_rename(argv: &[&str]) -> bool {
+/// Whether `argv` is a git command whose ref deletions keep the commits: `git pack-refs` (also
+/// run by `gc` and `maintenance`), which moves loose refs into `packed-refs` and then deletes the
+/// loose files, and `git branch -m|-M|--move`, which git carries out as a deletion the hook sees
+/// and a creation it does not.
+fn keeps_commits(argv: &[&str]) -> bool {
     let mut rest = argv.iter().skip(1);
     let mut sub = None;
     while let Some(a) = rest.next() {
@@ -91,16 +93,19 @@ fn is_branch_rename(argv: &[&str]) -> bool {
             }
         }
     }
-    sub == Some("branch")
-        && rest.take_while(|a| **a != "--").any(|a| {
+    match sub {
+        Some("pack-refs") => true,
+        Some("branch") => rest.take_while(|a| **a != "--").any(|a| {
             *a == "--move" || (a.starts_with('-') && !a.starts_with("--") && a.contains(['m', 'M']))
-        })
+        }),
+        _ => false,
+    }
 }
 
 fn check(updates: &[Update]) -> Result<ExitCode> {
     let argv = git_argv();
     let command = argv.join(" ");
-    if is_branch_rename(&argv.iter().map(String::as_str).collect::<Vec<_>>()) {
+    if keeps_commits(&argv.iter().map(String::as_str).collect::<Vec<_>>()) {
         return Ok(ExitCode::SUCCESS);
     }
     let repo = git2::Repository::open_from_env().context("cannot open the repository")?;
@@ -270,20 +275,20 @@ mod tests {
     }
 
     #[test]
-    fn renames_are_told_apart_from_deletions() {
-        assert!(is_branch_rename(&["git", "branch", "-m", "a", "b"]));
-        assert!(is_branch_rename(&["git", "-C", "x", "branch", "-M", "b"]));
-        assert!(is_branch_rename(&["git", "branch", "--move", "a", "b"]));
-        assert!(!is_branch_rename(&["git", "branch", "-D", "a"]));
-        assert!(!is_branch_rename(&["git", "branch", "-D", "--", "-m"]));
-        assert!(!is_branch_rename(&[
+    fn renames_and_packing_are_told_apart_from_deletions() {
+        assert!(keeps_commits(&["git", "branch", "-m", "a", "b"]));
+        assert!(keeps_commits(&["git", "-C", "x", "branch", "-M", "b"]));
+        assert!(keeps_commits(&["git", "branch", "--move", "a", "b"]));
+        assert!(keeps_commits(&["git", "pack-refs", "--all", "--prune"]));
+        assert!(!keeps_commits(&[
             "git",
             "update-ref",
             "-d",
-            "refs/heads/m"
+            "refs/heads/pack-refs"
         ]));
-        assert!(!is_branch_rename(&[
-            "git", "-c", "x=-m", "branch", "-d", "a"
-        ]));
+        assert!(!keeps_commits(&["git", "branch", "-D", "a"]));
+        assert!(!keeps_commits(&["git", "branch", "-D", "--", "-m"]));
+        assert!(!keeps_commits(&["git", "update-ref", "-d", "refs/heads/m"]));
+        assert!(!keeps_commits(&["git", "-c", "x=-m", "branch", "-d", "a"]));
     }
 }
