@@ -109,7 +109,10 @@ fn guard_refusal_stops_the_tool() {
     let s = Scenario::new("codex guard");
     s.install("--codex", ".codex/hooks.json");
     s.unpushed_branch("feature-x");
-    let api = codex_api::start(vec![exec("git branch -D feature-x")]);
+    let api = codex_api::start(vec![
+        exec("git branch -D feature-x"),
+        exec("git branch | grep feature-x | xargs git branch -D"),
+    ]);
     let _done = codex(&s, &api, "x", "delete the branch");
     s.step("the branch survived");
     s.check(s.branch_exists("feature-x"), || {
@@ -124,5 +127,16 @@ fn guard_refusal_stops_the_tool() {
     );
     s.check(output.contains("feature-x"), || {
         format!("the refusal does not name the branch: {output}")
+    });
+
+    s.step("a command whose target is unknown is refused (Codex has no ask)");
+    let output = codex_api::tool_output(&api, 1)
+        .unwrap_or_else(|| s.fail("the second command's output never reached the model"));
+    s.check(
+        output.contains("blocked by PreToolUse hook") && output.contains("cannot reliably ask"),
+        || format!("not git-dibs's question-turned-refusal: {output}"),
+    );
+    s.check(s.branch_exists("feature-x"), || {
+        "feature-x was deleted through xargs".into()
     });
 }

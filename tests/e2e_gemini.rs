@@ -128,10 +128,16 @@ fn guard_refusal_stops_the_tool() {
     let s = Scenario::new("gemini guard");
     s.install("--gemini", ".gemini/settings.json");
     s.unpushed_branch("feature-x");
-    let api = gemini_api::start(vec![call(
-        "run_shell_command",
-        json!({"command": "git branch -D feature-x", "description": "delete"}),
-    )]);
+    let api = gemini_api::start(vec![
+        call(
+            "run_shell_command",
+            json!({"command": "git branch -D feature-x", "description": "delete"}),
+        ),
+        call(
+            "run_shell_command",
+            json!({"command": "git branch | grep feature-x | xargs git branch -D"}),
+        ),
+    ]);
     let _done = gemini(&s, &api, "g", "delete the branch");
     s.step("the branch survived");
     s.check(s.branch_exists("feature-x"), || {
@@ -147,5 +153,17 @@ fn guard_refusal_stops_the_tool() {
     );
     s.check(text.contains("feature-x"), || {
         format!("the refusal does not name the branch: {text}")
+    });
+
+    s.step("a command whose target is unknown is refused, not left waiting for an answer");
+    let response = gemini_api::function_response(&api, 1)
+        .unwrap_or_else(|| s.fail("the second shell call's result never reached the model"));
+    let text = response.to_string();
+    s.check(
+        text.contains("Tool execution blocked") && text.contains("cannot reliably ask"),
+        || format!("not git-dibs's question-turned-refusal: {text}"),
+    );
+    s.check(s.branch_exists("feature-x"), || {
+        "feature-x was deleted through xargs".into()
     });
 }

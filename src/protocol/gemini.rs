@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{Event, EventKind, Host, Output, ProtocolError, Response, StartSource};
+use super::{CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource};
 
 /// The fields of Gemini CLI's input that git-dibs reads; everything else is ignored.
 #[derive(Deserialize, Default)]
@@ -164,15 +164,13 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
                 out.insert("systemMessage".into(), json!(person));
             }
         }
-        Response::Ask { reason } if name == "BeforeTool" => {
-            // Gemini asks the person itself (in headless runs it cannot, and refuses).
-            out.insert("decision".into(), json!("ask"));
-            out.insert("reason".into(), json!(reason));
-            out.insert("systemMessage".into(), json!(reason));
-        }
         Response::Ask { reason } if takes_decision(name) => {
+            // Gemini's own `ask` waits for a confirmation that a headless run never gives (the
+            // session hangs until killed): refuse and say why instead.
+            let reason = format!("{reason}{CANNOT_ASK}");
             out.insert("decision".into(), json!("deny"));
             out.insert("reason".into(), json!(reason));
+            out.insert("systemMessage".into(), json!(reason));
         }
         Response::Deny { reason, .. } | Response::Ask { reason } => {
             return Output {

@@ -233,10 +233,10 @@ fn detect(value: &serde_json::Value) -> Host {
     }
 }
 
-/// Added to a question turned into a refusal, on hosts that cannot ask the person from a hook.
-pub(crate) const CANNOT_ASK: &str = " (git-dibs would ask the person here, but this host cannot \
-    ask from a hook: name the targets explicitly so they can be checked, or leave the command \
-    to the person.)";
+/// Added to a question turned into a refusal, on hosts that cannot (or not reliably) ask the
+/// person from a hook.
+pub(crate) const CANNOT_ASK: &str =
+    " (This host cannot reliably ask the person from a hook, so git-dibs refuses instead.)";
 
 /// What a hook answers, before it is put in a host's format.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
