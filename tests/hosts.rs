@@ -119,10 +119,18 @@ fn cursor_is_recognised_from_claude_settings_and_explicit_host_wins() {
     let v = hook(root, &pre).json();
     assert_eq!(v["permission"], "deny", "{v}");
     assert!(v.get("hookSpecificOutput").is_none());
-    // The same input forced to Claude Code is answered in Claude's format.
-    let run = hook_with_host(root, &pre, "claude");
+    // A Claude-named event carrying Cursor's markers is still Cursor's...
+    let mut claude_named = bash_event("conv-x", root, "git branch -D feature/auth");
+    claude_named["conversation_id"] = json!("conv-x");
+    let v = hook(root, &claude_named).json();
+    assert_eq!(v["permission"], "deny", "{v}");
+    // ...unless the command line names the host: `--host claude` is answered Claude's way.
+    let run = hook_with_host(root, &claude_named, "claude");
     assert_eq!(run.code, 0, "{run:?}");
-    assert!(run.stdout.trim().is_empty() || run.json().get("permission").is_none());
+    let v = run.json();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    assert!(v.get("permission").is_none(), "{v}");
+    assert!(branch_exists(&repo, "feature/auth"));
 }
 
 fn hook_with_host(root: &Path, event: &Value, host: &str) -> HookRun {
