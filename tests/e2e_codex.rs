@@ -84,6 +84,13 @@ fn co_edit_warning_reaches_the_model() {
         warning.contains(&short) && warning.contains("src/lib.rs"),
         || format!("the warning does not name the peer ({short}) and src/lib.rs: {warning:?}"),
     );
+    s.step("the start disclosure named the peer to the model");
+    s.check(
+        texts
+            .iter()
+            .any(|t| t.contains("other live session works in this checkout") && t.contains(&short)),
+        || format!("no disclosure of the peer reached the model: {texts:?}"),
+    );
     s.step("the patch applied and the session holds the file");
     let text = fs::read_to_string(s.repo.root.join("src/lib.rs")).unwrap();
     s.check(text.contains("/* codex */"), || {

@@ -97,6 +97,16 @@ fn co_edit_warning_reaches_the_model() {
     s.check(text.contains(&short) && text.contains("src/lib.rs"), || {
         format!("the warning does not name the peer ({short}) and src/lib.rs: {text}")
     });
+    s.step("the start disclosure named the peer to the model");
+    let first = api
+        .requests()
+        .into_iter()
+        .find(|r| r.path.contains(":streamGenerateContent"));
+    let first = first.map(|r| r.body.to_string()).unwrap_or_default();
+    s.check(
+        first.contains("other live session works in this checkout") && first.contains(&short),
+        || format!("the first model request lacks the disclosure of the peer: {first}"),
+    );
     s.step("the person saw the warning");
     s.check(
         done.stderr.contains("Hook system message: git-dibs:") && done.stderr.contains(&short),
