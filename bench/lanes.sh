@@ -51,6 +51,7 @@ measure_lane "$WORK/this" bench "this repository"
 
 mkdir -p "$WORK/big"
 git -C "$WORK/big" init --quiet -b main
+git -C "$WORK/big" config gc.auto 0   # no background gc racing the clone below
 python3 - "$WORK/big" "$FILES" "$FILE_KB" <<'EOF'
 import os, random, sys
 root, files, kb = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
