@@ -2,9 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = git_dibs::cli::Cli::parse();
-    git_dibs::cli::run(cli)
+    git_dibs::cli::main()
 }

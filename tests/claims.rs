@@ -35,23 +35,52 @@ fn a_claim_with_an_intent_shows_in_status_and_in_the_co_edit_warning() {
     let out = dibs_as(
         &repo.root,
         "aaaaaaaa-1",
-        &["claim", "src/lib.rs", "branch:main", "record:ISSUE-7", "--intent", "about to delete SessionsView", "--json"],
+        &[
+            "claim",
+            "src/lib.rs",
+            "branch:main",
+            "record:ISSUE-7",
+            "--intent",
+            "about to delete SessionsView",
+            "--json",
+        ],
     );
     assert!(out.status.success(), "{}", text(&out));
     let grants: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(grants.as_array().unwrap().len(), 3);
-    assert!(grants[0]["token"].as_str().unwrap().starts_with("aaaaaaaa-"));
+    assert!(
+        grants[0]["token"]
+            .as_str()
+            .unwrap()
+            .starts_with("aaaaaaaa-")
+    );
     assert!(grants[0]["token"].as_str().unwrap().ends_with("-g0"));
 
-    let status: Value = serde_json::from_slice(&dibs(&repo.root, &["status", "--json"]).stdout).unwrap();
+    let status: Value =
+        serde_json::from_slice(&dibs(&repo.root, &["status", "--json"]).stdout).unwrap();
     let claims = status["sessions"][0]["claims"].as_array().unwrap();
-    let targets: Vec<&str> = claims.iter().map(|c| c["target"].as_str().unwrap()).collect();
+    let targets: Vec<&str> = claims
+        .iter()
+        .map(|c| c["target"].as_str().unwrap())
+        .collect();
     assert_eq!(targets, ["src/lib.rs", "branch:main", "record:ISSUE-7"]);
     assert_eq!(claims[0]["intent"], "about to delete SessionsView");
 
-    let run = hook(&repo.root, &edit_event("PreToolUse", "Edit", "bbbbbbbb-2", &repo.root, &repo.root.join("src/lib.rs")));
+    let run = hook(
+        &repo.root,
+        &edit_event(
+            "PreToolUse",
+            "Edit",
+            "bbbbbbbb-2",
+            &repo.root,
+            &repo.root.join("src/lib.rs"),
+        ),
+    );
     let msg = run.json()["systemMessage"].as_str().unwrap().to_owned();
-    assert!(msg.contains("aaaaaaaa") && msg.contains("claimed: about to delete SessionsView"), "{msg}");
+    assert!(
+        msg.contains("aaaaaaaa") && msg.contains("claimed: about to delete SessionsView"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -72,13 +101,24 @@ fn exactly_one_of_eight_racing_processes_wins_an_exclusive_claim_every_round() {
                     .unwrap()
             })
             .collect();
-        let outs: Vec<Output> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+        let outs: Vec<Output> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
         let winners = outs.iter().filter(|o| o.status.success()).count();
-        assert_eq!(winners, 1, "round {round}: {:?}", outs.iter().map(text).collect::<Vec<_>>());
+        assert_eq!(
+            winners,
+            1,
+            "round {round}: {:?}",
+            outs.iter().map(text).collect::<Vec<_>>()
+        );
         for loser in outs.iter().filter(|o| !o.status.success()) {
             assert_eq!(loser.status.code(), Some(1));
             let t = text(loser);
-            assert!(t.contains(&format!("{target} is held by person session racer-")), "{t}");
+            assert!(
+                t.contains(&format!("{target} is held by person session racer-")),
+                "{t}"
+            );
             assert!(t.contains("(intent: racing)"), "{t}");
         }
     }
@@ -87,14 +127,39 @@ fn exactly_one_of_eight_racing_processes_wins_an_exclusive_claim_every_round() {
 #[test]
 fn a_shared_claim_does_not_block_another_shared_claim_but_blocks_an_exclusive_one() {
     let repo = TestRepo::new();
-    assert!(dibs_as(&repo.root, "s1", &["claim", "record:42"]).status.success());
-    assert!(dibs_as(&repo.root, "s2", &["claim", "record:42"]).status.success());
-    let out = dibs_as(&repo.root, "s3", &["claim", "record:42", "record:43", "--exclusive"]);
+    assert!(
+        dibs_as(&repo.root, "s1", &["claim", "record:42"])
+            .status
+            .success()
+    );
+    assert!(
+        dibs_as(&repo.root, "s2", &["claim", "record:42"])
+            .status
+            .success()
+    );
+    let out = dibs_as(
+        &repo.root,
+        "s3",
+        &["claim", "record:42", "record:43", "--exclusive"],
+    );
     assert_eq!(out.status.code(), Some(1));
     // All or nothing: record:43 was not taken either.
-    assert!(dibs_as(&repo.root, "s4", &["claim", "record:43", "--exclusive"]).status.success());
+    assert!(
+        dibs_as(&repo.root, "s4", &["claim", "record:43", "--exclusive"])
+            .status
+            .success()
+    );
     // A file another live session is editing cannot be claimed exclusively.
-    hook(&repo.root, &edit_event("PreToolUse", "Edit", "editor-1", &repo.root, &repo.root.join("README.md")));
+    hook(
+        &repo.root,
+        &edit_event(
+            "PreToolUse",
+            "Edit",
+            "editor-1",
+            &repo.root,
+            &repo.root.join("README.md"),
+        ),
+    );
     let out = dibs_as(&repo.root, "s5", &["claim", "README.md", "--exclusive"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
 }
@@ -102,31 +167,64 @@ fn a_shared_claim_does_not_block_another_shared_claim_but_blocks_an_exclusive_on
 #[test]
 fn a_claim_lapses_at_its_ttl() {
     let repo = TestRepo::new();
-    assert!(dibs_as(&repo.root, "s1", &["claim", "branch:x", "--exclusive", "--ttl", "1s"]).status.success());
-    assert_eq!(dibs_as(&repo.root, "s2", &["claim", "branch:x", "--exclusive"]).status.code(), Some(1));
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-    assert!(dibs_as(&repo.root, "s2", &["claim", "branch:x", "--exclusive"]).status.success());
+    assert!(
+        dibs_as(
+            &repo.root,
+            "s1",
+            &["claim", "branch:x", "--exclusive", "--ttl", "3s"]
+        )
+        .status
+        .success()
+    );
+    assert_eq!(
+        dibs_as(&repo.root, "s2", &["claim", "branch:x", "--exclusive"])
+            .status
+            .code(),
+        Some(1)
+    );
+    std::thread::sleep(std::time::Duration::from_millis(4100));
+    assert!(
+        dibs_as(&repo.root, "s2", &["claim", "branch:x", "--exclusive"])
+            .status
+            .success()
+    );
 }
 
 #[test]
 fn releasing_own_claims_and_forcing_a_dead_sessions_release() {
     let repo = TestRepo::new();
-    assert!(dibs_as(&repo.root, "me-1", &["claim", "record:1", "record:2"]).status.success());
+    assert!(
+        dibs_as(&repo.root, "me-1", &["claim", "record:1", "record:2"])
+            .status
+            .success()
+    );
     let out = dibs_as(&repo.root, "me-1", &["release", "record:1"]);
     assert!(text(&out).contains("released record:1"), "{}", text(&out));
 
     // Another, live session's claims: --force is needed, and is refused while it is live.
-    let out = dibs_as(&repo.root, "other-2", &["release", "--all", "--session", "me-1"]);
+    let out = dibs_as(
+        &repo.root,
+        "other-2",
+        &["release", "--all", "--session", "me-1"],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("needs --force"), "{}", text(&out));
-    let out = dibs_as(&repo.root, "other-2", &["release", "--all", "--session", "me-1", "--force"]);
+    let out = dibs_as(
+        &repo.root,
+        "other-2",
+        &["release", "--all", "--session", "me-1", "--force"],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("is live"), "{}", text(&out));
 
     // Once it is dead (lease lapsed), --force releases and is audited.
     git(&repo.root, &["config", "dibs.ttl", "1s"]);
     std::thread::sleep(std::time::Duration::from_millis(2100));
-    let out = dibs_as(&repo.root, "other-2", &["release", "--all", "--session", "me-1", "--force"]);
+    let out = dibs_as(
+        &repo.root,
+        "other-2",
+        &["release", "--all", "--session", "me-1", "--force"],
+    );
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("released record:2"));
     let audit = std::fs::read_to_string(repo.store_dir().join("audit.log")).unwrap();
@@ -144,9 +242,15 @@ fn bad_arguments_say_what_was_wrong_and_what_to_do() {
         (vec!["claim", "branch:"], "write branch:NAME"),
         (vec!["claim", "record:"], "write record:ID"),
         (vec!["claim", "x.rs", "--ttl", "soon"], "is not a duration"),
-        (vec!["claim", outside.path().to_str().unwrap()], "is not inside a git worktree"),
+        (
+            vec!["claim", outside.path().to_str().unwrap()],
+            "is not inside a git worktree",
+        ),
         (vec!["claim", "."], "claim it as worktree:"),
-        (vec!["release", "--session", "nobody", "record:1"], "no session `nobody`"),
+        (
+            vec!["release", "--session", "nobody", "record:1"],
+            "no session `nobody`",
+        ),
     ] {
         let out = dibs_as(&repo.root, "s1", &args);
         assert!(!out.status.success(), "{args:?}");

@@ -13,7 +13,12 @@ const A: &str = "aaaaaaaa-1111-4111-8111-111111111111";
 const B: &str = "bbbbbbbb-2222-4222-8222-222222222222";
 
 fn start(session: &str, cwd: &Path, source: &str) -> Value {
-    claude_event("SessionStart", session, cwd, json!({"source": source, "model": "m"}))
+    claude_event(
+        "SessionStart",
+        session,
+        cwd,
+        json!({"source": source, "model": "m"}),
+    )
 }
 
 fn prompt(session: &str, cwd: &Path, text: &str) -> Value {
@@ -45,19 +50,44 @@ fn session_ids(dir: &Path) -> Vec<String> {
 fn session_start_discloses_peers_with_their_dirty_files_and_the_house_rule() {
     let repo = TestRepo::new();
     let mut host_a = FakeHost::start();
-    host_a.hook(&repo.root, &start(A, &repo.root, "startup")).assert_silent();
-    host_a.hook(&repo.root, &prompt(A, &repo.root, "Delete the SessionsView")).assert_silent();
+    host_a
+        .hook(&repo.root, &start(A, &repo.root, "startup"))
+        .assert_silent();
+    host_a
+        .hook(
+            &repo.root,
+            &prompt(A, &repo.root, "Delete the SessionsView"),
+        )
+        .assert_silent();
     repo.write(&repo.root, "src/lib.rs", "pub fn changed() {}\n");
     host_a
-        .hook(&repo.root, &edit_event("PreToolUse", "Edit", A, &repo.root, &repo.root.join("src/lib.rs")))
+        .hook(
+            &repo.root,
+            &edit_event(
+                "PreToolUse",
+                "Edit",
+                A,
+                &repo.root,
+                &repo.root.join("src/lib.rs"),
+            ),
+        )
         .assert_silent();
 
     let mut host_b = FakeHost::start();
-    let text = context(&host_b.hook(&repo.root, &start(B, &repo.root, "startup")), "SessionStart");
-    assert!(text.contains("claude session aaaaaaaa (\"Delete the SessionsView\")"), "{text}");
+    let text = context(
+        &host_b.hook(&repo.root, &start(B, &repo.root, "startup")),
+        "SessionStart",
+    );
+    assert!(
+        text.contains("claude session aaaaaaaa (\"Delete the SessionsView\")"),
+        "{text}"
+    );
     assert!(text.contains("on branch main"), "{text}");
     assert!(text.contains("uncommitted: src/lib.rs"), "{text}");
-    assert!(text.contains("never revert, stash, reset, clean or commit another session's changes"), "{text}");
+    assert!(
+        text.contains("never revert, stash, reset, clean or commit another session's changes"),
+        "{text}"
+    );
     assert!(text.lines().count() <= 4, "{text}");
 }
 
@@ -80,13 +110,28 @@ fn session_start_alone_is_silent_and_exports_the_session_id() {
 fn nested_worktrees_share_a_checkout_and_sibling_worktrees_do_not() {
     let repo = TestRepo::new();
     let nested = repo.root.join(".worktrees/lane");
-    git(&repo.root, &["worktree", "add", "-q", "-b", "lane", nested.to_str().unwrap()]);
+    git(
+        &repo.root,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "lane",
+            nested.to_str().unwrap(),
+        ],
+    );
     let sibling = repo.worktree("sibling");
     let mut host_a = FakeHost::start();
-    host_a.hook(&repo.root, &start(A, &repo.root, "startup")).assert_silent();
+    host_a
+        .hook(&repo.root, &start(A, &repo.root, "startup"))
+        .assert_silent();
 
     let mut host_b = FakeHost::start();
-    let text = context(&host_b.hook(&nested, &start(B, &nested, "startup")), "SessionStart");
+    let text = context(
+        &host_b.hook(&nested, &start(B, &nested, "startup")),
+        "SessionStart",
+    );
     assert!(text.contains("aaaaaaaa"), "{text}");
     let mut host_c = FakeHost::start();
     host_c
@@ -100,18 +145,40 @@ fn the_prompt_block_names_peers_sharing_warm_files_in_two_lines() {
     let file = repo.root.join("src/lib.rs");
     let mut host_a = FakeHost::start();
     let mut host_b = FakeHost::start();
-    host_a.hook(&repo.root, &prompt(A, &repo.root, "Refactor the parser")).assert_silent();
-    host_b.hook(&repo.root, &prompt(B, &repo.root, "Fix the lexer")).assert_silent();
-    host_a.hook(&repo.root, &edit_event("PreToolUse", "Edit", A, &repo.root, &file));
-    host_b.hook(&repo.root, &edit_event("PreToolUse", "Edit", B, &repo.root, &file));
+    host_a
+        .hook(&repo.root, &prompt(A, &repo.root, "Refactor the parser"))
+        .assert_silent();
+    host_b
+        .hook(&repo.root, &prompt(B, &repo.root, "Fix the lexer"))
+        .assert_silent();
+    host_a.hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", A, &repo.root, &file),
+    );
+    host_b.hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
+    );
     for i in 0..6 {
         let f = repo.root.join(format!("src/m{i}.rs"));
-        host_a.hook(&repo.root, &edit_event("PreToolUse", "Write", A, &repo.root, &f));
-        host_b.hook(&repo.root, &edit_event("PreToolUse", "Write", B, &repo.root, &f));
+        host_a.hook(
+            &repo.root,
+            &edit_event("PreToolUse", "Write", A, &repo.root, &f),
+        );
+        host_b.hook(
+            &repo.root,
+            &edit_event("PreToolUse", "Write", B, &repo.root, &f),
+        );
     }
-    let text = context(&host_a.hook(&repo.root, &prompt(A, &repo.root, "next")), "UserPromptSubmit");
+    let text = context(
+        &host_a.hook(&repo.root, &prompt(A, &repo.root, "next")),
+        "UserPromptSubmit",
+    );
     assert_eq!(text.lines().count(), 2, "{text}");
-    assert!(text.contains("claude session bbbbbbbb (\"Fix the lexer\")"), "{text}");
+    assert!(
+        text.contains("claude session bbbbbbbb (\"Fix the lexer\")"),
+        "{text}"
+    );
     assert!(text.contains("and 3 more"), "{text}");
     // The label stays the first prompt.
     assert!(!text.contains("next"));
@@ -124,13 +191,24 @@ fn a_file_committed_long_ago_is_not_warm() {
     let file = repo.root.join("src/lib.rs");
     let mut host_a = FakeHost::start();
     let mut host_b = FakeHost::start();
-    host_a.hook(&repo.root, &edit_event("PreToolUse", "Edit", A, &repo.root, &file));
-    host_b.hook(&repo.root, &edit_event("PreToolUse", "Edit", B, &repo.root, &file));
+    host_a.hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", A, &repo.root, &file),
+    );
+    host_b.hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
+    );
     std::thread::sleep(std::time::Duration::from_millis(1100));
-    host_a.hook(&repo.root, &prompt(A, &repo.root, "go on")).assert_silent();
+    host_a
+        .hook(&repo.root, &prompt(A, &repo.root, "go on"))
+        .assert_silent();
     // Still dirty in git's eyes: warm again.
     repo.write(&repo.root, "src/lib.rs", "pub fn dirty() {}\n");
-    let text = context(&host_a.hook(&repo.root, &prompt(A, &repo.root, "go on")), "UserPromptSubmit");
+    let text = context(
+        &host_a.hook(&repo.root, &prompt(A, &repo.root, "go on")),
+        "UserPromptSubmit",
+    );
     assert!(text.contains("src/lib.rs"), "{text}");
 }
 
@@ -140,17 +218,32 @@ fn a_crashed_agent_stops_holding_at_once_and_status_reports_it_once() {
     let file = repo.root.join("src/lib.rs");
     let mut host_a = FakeHost::start();
     host_a.hook(&repo.root, &start(A, &repo.root, "startup"));
-    host_a.hook(&repo.root, &edit_event("PreToolUse", "Edit", A, &repo.root, &file));
+    host_a.hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", A, &repo.root, &file),
+    );
     repo.write(&repo.root, "src/lib.rs", "pub fn half_done() {}\n");
-    let run = hook(&repo.root, &edit_event("PreToolUse", "Edit", B, &repo.root, &file));
-    assert!(run.stdout.contains("aaaaaaaa"), "a live peer warns: {run:?}");
+    let run = hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
+    );
+    assert!(
+        run.stdout.contains("aaaaaaaa"),
+        "a live peer warns: {run:?}"
+    );
 
     host_a.kill();
-    hook(&repo.root, &edit_event("PreToolUse", "Edit", B, &repo.root, &file)).assert_silent();
+    hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
+    )
+    .assert_silent();
 
     let first = String::from_utf8(dibs(&repo.root, &["status"]).stdout).unwrap();
     assert!(
-        first.contains("claude aaaaaaaa ended while holding uncommitted files (shown once): src/lib.rs"),
+        first.contains(
+            "claude aaaaaaaa ended while holding uncommitted files (shown once): src/lib.rs"
+        ),
         "{first}"
     );
     let second = String::from_utf8(dibs(&repo.root, &["status"]).stdout).unwrap();
@@ -163,31 +256,75 @@ fn a_session_resumed_in_another_process_fences_the_old_one() {
     let repo = TestRepo::new();
     let mut old_window = FakeHost::start();
     let mut new_window = FakeHost::start();
-    old_window.hook(&repo.root, &start(A, &repo.root, "startup")).assert_silent();
     old_window
-        .hook(&repo.root, &edit_event("PreToolUse", "Edit", A, &repo.root, &repo.root.join("README.md")))
+        .hook(&repo.root, &start(A, &repo.root, "startup"))
         .assert_silent();
-    new_window.hook(&repo.root, &start(A, &repo.root, "resume")).assert_silent();
+    old_window
+        .hook(
+            &repo.root,
+            &edit_event(
+                "PreToolUse",
+                "Edit",
+                A,
+                &repo.root,
+                &repo.root.join("README.md"),
+            ),
+        )
+        .assert_silent();
+    new_window
+        .hook(&repo.root, &start(A, &repo.root, "resume"))
+        .assert_silent();
 
     // The old process can no longer claim, release or renew: its hook answers, records nothing.
     let run = old_window.hook(
         &repo.root,
-        &edit_event("PreToolUse", "Edit", A, &repo.root, &repo.root.join("src/lib.rs")),
+        &edit_event(
+            "PreToolUse",
+            "Edit",
+            A,
+            &repo.root,
+            &repo.root.join("src/lib.rs"),
+        ),
     );
     assert_eq!((run.code, run.stdout.as_str()), (0, ""));
-    assert!(run.stderr.contains("resumed by another process"), "{}", run.stderr);
-    let end = old_window.hook(&repo.root, &claude_event("SessionEnd", A, &repo.root, json!({"reason": "other"})));
+    assert!(
+        run.stderr.contains("resumed by another process"),
+        "{}",
+        run.stderr
+    );
+    let end = old_window.hook(
+        &repo.root,
+        &claude_event("SessionEnd", A, &repo.root, json!({"reason": "other"})),
+    );
     assert_eq!(end.code, 0);
 
     let out = dibs(&repo.root, &["status", "--json"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let s = &v["sessions"][0];
     assert_eq!(s["generation"], 1);
-    let files: Vec<&str> = s["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
-    assert_eq!(files, ["README.md"], "the stale window neither claimed nor released");
+    let files: Vec<&str> = s["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        ["README.md"],
+        "the stale window neither claimed nor released"
+    );
 
     new_window
-        .hook(&repo.root, &edit_event("PreToolUse", "Edit", A, &repo.root, &repo.root.join("src/lib.rs")))
+        .hook(
+            &repo.root,
+            &edit_event(
+                "PreToolUse",
+                "Edit",
+                A,
+                &repo.root,
+                &repo.root.join("src/lib.rs"),
+            ),
+        )
         .assert_silent();
 }
 
@@ -197,12 +334,25 @@ fn clear_hands_the_claims_to_the_new_session_of_the_same_process_only() {
     let file = repo.root.join("src/lib.rs");
     let mut host = FakeHost::start();
     host.hook(&repo.root, &start(A, &repo.root, "startup"));
-    host.hook(&repo.root, &edit_event("PreToolUse", "Edit", A, &repo.root, &file));
-    host.hook(&repo.root, &claude_event("SessionEnd", A, &repo.root, json!({"reason": "clear"})));
-    host.hook(&repo.root, &start(B, &repo.root, "clear")).assert_silent();
+    host.hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", A, &repo.root, &file),
+    );
+    host.hook(
+        &repo.root,
+        &claude_event("SessionEnd", A, &repo.root, json!({"reason": "clear"})),
+    );
+    host.hook(&repo.root, &start(B, &repo.root, "clear"))
+        .assert_silent();
     assert_eq!(session_ids(&repo.root), [B]);
-    let run = hook(&repo.root, &edit_event("PreToolUse", "Edit", "cccccccc-3", &repo.root, &file));
-    assert!(run.stdout.contains("bbbbbbbb") && !run.stdout.contains("aaaaaaaa"), "{run:?}");
+    let run = hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", "cccccccc-3", &repo.root, &file),
+    );
+    assert!(
+        run.stdout.contains("bbbbbbbb") && !run.stdout.contains("aaaaaaaa"),
+        "{run:?}"
+    );
 
     // A session started with source clear in another process takes nothing over.
     let mut other = FakeHost::start();
@@ -210,7 +360,12 @@ fn clear_hands_the_claims_to_the_new_session_of_the_same_process_only() {
     assert_eq!(run.code, 0);
     let out = dibs(&repo.root, &["status", "--json"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let d = v["sessions"].as_array().unwrap().iter().find(|s| s["id"] == "dddddddd-4").unwrap();
+    let d = v["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "dddddddd-4")
+        .unwrap();
     assert!(d["files"].as_array().unwrap().is_empty());
 }
 
@@ -228,24 +383,58 @@ fn a_whole_file_write_over_a_peers_newer_change_is_refused() {
     };
     // A reads; B edits the file afterwards; A's whole-file Write would erase B's change.
     hook(&repo.root, &read(A)).assert_silent();
-    hook(&repo.root, &edit_event("PreToolUse", "Edit", A, &repo.root, &file));
+    hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", A, &repo.root, &file),
+    );
     std::thread::sleep(std::time::Duration::from_millis(1100));
-    hook(&repo.root, &edit_event("PreToolUse", "Edit", B, &repo.root, &file));
+    hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
+    );
     repo.write(&repo.root, "src/lib.rs", "pub fn from_b() {}\n");
-    hook(&repo.root, &edit_event("PostToolUse", "Edit", B, &repo.root, &file));
-    let run = hook(&repo.root, &edit_event("PreToolUse", "Write", A, &repo.root, &file));
+    hook(
+        &repo.root,
+        &edit_event("PostToolUse", "Edit", B, &repo.root, &file),
+    );
+    let run = hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Write", A, &repo.root, &file),
+    );
     let v = run.json();
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
-    let reason = v["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap();
-    assert!(reason.contains("bbbbbbbb") && reason.contains("Read src/lib.rs again"), "{reason}");
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("bbbbbbbb") && reason.contains("Read src/lib.rs again"),
+        "{reason}"
+    );
 
     // After reading again, the write passes (with the co-edit note only).
     hook(&repo.root, &read(A)).assert_silent();
-    let run = hook(&repo.root, &edit_event("PreToolUse", "Write", A, &repo.root, &file));
-    assert!(run.json()["hookSpecificOutput"].get("permissionDecision").is_none());
+    let run = hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Write", A, &repo.root, &file),
+    );
+    assert!(
+        run.json()["hookSpecificOutput"]
+            .get("permissionDecision")
+            .is_none()
+    );
     // A file a session never saw passes; so does one only it changed.
     let fresh = repo.root.join("README.md");
-    hook(&repo.root, &edit_event("PreToolUse", "Edit", B, &repo.root, &fresh));
-    let run = hook(&repo.root, &edit_event("PreToolUse", "Write", A, &repo.root, &fresh));
-    assert!(run.json()["hookSpecificOutput"].get("permissionDecision").is_none());
+    hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Edit", B, &repo.root, &fresh),
+    );
+    let run = hook(
+        &repo.root,
+        &edit_event("PreToolUse", "Write", A, &repo.root, &fresh),
+    );
+    assert!(
+        run.json()["hookSpecificOutput"]
+            .get("permissionDecision")
+            .is_none()
+    );
 }

@@ -21,7 +21,16 @@ fn post_bash(session: &str, cwd: &std::path::Path, command: &str) -> serde_json:
 #[test]
 fn a_shell_write_to_a_peers_file_warns_without_blocking() {
     let repo = TestRepo::new();
-    hook(&repo.root, &edit_event("PreToolUse", "Edit", A, &repo.root, &repo.root.join("src/lib.rs")));
+    hook(
+        &repo.root,
+        &edit_event(
+            "PreToolUse",
+            "Edit",
+            A,
+            &repo.root,
+            &repo.root.join("src/lib.rs"),
+        ),
+    );
     for command in [
         "sed -i 's/a/b/' src/lib.rs",
         "cd src && perl -pi -e 's/a/b/' lib.rs",
@@ -30,10 +39,21 @@ fn a_shell_write_to_a_peers_file_warns_without_blocking() {
     ] {
         let run = hook(&repo.root, &bash_event(B, &repo.root, command));
         let v = run.json();
-        assert!(v["systemMessage"].as_str().unwrap().contains("aaaaaaaa"), "{command}: {v}");
-        assert!(v["hookSpecificOutput"].get("permissionDecision").is_none(), "{command}: {v}");
+        assert!(
+            v["systemMessage"].as_str().unwrap().contains("aaaaaaaa"),
+            "{command}: {v}"
+        );
+        assert!(
+            v["hookSpecificOutput"].get("permissionDecision").is_none(),
+            "{command}: {v}"
+        );
     }
-    for command in ["ls -la", "cargo test", "grep -r 'sed -i src/lib.rs' .", "sed 's/a/b/' src/lib.rs"] {
+    for command in [
+        "ls -la",
+        "cargo test",
+        "grep -r 'sed -i src/lib.rs' .",
+        "sed 's/a/b/' src/lib.rs",
+    ] {
         hook(&repo.root, &bash_event(B, &repo.root, command)).assert_silent();
     }
 }
@@ -41,9 +61,20 @@ fn a_shell_write_to_a_peers_file_warns_without_blocking() {
 #[test]
 fn files_a_command_wrote_are_held_by_its_session_afterwards() {
     let repo = TestRepo::new();
-    hook(&repo.root, &post_bash(B, &repo.root, "echo x > notes.txt && git mv README.md DOCS.md")).assert_silent();
+    hook(
+        &repo.root,
+        &post_bash(
+            B,
+            &repo.root,
+            "echo x > notes.txt && git mv README.md DOCS.md",
+        ),
+    )
+    .assert_silent();
     for file in ["notes.txt", "README.md", "DOCS.md"] {
-        let run = hook(&repo.root, &edit_event("PreToolUse", "Edit", A, &repo.root, &repo.root.join(file)));
+        let run = hook(
+            &repo.root,
+            &edit_event("PreToolUse", "Edit", A, &repo.root, &repo.root.join(file)),
+        );
         assert!(run.stdout.contains("bbbbbbbb"), "{file}: {run:?}");
     }
 }

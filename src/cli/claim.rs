@@ -57,7 +57,10 @@ pub struct ReleaseArgs {
 /// The caller's own session: from the environment an agent's shell exports, else a person's
 /// session named after the user and terminal.
 fn own_session() -> (String, Host, bool) {
-    for (var, host) in [("DIBS_SESSION", None), ("CLAUDE_CODE_SESSION_ID", Some(Host::Claude))] {
+    for (var, host) in [
+        ("DIBS_SESSION", None),
+        ("CLAUDE_CODE_SESSION_ID", Some(Host::Claude)),
+    ] {
         if let Some(id) = std::env::var(var).ok().filter(|v| !v.trim().is_empty()) {
             return (id, host.unwrap_or(Host::Person), true);
         }
@@ -104,7 +107,10 @@ pub(crate) fn parse_target(text: &str, cwd: &Path) -> Result<Target> {
     if loc.relative.is_empty() {
         bail!("`{text}` is a worktree root; claim it as worktree:{text}");
     }
-    Ok(Target::File(store::FileKey::new(loc.worktree.root, loc.relative)))
+    Ok(Target::File(store::FileKey::new(
+        loc.worktree.root,
+        loc.relative,
+    )))
 }
 
 fn rfc3339(secs: u64) -> String {
@@ -128,8 +134,9 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
     let now = store::now_secs();
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let lease = match &args.ttl {
-        Some(t) => git::parse_duration(t)
-            .with_context(|| format!("--ttl `{t}` is not a duration; write e.g. 90m, 2h or 3600"))?,
+        Some(t) => git::parse_duration(t).with_context(|| {
+            format!("--ttl `{t}` is not a duration; write e.g. 90m, 2h or 3600")
+        })?,
         None => ttl,
     };
     let requests = args
@@ -146,9 +153,16 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
         .collect::<Result<Vec<_>>>()?;
     let (own, host, from_env) = own_session();
     let id = args.session.clone().unwrap_or(own);
-    let process = if from_env && args.session.is_none() { agent::current() } else { None };
+    let process = if from_env && args.session.is_none() {
+        agent::current()
+    } else {
+        None
+    };
     let writer = match &process {
-        Some(p) => Writer::Agent { process: p, register: false },
+        Some(p) => Writer::Agent {
+            process: p,
+            register: false,
+        },
         None => Writer::Anonymous,
     };
     let host = store.session(&id)?.map_or(host, |s| s.host);
@@ -240,9 +254,16 @@ pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
             );
         }
     }
-    let process = if from_env && !foreign { agent::current() } else { None };
+    let process = if from_env && !foreign {
+        agent::current()
+    } else {
+        None
+    };
     let writer = match &process {
-        Some(p) => Writer::Agent { process: p, register: false },
+        Some(p) => Writer::Agent {
+            process: p,
+            register: false,
+        },
         None => Writer::Anonymous,
     };
     let released = store.release(&id, writer, now, targets.as_deref())?;
@@ -256,7 +277,11 @@ pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
             reason: format!(
                 "released {} of session {id}: {}",
                 released.len(),
-                released.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+                released
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         };
         store.append_audit(&serde_json::to_string(&line)?)?;

@@ -36,6 +36,13 @@ pub enum HostArg {
     Codex,
 }
 
+impl HostArg {
+    /// The host named `name` on the command line, if any.
+    pub fn from_name(name: &str) -> Option<HostArg> {
+        <HostArg as clap::ValueEnum>::from_str(name, false).ok()
+    }
+}
+
 impl From<HostArg> for Host {
     fn from(h: HostArg) -> Host {
         match h {

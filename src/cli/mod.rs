@@ -50,13 +50,30 @@ pub enum Command {
     Audit(audit::Args),
     /// Check that everything is wired, readable and current.
     Doctor(doctor::Args),
-    /// Run one git hook (called by the shims `install --git-hooks` writes).
-    #[command(hide = true)]
-    Githook(githooks::Args),
     /// Lanes: a worktree per session, with a life cycle that never loses work.
     Lane(lane::Args),
     /// Whether a branch's or commit's work is on the remote base (exit 0 yes, 1 no, 2 error).
     Landed(landed::Args),
+    /// Run one git hook (called by the shims `install --git-hooks` writes).
+    #[command(hide = true)]
+    Githook(githooks::Args),
+}
+
+/// The program: `git-dibs hook` (what every agent hook runs) is recognised before the full
+/// command line is built, since that costs more than the hook's own work; everything else,
+/// including `hook --help`, goes through the parser.
+pub fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    match args.as_slice() {
+        [cmd] if cmd == "hook" => return hook::run(hook::Args { host: None }),
+        [cmd, flag, host] if cmd == "hook" && flag == "--host" => {
+            if let Some(host) = host.to_str().and_then(hook::HostArg::from_name) {
+                return hook::run(hook::Args { host: Some(host) });
+            }
+        }
+        _ => {}
+    }
+    run(Cli::parse())
 }
 
 /// Run a parsed command line and return the process exit code.

@@ -208,8 +208,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
             println!("  {mark:5}  {place}");
         }
         for c in &view.claims {
-            let kind = if c.exclusive { "exclusive claim" } else { "claim" };
-            let intent = c.intent.as_deref().map(|i| format!(" ({i})")).unwrap_or_default();
+            let kind = if c.exclusive {
+                "exclusive claim"
+            } else {
+                "claim"
+            };
+            let intent = c
+                .intent
+                .as_deref()
+                .map(|i| format!(" ({i})"))
+                .unwrap_or_default();
             println!("  {kind} {}{intent} until {}", c.target, c.until);
         }
     }
@@ -243,7 +251,13 @@ fn deaths_to_report(
         if files.is_empty() {
             continue;
         }
-        store.apply(&s.id, s.host, Writer::Anonymous, s.last_seen, &[Change::DeathReported])?;
+        store.apply(
+            &s.id,
+            s.host,
+            Writer::Anonymous,
+            s.last_seen,
+            &[Change::DeathReported],
+        )?;
         out.push((s.clone(), files));
     }
     Ok(out)

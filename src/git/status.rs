@@ -42,11 +42,49 @@ pub fn dirty_paths(root: &Path) -> Result<BTreeSet<String>, GitError> {
         .collect())
 }
 
+/// The config files git reads for the worktree whose git dir is `git_dir`, lowest priority
+/// first: system (unless `GIT_CONFIG_NOSYSTEM`), global (`GIT_CONFIG_GLOBAL`, else the XDG file
+/// and `~/.gitconfig`), the clone's `config`, and the worktree's `config.worktree`.
+fn config_files(git_dir: &Path) -> Vec<(std::path::PathBuf, git2::ConfigLevel)> {
+    use git2::ConfigLevel as L;
+    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    let mut files = Vec::new();
+    if env("GIT_CONFIG_NOSYSTEM").is_none() {
+        files.push(("/etc/gitconfig".into(), L::System));
+    }
+    match env("GIT_CONFIG_GLOBAL") {
+        Some(global) => files.push((global.into(), L::Global)),
+        None => {
+            let home = env("HOME").map(std::path::PathBuf::from);
+            let xdg = env("XDG_CONFIG_HOME")
+                .map(std::path::PathBuf::from)
+                .or_else(|| home.as_ref().map(|h| h.join(".config")));
+            if let Some(x) = xdg {
+                files.push((x.join("git/config"), L::XDG));
+            }
+            if let Some(h) = home {
+                files.push((h.join(".gitconfig"), L::Global));
+            }
+        }
+    }
+    let common = std::fs::read_to_string(git_dir.join("commondir"))
+        .map(|c| git_dir.join(c.trim()))
+        .unwrap_or_else(|_| git_dir.to_path_buf());
+    files.push((common.join("config"), L::Local));
+    files.push((git_dir.join("config.worktree"), L::Worktree));
+    files
+}
+
 /// Read a duration setting such as `dibs.ttl` (`2h`, `90m`, `3600` seconds) from the config that
-/// applies to the repository whose git dir is `git_dir`. `None` when unset or unreadable.
+/// applies to the worktree whose git dir is `git_dir`. `None` when unset or unreadable. No
+/// repository is opened: only the config files are read (includes are followed).
 pub fn read_config_duration(git_dir: &Path, key: &str) -> Option<Duration> {
-    let repo = git2::Repository::open(git_dir).ok()?;
-    let config = repo.config().ok()?;
+    let mut config = git2::Config::new().ok()?;
+    for (file, level) in config_files(git_dir) {
+        if file.is_file() {
+            let _ = config.add_file(&file, level, false);
+        }
+    }
     let text = config.get_string(key).ok()?;
     parse_duration(&text)
 }

@@ -2,5 +2,5 @@
 
 pub mod awareness;
 pub mod claims;
-pub mod writes;
 pub mod guard;
+pub mod writes;

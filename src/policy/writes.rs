@@ -83,8 +83,15 @@ fn writes_of(cmd: &SimpleCommand) -> Vec<&str> {
         "perl" => out.extend(in_place(args, true)),
         "tee" | "touch" | "rm" | "shred" => out.extend(operands(args, &[])),
         "truncate" => out.extend(operands(args, &["-s", "--size", "-r", "--reference"])),
-        "mv" => out.extend(operands(args, &["-t", "--target-directory", "-S", "--suffix"])),
-        "cp" => out.extend(operands(args, &["-t", "--target-directory", "-S", "--suffix"]).last().copied()),
+        "mv" => out.extend(operands(
+            args,
+            &["-t", "--target-directory", "-S", "--suffix"],
+        )),
+        "cp" => out.extend(
+            operands(args, &["-t", "--target-directory", "-S", "--suffix"])
+                .last()
+                .copied(),
+        ),
         "dd" => out.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
         "git" => out.extend(git_writes(args)),
         _ => {}
@@ -97,7 +104,11 @@ fn git_writes(args: &[String]) -> Vec<&str> {
     // Skip git's global options (with their values).
     let mut i = 0;
     while i < args.len() && args[i].starts_with('-') {
-        i += if matches!(args[i].as_str(), "-C" | "-c" | "--git-dir" | "--work-tree") { 2 } else { 1 };
+        i += if matches!(args[i].as_str(), "-C" | "-c" | "--git-dir" | "--work-tree") {
+            2
+        } else {
+            1
+        };
     }
     let Some(sub) = args.get(i) else {
         return Vec::new();
@@ -158,13 +169,19 @@ mod tests {
     #[test]
     fn writes_are_found_in_every_form() {
         let cases: &[(&str, &[&str])] = &[
-            ("sed -i 's/a/b/' src/a.rs src/b.rs", &["src/a.rs", "src/b.rs"]),
+            (
+                "sed -i 's/a/b/' src/a.rs src/b.rs",
+                &["src/a.rs", "src/b.rs"],
+            ),
             ("sed -i.bak -e 's/a/b/' x.rs", &["x.rs"]),
             ("sed -Ei 's/a/b/' x.rs", &["x.rs"]),
             ("sed 's/a/b/' x.rs", &[]),
             ("perl -pi -e 's/a/b/' y.rs", &["y.rs"]),
             ("perl -e 'print 1' y.rs", &[]),
-            ("echo hi > out.txt && cat a >> log.txt 2>/dev/null", &["out.txt", "log.txt"]),
+            (
+                "echo hi > out.txt && cat a >> log.txt 2>/dev/null",
+                &["out.txt", "log.txt"],
+            ),
             ("cmd 2>&1 | tee -a build.log", &["build.log"]),
             ("mv old.rs new.rs", &["old.rs", "new.rs"]),
             ("cp -r a.rs b.rs dest/", &["dest/"]),
@@ -187,7 +204,8 @@ mod tests {
 
     #[test]
     fn cd_moves_the_directory_and_unknown_directories_are_skipped() {
-        let cmds = crate::shell::parse("cd /tmp/x && touch a; cd $D && touch b", Path::new("/w")).unwrap();
+        let cmds =
+            crate::shell::parse("cd /tmp/x && touch a; cd $D && touch b", Path::new("/w")).unwrap();
         let w = shell_writes(&cmds);
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].cwd, PathBuf::from("/tmp/x"));

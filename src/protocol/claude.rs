@@ -54,19 +54,15 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                 EventKind::AfterEdit { tool, paths }
             }
         }
-        "PreToolUse" | "PostToolUse" if tool == "Bash" => {
-            match input.tool_input.get("command") {
-                Some(Value::String(command)) if event_name == "PreToolUse" => {
-                    EventKind::BeforeShell {
-                        command: command.clone(),
-                    }
-                }
-                Some(Value::String(command)) => EventKind::AfterShell {
-                    command: command.clone(),
-                },
-                _ => EventKind::Ignored,
-            }
-        }
+        "PreToolUse" | "PostToolUse" if tool == "Bash" => match input.tool_input.get("command") {
+            Some(Value::String(command)) if event_name == "PreToolUse" => EventKind::BeforeShell {
+                command: command.clone(),
+            },
+            Some(Value::String(command)) => EventKind::AfterShell {
+                command: command.clone(),
+            },
+            _ => EventKind::Ignored,
+        },
         "PostToolUse" if tool == "Read" => match edit_paths(&input.tool_input).pop() {
             Some(path) => EventKind::AfterRead { path },
             None => EventKind::Ignored,

@@ -220,7 +220,12 @@ impl Store {
     }
 
     /// Records listed under `digest` in the index, other than session `except`.
-    fn indexed(&self, digest: &str, except: &str, locked: bool) -> Result<Vec<Session>, StoreError> {
+    fn indexed(
+        &self,
+        digest: &str,
+        except: &str,
+        locked: bool,
+    ) -> Result<Vec<Session>, StoreError> {
         let dir = self.index_dir(digest);
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
@@ -250,7 +255,12 @@ impl Store {
 
     /// Sessions other than `except` whose records hold `key` (touched it, or claim it). Liveness
     /// is the caller's question. Costs one directory listing plus one read per holder.
-    pub fn holders(&self, key: &FileKey, except: &str, now: u64) -> Result<Vec<Holder>, StoreError> {
+    pub fn holders(
+        &self,
+        key: &FileKey,
+        except: &str,
+        now: u64,
+    ) -> Result<Vec<Holder>, StoreError> {
         let target = Target::File(key.clone());
         Ok(self
             .indexed(&key.digest(), except, false)?
@@ -268,7 +278,12 @@ impl Store {
     }
 
     /// Sessions other than `except` that hold an unexpired explicit claim on `target`.
-    pub fn claimants(&self, target: &Target, except: &str, now: u64) -> Result<Vec<Session>, StoreError> {
+    pub fn claimants(
+        &self,
+        target: &Target,
+        except: &str,
+        now: u64,
+    ) -> Result<Vec<Session>, StoreError> {
         Ok(self
             .indexed(&target.digest(), except, false)?
             .into_iter()

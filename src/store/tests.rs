@@ -45,7 +45,13 @@ fn a_writer_with_an_older_generation_is_refused() {
         "{err}"
     );
     let err = store
-        .apply("s1", Host::Claude, Writer::Stamped(0), 102, &[Change::ReleaseAll])
+        .apply(
+            "s1",
+            Host::Claude,
+            Writer::Stamped(0),
+            102,
+            &[Change::ReleaseAll],
+        )
         .unwrap_err();
     assert!(matches!(err, StoreError::Fenced { .. }));
     // Nothing the stale writer tried landed.
@@ -63,7 +69,9 @@ fn a_writer_with_an_older_generation_is_refused() {
             &[Change::Touch(vec![key("b.rs")])],
         )
         .unwrap();
-    store.apply("s1", Host::Claude, Writer::Anonymous, 104, &[]).unwrap();
+    store
+        .apply("s1", Host::Claude, Writer::Anonymous, 104, &[])
+        .unwrap();
     assert_eq!(store.session("s1").unwrap().unwrap().files.len(), 2);
 }
 
@@ -95,7 +103,13 @@ fn holders_follow_touches_and_releases() {
     assert!(store.holders(&key("b.rs"), "s1", 0).unwrap().is_empty());
 
     store
-        .apply("s1", Host::Claude, Writer::Anonymous, 120, &[Change::ReleaseAll])
+        .apply(
+            "s1",
+            Host::Claude,
+            Writer::Anonymous,
+            120,
+            &[Change::ReleaseAll],
+        )
         .unwrap();
     assert!(store.holders(&key("a.rs"), "s2", 0).unwrap().is_empty());
     assert!(
@@ -163,7 +177,9 @@ fn pruning_unindexes_dead_sessions_and_later_deletes_them() {
     );
 
     // Coming back to life puts it back in the index.
-    store.apply("old", Host::Claude, Writer::Anonymous, 1_200, &[]).unwrap();
+    store
+        .apply("old", Host::Claude, Writer::Anonymous, 1_200, &[])
+        .unwrap();
     assert_eq!(store.holders(&key("a.rs"), "x", 0).unwrap().len(), 2);
 
     store.prune_locked(ttl, 1_200 + 60 + day).unwrap();
@@ -240,14 +256,38 @@ fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
         register: false,
     };
     store
-        .apply("s", Host::Claude, Writer::Agent { process: &p1, register: true }, 1, &[])
+        .apply(
+            "s",
+            Host::Claude,
+            Writer::Agent {
+                process: &p1,
+                register: true,
+            },
+            1,
+            &[],
+        )
         .unwrap();
     store
-        .apply("s", Host::Claude, agent(&p1), 2, &[Change::Touch(vec![key("a.rs")])])
+        .apply(
+            "s",
+            Host::Claude,
+            agent(&p1),
+            2,
+            &[Change::Touch(vec![key("a.rs")])],
+        )
         .unwrap();
     // Resumed in a new window: a session start from another process raises the generation.
     let s = store
-        .apply("s", Host::Claude, Writer::Agent { process: &p2, register: true }, 3, &[])
+        .apply(
+            "s",
+            Host::Claude,
+            Writer::Agent {
+                process: &p2,
+                register: true,
+            },
+            3,
+            &[],
+        )
         .unwrap();
     assert_eq!(s.generation, 1);
     assert_eq!(s.agent.as_ref(), Some(&p2));
@@ -255,10 +295,25 @@ fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
     for change in [
         Change::Touch(vec![key("b.rs")]),
         Change::ReleaseAll,
-        Change::Activity { worktree: None, branch: None },
+        Change::Activity {
+            worktree: None,
+            branch: None,
+        },
     ] {
-        let err = store.apply("s", Host::Claude, agent(&p1), 4, &[change]).unwrap_err();
-        assert!(matches!(err, StoreError::Fenced { held: 0, current: 1, .. }), "{err}");
+        let err = store
+            .apply("s", Host::Claude, agent(&p1), 4, &[change])
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::Fenced {
+                    held: 0,
+                    current: 1,
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
     assert!(matches!(
         store.release("s", agent(&p1), 4, None).unwrap_err(),
@@ -268,11 +323,26 @@ fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
     assert_eq!((s.files.len(), s.last_seen), (1, 3));
     // The new process writes on.
     store
-        .apply("s", Host::Claude, agent(&p2), 5, &[Change::Touch(vec![key("b.rs")])])
+        .apply(
+            "s",
+            Host::Claude,
+            agent(&p2),
+            5,
+            &[Change::Touch(vec![key("b.rs")])],
+        )
         .unwrap();
     // Resuming again in the first window (a session start there) takes it back.
     let s = store
-        .apply("s", Host::Claude, Writer::Agent { process: &p1, register: true }, 6, &[])
+        .apply(
+            "s",
+            Host::Claude,
+            Writer::Agent {
+                process: &p1,
+                register: true,
+            },
+            6,
+            &[],
+        )
         .unwrap();
     assert_eq!(s.generation, 2);
     assert!(store.apply("s", Host::Claude, agent(&p2), 7, &[]).is_err());
@@ -281,7 +351,9 @@ fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
 #[test]
 fn exclusive_claims_are_granted_to_exactly_one_racer() {
     let (_dir, store) = store();
-    let target = Target::Branch { name: "feature".into() };
+    let target = Target::Branch {
+        name: "feature".into(),
+    };
     let request = ClaimRequest {
         target: target.clone(),
         intent: Some("rebasing".into()),
@@ -294,7 +366,14 @@ fn exclusive_claims_are_granted_to_exactly_one_racer() {
                 let (store, request) = (&store, request.clone());
                 scope.spawn(move || {
                     let grants = store
-                        .claim(&format!("s{i}"), Host::Claude, Writer::Anonymous, 100, &[request], |_| true)
+                        .claim(
+                            &format!("s{i}"),
+                            Host::Claude,
+                            Writer::Anonymous,
+                            100,
+                            &[request],
+                            |_| true,
+                        )
                         .unwrap();
                     matches!(grants[0], Grant::Granted(_))
                 })
@@ -305,7 +384,12 @@ fn exclusive_claims_are_granted_to_exactly_one_racer() {
     assert_eq!(winners.iter().filter(|w| **w).count(), 1);
     assert_eq!(store.claimants(&target, "nobody", 100).unwrap().len(), 1);
     // A lapsed claim no longer counts.
-    assert!(store.claimants(&target, "nobody", 100 + 600).unwrap().is_empty());
+    assert!(
+        store
+            .claimants(&target, "nobody", 100 + 600)
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -318,10 +402,23 @@ fn activity_on_a_claimed_file_renews_its_lease() {
         ttl: Duration::from_secs(100),
     };
     store
-        .claim("s", Host::Claude, Writer::Anonymous, 1_000, &[request], |_| true)
+        .claim(
+            "s",
+            Host::Claude,
+            Writer::Anonymous,
+            1_000,
+            &[request],
+            |_| true,
+        )
         .unwrap();
     store
-        .apply("s", Host::Claude, Writer::Anonymous, 1_090, &[Change::Touch(vec![key("a.rs")])])
+        .apply(
+            "s",
+            Host::Claude,
+            Writer::Anonymous,
+            1_090,
+            &[Change::Touch(vec![key("a.rs")])],
+        )
         .unwrap();
     let s = store.session("s").unwrap().unwrap();
     assert_eq!(s.claims[0].until, 1_190);
@@ -332,12 +429,26 @@ fn activity_on_a_claimed_file_renews_its_lease() {
 fn after_clear_the_new_session_takes_over_the_old_ones_claims() {
     let (_dir, store) = store();
     let p = process(300);
-    let w = Writer::Agent { process: &p, register: false };
+    let w = Writer::Agent {
+        process: &p,
+        register: false,
+    };
     store
-        .apply("old", Host::Claude, w, 1, &[Change::Touch(vec![key("a.rs")]), Change::Label("first".into())])
+        .apply(
+            "old",
+            Host::Claude,
+            w,
+            1,
+            &[
+                Change::Touch(vec![key("a.rs")]),
+                Change::Label("first".into()),
+            ],
+        )
         .unwrap();
     store.note_cleared(&p, "old").unwrap();
-    store.apply("old", Host::Claude, w, 2, &[Change::End]).unwrap();
+    store
+        .apply("old", Host::Claude, w, 2, &[Change::End])
+        .unwrap();
     let taken = store.take_over_cleared(&p, "new", Host::Claude, 3).unwrap();
     assert_eq!(taken.as_deref(), Some("old"));
     let new = store.session("new").unwrap().unwrap();
@@ -345,10 +456,60 @@ fn after_clear_the_new_session_takes_over_the_old_ones_claims() {
     assert_eq!(new.label.as_deref(), Some("first"));
     let old = store.session("old").unwrap().unwrap();
     assert!(old.files.is_empty() && old.ended.is_some());
-    assert_eq!(store.holders(&key("a.rs"), "x", 3).unwrap()[0].session.id, "new");
+    assert_eq!(
+        store.holders(&key("a.rs"), "x", 3).unwrap()[0].session.id,
+        "new"
+    );
     // Only once.
-    assert_eq!(store.take_over_cleared(&p, "newer", Host::Claude, 4).unwrap(), None);
+    assert_eq!(
+        store
+            .take_over_cleared(&p, "newer", Host::Claude, 4)
+            .unwrap(),
+        None
+    );
     // Another process's clear never merges.
     let other = process(301);
-    assert_eq!(store.take_over_cleared(&other, "x", Host::Claude, 5).unwrap(), None);
+    assert_eq!(
+        store
+            .take_over_cleared(&other, "x", Host::Claude, 5)
+            .unwrap(),
+        None
+    );
+}
+
+#[test]
+fn time_only_changes_within_a_minute_are_not_written() {
+    let (_dir, store) = store();
+    let touch = [
+        Change::Touch(vec![key("a.rs")]),
+        Change::Seen(key("a.rs"), "d1".into()),
+    ];
+    store
+        .apply("s", Host::Claude, Writer::Anonymous, 1_000, &touch)
+        .unwrap();
+    let path = store.session_path("s");
+    let before = std::fs::read(&path).unwrap();
+    // Renewing the same file within the minute writes nothing...
+    let s = store
+        .apply("s", Host::Claude, Writer::Anonymous, 1_030, &touch)
+        .unwrap();
+    assert_eq!(s.last_seen, 1_030, "the caller still sees the new record");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // ...a new file, a new digest or a minute's drift does.
+    store
+        .apply(
+            "s",
+            Host::Claude,
+            Writer::Anonymous,
+            1_031,
+            &[Change::Seen(key("a.rs"), "d2".into())],
+        )
+        .unwrap();
+    assert_ne!(std::fs::read(&path).unwrap(), before);
+    let before = std::fs::read(&path).unwrap();
+    store
+        .apply("s", Host::Claude, Writer::Anonymous, 1_100, &touch[..1])
+        .unwrap();
+    assert_eq!(store.session("s").unwrap().unwrap().last_seen, 1_100);
+    assert_ne!(std::fs::read(&path).unwrap(), before);
 }

@@ -102,6 +102,10 @@ fn fence(session: &mut Session, writer: Writer<'_>, exists: bool) -> Result<(), 
 impl Store {
     /// Apply `changes` to session `id` as `writer`, under the lock, and return the new record.
     /// A fenced writer changes nothing and gets [`StoreError::Fenced`].
+    ///
+    /// A change that only moves time stamps forward by less than [`COALESCE`] is not written
+    /// (no lock, no rename): hooks fire on every tool call, and a replacing rename is the most
+    /// expensive thing a hook does. Leases are hours long, so the record lags by seconds at most.
     pub fn apply(
         &self,
         id: &str,
@@ -110,14 +114,21 @@ impl Store {
         now: u64,
         changes: &[Change],
     ) -> Result<Session, StoreError> {
+        let path = self.session_path(id);
+        // Optimistic look without the lock: most calls change nothing worth a write.
+        if let Some(old) = self.read_record(&path, false)? {
+            let mut session = old.clone();
+            fence(&mut session, writer, true)?;
+            apply_all(&mut session, now, changes);
+            if !worth_writing(&old, &session) {
+                return Ok(session);
+            }
+        }
         let _guard = self.lock()?;
-        let old = self.read_record(&self.session_path(id), true)?;
+        let old = self.read_record(&path, true)?;
         let mut session = old.clone().unwrap_or_else(|| Session::new(id, host, now));
         fence(&mut session, writer, old.is_some())?;
-        session.last_seen = session.last_seen.max(now);
-        for change in changes {
-            apply_change(&mut session, now, change);
-        }
+        apply_all(&mut session, now, changes);
         self.write_session(old.as_ref(), &mut session)?;
         Ok(session)
     }
@@ -155,7 +166,8 @@ impl Store {
                     Target::File(k) => s.touch_of(k).is_some(),
                     _ => false,
                 };
-                claim.is_some_and(|c| c.exclusive) || (req.exclusive && (claim.is_some() || touched))
+                claim.is_some_and(|c| c.exclusive)
+                    || (req.exclusive && (claim.is_some() || touched))
             });
             if let Some(holder) = holder {
                 refused.push(Grant::Refused {
@@ -335,6 +347,50 @@ impl Store {
     }
 }
 
+/// Time stamps that move by less than this are not worth a write on their own.
+pub const COALESCE: u64 = 60;
+
+fn apply_all(session: &mut Session, now: u64, changes: &[Change]) {
+    session.last_seen = session.last_seen.max(now);
+    for change in changes {
+        apply_change(session, now, change);
+    }
+}
+
+/// Whether `new` differs from `old` by more than time stamps moved forward within [`COALESCE`].
+fn worth_writing(old: &Session, new: &Session) -> bool {
+    let stale = |was: u64, is: u64| is >= was.saturating_add(COALESCE);
+    if !old.indexed
+        || stale(old.last_seen, new.last_seen)
+        || old.files.len() != new.files.len()
+        || old.claims.len() != new.claims.len()
+        || old.seen.len() != new.seen.len()
+    {
+        return true;
+    }
+    let files = old
+        .files
+        .iter()
+        .zip(&new.files)
+        .any(|(o, n)| o.key != n.key || o.first != n.first || stale(o.last, n.last));
+    let claims = old
+        .claims
+        .iter()
+        .zip(&new.claims)
+        .any(|(o, n)| o.target != n.target || o.token != n.token || stale(o.until, n.until));
+    let seen = old
+        .seen
+        .iter()
+        .zip(&new.seen)
+        .any(|(o, n)| o.key != n.key || o.digest != n.digest || stale(o.at, n.at));
+    let mut head = new.clone();
+    head.last_seen = old.last_seen;
+    head.files.clone_from(&old.files);
+    head.claims.clone_from(&old.claims);
+    head.seen.clone_from(&old.seen);
+    files || claims || seen || head != *old
+}
+
 fn apply_change(session: &mut Session, now: u64, change: &Change) {
     session.last_seen = session.last_seen.max(now);
     match change {
@@ -368,6 +424,14 @@ fn apply_change(session: &mut Session, now: u64, change: &Change) {
             }
         }
         Change::Seen(key, digest) => {
+            if let Some(same) = session
+                .seen
+                .iter_mut()
+                .find(|s| &s.key == key && &s.digest == digest)
+            {
+                same.at = now;
+                return;
+            }
             session.seen.retain(|s| &s.key != key);
             session.seen.push(SeenFile {
                 key: key.clone(),

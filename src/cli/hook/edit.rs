@@ -79,7 +79,10 @@ pub fn after(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Result<Response, StoreError> {
         return Ok(Response::Silent);
     };
     let store = Store::open(&first.worktree.common_dir)?;
-    let mut changes = vec![ctx.activity(), Change::Touch(located.iter().map(key).collect())];
+    let mut changes = vec![
+        ctx.activity(),
+        Change::Touch(located.iter().map(key).collect()),
+    ];
     changes.extend(
         located
             .iter()
@@ -105,6 +108,11 @@ pub fn after_read(ctx: &Ctx<'_>, path: &PathBuf) -> Result<Response, StoreError>
         return Ok(Response::Silent);
     };
     let store = Store::open(&l.worktree.common_dir)?;
-    ctx.record(&store, &l.worktree, false, &[ctx.activity(), Change::Seen(key(&l), digest)])?;
+    ctx.record(
+        &store,
+        &l.worktree,
+        false,
+        &[ctx.activity(), Change::Seen(key(&l), digest)],
+    )?;
     Ok(Response::Silent)
 }

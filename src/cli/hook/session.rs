@@ -103,7 +103,12 @@ pub fn end(ctx: &Ctx<'_>, reason: &str) -> Result<Response, StoreError> {
         store.note_cleared(process, &ctx.event.session_id)?;
         ctx.record(&store, &here.worktree, false, &[Change::End])?;
     } else {
-        ctx.record(&store, &here.worktree, false, &[Change::ReleaseAll, Change::End])?;
+        ctx.record(
+            &store,
+            &here.worktree,
+            false,
+            &[Change::ReleaseAll, Change::End],
+        )?;
     }
     crate::cli::lane::refresh_autolock(
         &store,

@@ -69,7 +69,12 @@ pub fn after(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreErr
     for located in groups.values() {
         let wt = &located[0].worktree;
         let store = Store::open(&wt.common_dir)?;
-        ctx.record(&store, wt, false, &[ctx.activity(), Change::Touch(keys(located))])?;
+        ctx.record(
+            &store,
+            wt,
+            false,
+            &[ctx.activity(), Change::Touch(keys(located))],
+        )?;
     }
     Ok(Response::Silent)
 }
