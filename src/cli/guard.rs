@@ -57,6 +57,11 @@ pub(crate) fn before_shell(
         verdicts.push((g, verdict));
     }
     let decision = guard::decide(&verdicts);
+    if !matches!(decision.response, Response::Deny { .. }) {
+        for (g, _) in &verdicts {
+            retain_before(g);
+        }
+    }
     for entry in &decision.audit {
         let anchor = anchors[entry.index]
             .clone()
@@ -429,4 +434,35 @@ fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
         facts.first_is_rev = repo.is_rev(first);
     }
     Ok(facts)
+}
+
+/// Before a deletion the guard lets through (pushed, or bypassed): keep a retention ref on any
+/// commit that would then exist on no remote, so `git gc` cannot drop it. Best effort: a
+/// failure here never stops the command.
+fn retain_before(g: &Guarded) {
+    use crate::git::retention;
+    let heads = |path: &Path| {
+        let (mut roots, _) = git::worktree_roots_under(path, SCAN_DEPTH, SCAN_ENTRIES);
+        if git::worktree_at(path).is_some() {
+            roots.push(path.to_path_buf());
+        }
+        for root in roots {
+            let _ = retention::retain_head(&root);
+        }
+    };
+    match &g.op {
+        Op::BranchDelete { names } => {
+            for name in names {
+                let _ = retention::retain_branch(&g.cwd, name);
+            }
+        }
+        Op::PushDelete { remote, branches } => {
+            for b in branches {
+                let _ = retention::retain_remote_branch(&g.cwd, remote, b);
+            }
+        }
+        Op::WorktreeRemove { target } => heads(&g.cwd.join(target)),
+        Op::RemoveTree { paths } => paths.iter().for_each(|p| heads(p)),
+        _ => {}
+    }
 }

@@ -59,17 +59,27 @@ pub enum Command {
     Githook(githooks::Args),
 }
 
-/// The program: `git-dibs hook` (what every agent hook runs) is recognised before the full
-/// command line is built, since that costs more than the hook's own work; everything else,
-/// including `hook --help`, goes through the parser.
+/// The program: `git-dibs hook` (what every agent hook runs) and `git-dibs githook NAME ...`
+/// (what git's hook shims run) are recognised before the full command line is built, since
+/// that costs more than a hook's own work; everything else, including `--help`, goes through
+/// the parser.
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    match args.as_slice() {
-        [cmd] if cmd == "hook" => return hook::run(hook::Args { host: None }),
-        [cmd, flag, host] if cmd == "hook" && flag == "--host" => {
-            if let Some(host) = host.to_str().and_then(hook::HostArg::from_name) {
+    let text: Option<Vec<&str>> = args.iter().map(|a| a.to_str()).collect();
+    match text.as_deref() {
+        Some(["hook"]) => return hook::run(hook::Args { host: None }),
+        Some(["hook", "--host", host]) => {
+            if let Some(host) = hook::HostArg::from_name(host) {
                 return hook::run(hook::Args { host: Some(host) });
             }
+        }
+        Some(["githook", name, rest @ ..])
+            if !name.starts_with('-') && !rest.iter().any(|a| *a == "--help" || *a == "-h") =>
+        {
+            return githooks::run(githooks::Args {
+                name: (*name).to_owned(),
+                args: rest.iter().map(|a| (*a).to_owned()).collect(),
+            });
         }
         _ => {}
     }

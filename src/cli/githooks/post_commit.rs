@@ -29,8 +29,11 @@ pub(super) fn run() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Retention refs after a commit: not built yet (see the call in [`run`]).
-fn keep_retention_refs(_wt: &Worktree) {}
+/// After a commit: a retention ref on the new HEAD while it is on no remote-tracking ref, so
+/// `git branch -D` plus `git gc` cannot drop it (best effort; never fails the hook).
+fn keep_retention_refs(wt: &Worktree) {
+    let _ = crate::git::retention::retain_head(&wt.root);
+}
 
 /// Release the committer session's file claims in `wt` whose files are clean now. A person
 /// (no session in the environment) holds nothing by touch, so nothing is released for them.
