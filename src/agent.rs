@@ -34,9 +34,14 @@ fn stat(pid: u32) -> Option<(String, u32, u64)> {
     Some((comm, ppid, start))
 }
 
+/// The kernel's boot id (first 8 characters), read once per process.
 fn boot_id() -> Option<String> {
-    let text = fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
-    Some(text.trim().chars().take(8).collect())
+    static BOOT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    BOOT.get_or_init(|| {
+        let text = fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+        Some(text.trim().chars().take(8).collect())
+    })
+    .clone()
 }
 
 /// The host process this hook runs under: the first ancestor that is not a shell or wrapper.

@@ -75,6 +75,34 @@ fn config_files(git_dir: &Path) -> Vec<(std::path::PathBuf, git2::ConfigLevel)> 
     files
 }
 
+/// Of `paths` (relative, `/`-separated) in the worktree at `root`, those that are modified,
+/// staged or untracked. Only those paths are examined, so the cost follows their number rather
+/// than the size of the worktree (the index is still read once).
+pub fn dirty_among(root: &Path, paths: &[String]) -> Result<BTreeSet<String>, GitError> {
+    if paths.is_empty() {
+        return Ok(BTreeSet::new());
+    }
+    let repo = git2::Repository::open(root)
+        .map_err(|e| GitError::new(format!("cannot open {}", root.display()), e))?;
+    let mut opts = git2::StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false)
+        .exclude_submodules(true)
+        .disable_pathspec_match(true);
+    for p in paths {
+        opts.pathspec(p);
+    }
+    let statuses = repo
+        .statuses(Some(&mut opts))
+        .map_err(|e| GitError::new(format!("cannot read status of {}", root.display()), e))?;
+    Ok(statuses
+        .iter()
+        .filter(|s| s.status() != git2::Status::CURRENT && !s.status().is_ignored())
+        .filter_map(|s| s.path().map(str::to_owned))
+        .collect())
+}
+
 /// Read a duration setting such as `dibs.ttl` (`2h`, `90m`, `3600` seconds) from the config that
 /// applies to the worktree whose git dir is `git_dir`. `None` when unset or unreadable. No
 /// repository is opened: only the config files are read (includes are followed).

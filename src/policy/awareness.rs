@@ -33,16 +33,18 @@ pub fn few(items: &[String], shown: usize) -> String {
     text
 }
 
-/// At session start: disclose the live peers of this checkout, or say nothing when alone.
-pub fn session_start(peers: &[Peer], now: u64) -> Response {
+/// At session start: disclose the live peers of this checkout (`peers` named one by one, and
+/// `more` others counted), or say nothing when alone.
+pub fn session_start(peers: &[Peer], more: usize, now: u64) -> Response {
     if peers.is_empty() {
         return Response::Silent;
     }
+    let total = peers.len() + more;
     let mut lines = vec![format!(
         "git-dibs: {} other live session{} work{} in this checkout:",
-        peers.len(),
-        if peers.len() == 1 { "" } else { "s" },
-        if peers.len() == 1 { "s" } else { "" },
+        total,
+        if total == 1 { "" } else { "s" },
+        if total == 1 { "s" } else { "" },
     )];
     for p in peers {
         let s = &p.session;
@@ -71,6 +73,11 @@ pub fn session_start(peers: &[Peer], now: u64) -> Response {
             line.push_str(&format!("; uncommitted: {}", few(&p.dirty, 6)));
         }
         lines.push(line);
+    }
+    if more > 0 {
+        lines.push(format!(
+            "- and {more} more (`git dibs status` lists them all)"
+        ));
     }
     lines.push(HOUSE_RULE.to_owned());
     let text = lines.join("\n");
@@ -120,5 +127,66 @@ pub fn prompt(sharing: &[Sharing]) -> Response {
     Response::Warn {
         person: text.clone(),
         model: text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Host;
+
+    fn peer(id: &str, dirty: &[&str]) -> Peer {
+        let mut session = Session::new(id, Host::Claude, 100);
+        session.branch = Some("main".into());
+        Peer {
+            session,
+            dirty: dirty.iter().map(|d| d.to_string()).collect(),
+        }
+    }
+
+    fn text(r: &Response) -> String {
+        match r {
+            Response::Warn { model, .. } => model.clone(),
+            other => panic!("expected a warning, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn alone_says_nothing() {
+        assert_eq!(session_start(&[], 0, 100), Response::Silent);
+        assert_eq!(prompt(&[]), Response::Silent);
+    }
+
+    #[test]
+    fn session_start_names_a_few_peers_and_counts_the_rest() {
+        let peers = [peer("aaaaaaaa-1", &["src/a.rs"]), peer("bbbbbbbb-2", &[])];
+        let t = text(&session_start(&peers, 3, 100));
+        assert!(
+            t.starts_with("git-dibs: 5 other live sessions work in this checkout:"),
+            "{t}"
+        );
+        assert!(
+            t.contains("claude session aaaaaaaa on branch main; uncommitted: src/a.rs"),
+            "{t}"
+        );
+        assert!(
+            t.contains("bbbbbbbb on branch main; no uncommitted files"),
+            "{t}"
+        );
+        assert!(t.contains("- and 3 more"), "{t}");
+        assert!(t.ends_with(HOUSE_RULE), "{t}");
+    }
+
+    #[test]
+    fn the_prompt_block_is_two_lines_with_few_files() {
+        let sharing = [Sharing {
+            session: peer("cccccccc-3", &[]).session,
+            files: (0..7).map(|i| format!("f{i}.rs")).collect(),
+            intents: vec!["renaming the parser".into()],
+        }];
+        let t = text(&prompt(&sharing));
+        assert_eq!(t.lines().count(), 2, "{t}");
+        assert!(t.contains("[claimed: renaming the parser]"), "{t}");
+        assert!(t.contains("f0.rs, f1.rs, f2.rs, f3.rs and 3 more"), "{t}");
     }
 }

@@ -36,15 +36,21 @@ fn related_worktrees(wt: &Worktree) -> Vec<PathBuf> {
     roots
 }
 
-/// Dirty files of each of `sessions`, from one status read per worktree involved.
+/// How many peers the session-start block names one by one.
+const SHOWN_PEERS: usize = 5;
+
+/// Dirty files of each of `sessions`: one pathspec-limited status per worktree involved, over
+/// just the files those sessions hold.
 fn dirty_files(sessions: &[Session]) -> Vec<Vec<String>> {
-    let roots: BTreeSet<&Path> = sessions
-        .iter()
-        .flat_map(|s| s.files.iter().map(|f| f.key.worktree.as_path()))
-        .collect();
-    let dirty: BTreeMap<&Path, BTreeSet<String>> = roots
+    let mut held: BTreeMap<&Path, Vec<String>> = BTreeMap::new();
+    for f in sessions.iter().flat_map(|s| &s.files) {
+        held.entry(f.key.worktree.as_path())
+            .or_default()
+            .push(f.key.path.clone());
+    }
+    let dirty: BTreeMap<&Path, BTreeSet<String>> = held
         .into_iter()
-        .map(|r| (r, git::dirty_paths(r).unwrap_or_default()))
+        .map(|(root, paths)| (root, git::dirty_among(root, &paths).unwrap_or_default()))
         .collect();
     sessions
         .iter()
@@ -83,13 +89,17 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
             }
         }
     }
+    // The most recently active first; only those named get their files checked.
+    others.sort_by(|a, b| b.last_seen.cmp(&a.last_seen).then_with(|| a.id.cmp(&b.id)));
+    let more = others.len().saturating_sub(SHOWN_PEERS);
+    others.truncate(SHOWN_PEERS);
     let dirty = dirty_files(&others);
     let peers: Vec<Peer> = others
         .into_iter()
         .zip(dirty)
         .map(|(session, dirty)| Peer { session, dirty })
         .collect();
-    Ok(awareness::session_start(&peers, ctx.now))
+    Ok(awareness::session_start(&peers, more, ctx.now))
 }
 
 /// A session ends: release its claims and mark it ended. After `/clear` the agent process's
@@ -133,7 +143,16 @@ pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
     let warm_secs = ctx.warm(wt).as_secs();
     let recent = |t: u64| ctx.now.saturating_sub(t) < warm_secs;
     let mut sharing: Vec<Sharing> = Vec::new();
+    // Whether one of this session's files is dirty: one status per worktree over its own files,
+    // read only when a shared file is not warm by its touch times alone.
     let mut dirty_cache: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+    let mine_in = |root: &Path| -> Vec<String> {
+        me.files
+            .iter()
+            .filter(|f| f.key.worktree == root)
+            .map(|f| f.key.path.clone())
+            .collect()
+    };
     for mine in &me.files {
         let holders = store.holders(&mine.key, &me.id, ctx.now)?;
         for h in holders.into_iter().filter(|h| ctx.alive(&h.session, wt)) {
@@ -141,7 +160,10 @@ pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
             let warm = (recent(mine.last) && peer_recent)
                 || dirty_cache
                     .entry(mine.key.worktree.clone())
-                    .or_insert_with(|| git::dirty_paths(&mine.key.worktree).unwrap_or_default())
+                    .or_insert_with(|| {
+                        let root = &mine.key.worktree;
+                        git::dirty_among(root, &mine_in(root)).unwrap_or_default()
+                    })
                     .contains(&mine.key.path);
             if !warm {
                 continue;
