@@ -307,3 +307,28 @@ fn everyday_commands_open_no_store() {
     }
     assert!(!repo.store_dir().exists());
 }
+
+#[test]
+fn gh_pr_create_is_refused_when_the_branch_already_has_a_pull_request() {
+    let f = fixture();
+    let r = &f.repo.root;
+    let path = stub_gh(
+        &f.base,
+        r#"case "$*" in *"--head pushed --state all"*) echo '[{"number":9,"url":"https://example.invalid/pull/9","state":"MERGED"}]';; *) echo '[]';; esac"#,
+    );
+    let run = bash_env(r, "gh pr create --fill --head pushed", &[("PATH", &path)]);
+    let (d, reason, _) = decision(&run).expect("a decision");
+    assert_eq!(d, "deny");
+    assert!(
+        reason.contains("#9 (merged) https://example.invalid/pull/9"),
+        "{reason}"
+    );
+    assert!(reason.contains("git dibs landed"), "{reason}");
+    // The current branch (main) has none; offline or without gh it passes too.
+    assert_eq!(
+        bash_env(r, "gh pr create --fill", &[("PATH", &path)]).stdout,
+        ""
+    );
+    let run = bash_env(r, "gh pr create --head pushed", &[("PATH", "/nonexistent")]);
+    assert_eq!(run.stdout, "");
+}

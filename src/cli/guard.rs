@@ -165,6 +165,21 @@ fn gather(event: &Event, g: &Guarded) -> Result<(Facts, Option<PathBuf>)> {
             Some(wt) => Facts::RemoteBranches(remote_branches(wt, remote, branches)?),
             None => Facts::None,
         },
+        Op::PrCreate { head } => {
+            let here = git::locate(&g.cwd, Path::new("."));
+            let branch = head
+                .clone()
+                .or_else(|| here.as_ref().and_then(|l| l.worktree.branch()));
+            let anchor = here.map(|l| l.worktree.common_dir);
+            let facts = match branch {
+                Some(branch) => Facts::PullRequests {
+                    existing: git::pull_requests(&g.cwd, &branch),
+                    branch,
+                },
+                None => Facts::None,
+            };
+            return Ok((facts, anchor));
+        }
         Op::Take(_) | Op::Switch | Op::Checkout { .. } => match &wt {
             Some(wt) => Facts::Peers(peers(event, g, wt)?),
             None => Facts::None,

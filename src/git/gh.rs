@@ -1,4 +1,4 @@
-//! Open pull requests through the GitHub CLI (`gh pr list --head B --state open`). A missing,
+//! Pull requests through the GitHub CLI (`gh pr list --head B --state open|all`). A missing,
 //! offline, slow or failing `gh` means "no pull request known": the guard never blocks on it.
 
 use std::io::Read;
@@ -11,7 +11,7 @@ use serde::Deserialize;
 /// How long `gh` may take before it is stopped and counted as "no answer".
 pub const GH_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// An open pull request.
+/// A pull request.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct PullRequest {
     /// Its number.
@@ -19,14 +19,30 @@ pub struct PullRequest {
     /// Its web address.
     #[serde(default)]
     pub url: String,
+    /// `OPEN`, `CLOSED` or `MERGED`, when asked for.
+    #[serde(default)]
+    pub state: String,
+}
+
+/// The pull requests in any state whose head is `branch`, asking `gh` in `dir`; empty when
+/// there are none or `gh` gives no answer.
+pub fn pull_requests(dir: &Path, branch: &str) -> Vec<PullRequest> {
+    gh_pr_list(dir, branch, "all", "number,url,state").unwrap_or_default()
 }
 
 /// The first open pull request whose head is `branch`, asking `gh` in `dir`. `None` when there
 /// is none or when `gh` is missing, fails, prints something unreadable or takes too long.
 pub fn open_pull_request(dir: &Path, branch: &str) -> Option<PullRequest> {
+    gh_pr_list(dir, branch, "open", "number,url")?
+        .into_iter()
+        .next()
+}
+
+/// `gh pr list --head BRANCH --state STATE --json FIELDS`, bounded by [`GH_TIMEOUT`].
+fn gh_pr_list(dir: &Path, branch: &str, state: &str, fields: &str) -> Option<Vec<PullRequest>> {
     let mut child = Command::new("gh")
-        .args(["pr", "list", "--head", branch, "--state", "open"])
-        .args(["--json", "number,url"])
+        .args(["pr", "list", "--head", branch, "--state", state])
+        .args(["--json", fields])
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -59,6 +75,5 @@ pub fn open_pull_request(dir: &Path, branch: &str) -> Option<PullRequest> {
     if !status.success() {
         return None;
     }
-    let list: Vec<PullRequest> = serde_json::from_slice(&buf).ok()?;
-    list.into_iter().next()
+    serde_json::from_slice(&buf).ok()
 }

@@ -18,5 +18,5 @@ pub use args::{
     BUILTINS, GitInvocation, expand_alias, invocation_worktree, is_git, parse_invocation,
 };
 pub use facts::{CommitInfo, FileState, ReadError, Repo};
-pub use gh::{GH_TIMEOUT, PullRequest, open_pull_request};
+pub use gh::{GH_TIMEOUT, PullRequest, open_pull_request, pull_requests};
 pub use worktrees::{WorktreeEntry, list_worktrees, worktree_roots_under};

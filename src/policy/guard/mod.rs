@@ -10,6 +10,7 @@
 pub mod branch;
 mod pathspec;
 pub mod peers;
+pub mod pr;
 pub mod remote;
 pub mod worktree;
 
@@ -71,6 +72,11 @@ pub enum Op {
     Opaque,
     /// `git switch` / `git checkout -b`: the branch moves under everyone in the worktree.
     Switch,
+    /// `gh pr create`, for the branch named by `--head` or else the current one.
+    PrCreate {
+        /// The `--head` branch, when given.
+        head: Option<String>,
+    },
     /// `git checkout X [PATHS]` without `--`: a switch when X names a commit, else paths.
     Checkout {
         /// The first operand.
@@ -111,6 +117,13 @@ pub enum Facts {
     RemoteBranches(Vec<RemoteBranchState>),
     /// Live peers' dirty files in the worktree the command acts on.
     Peers(PeerFacts),
+    /// The pull requests, in any state, of the branch a `gh pr create` is for.
+    PullRequests {
+        /// The branch.
+        branch: String,
+        /// Its pull requests.
+        existing: Vec<crate::git::PullRequest>,
+    },
 }
 
 /// A worktree whose work is at risk, for the audit log.
@@ -235,6 +248,9 @@ fn classify_one(cmd: &SimpleCommand, alias: &mut AliasLookup<'_>) -> Option<Guar
     if let Some((op, targets)) = worktree::classify_find(argv, &cmd.cwd) {
         return guarded(op, None, targets);
     }
+    if let Some(op) = pr::classify(argv) {
+        return guarded(op, None, Vec::new());
+    }
     let mut inv = git::parse_invocation(argv, &cmd.cwd, &cmd.assignments)?;
     let sub = inv.args.first()?.clone();
     if !git::BUILTINS.contains(&sub.as_str())
@@ -299,6 +315,9 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
         (Op::Take(takes), Facts::Peers(p)) => peers::check_take(g, takes, p),
         (Op::Switch, Facts::Peers(p)) => peers::check_switch(g, p),
         (Op::Checkout { first, rest }, Facts::Peers(p)) => peers::check_checkout(g, first, rest, p),
+        (Op::PrCreate { .. }, Facts::PullRequests { branch, existing }) => {
+            pr::check(g, branch, existing)
+        }
         _ => Verdict::Allow,
     }
 }
