@@ -317,6 +317,7 @@ fn branch_and_remote_rules() {
         pr: pr.then(|| PullRequest {
             number: 7,
             url: "https://example.invalid/pr/7".into(),
+            state: "OPEN".into(),
         }),
     };
     assert!(
