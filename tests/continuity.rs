@@ -438,3 +438,35 @@ fn a_whole_file_write_over_a_peers_newer_change_is_refused() {
             .is_none()
     );
 }
+
+#[test]
+fn uncommitted_files_are_told_apart_from_committed_ones_at_session_start() {
+    let repo = TestRepo::new();
+    repo.write(&repo.root, ".gitignore", "*.log\n");
+    git(&repo.root, &["add", ".gitignore"]);
+    git(&repo.root, &["commit", "-qm", "ignore logs"]);
+    let mut host_a = FakeHost::start();
+    for f in ["README.md", "src/lib.rs", "new.rs", "build.log", "gone.rs"] {
+        host_a.hook(
+            &repo.root,
+            &edit_event("PreToolUse", "Write", A, &repo.root, &repo.root.join(f)),
+        );
+    }
+    repo.write(&repo.root, "src/lib.rs", "pub fn edited() {}\n"); // changed
+    repo.write(&repo.root, "new.rs", "fn new() {}\n"); // untracked
+    repo.write(&repo.root, "build.log", "noise\n"); // ignored
+    std::fs::remove_file(repo.root.join("README.md")).unwrap(); // deleted
+    let mut host_b = FakeHost::start();
+    let text = context(
+        &host_b.hook(&repo.root, &start(B, &repo.root, "startup")),
+        "SessionStart",
+    );
+    assert!(
+        text.contains("uncommitted: README.md, src/lib.rs, new.rs"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("build.log") && !text.contains("gone.rs"),
+        "{text}"
+    );
+}

@@ -5,7 +5,7 @@ mod discover;
 mod status;
 
 pub use discover::{Located, Worktree, locate, worktree_at, worktree_roots};
-pub use status::{GitError, dirty_among, dirty_paths, parse_duration, read_config_duration};
+pub use status::{GitError, dirty_paths, parse_duration, read_config_duration, uncommitted_among};
 mod args;
 mod facts;
 mod gh;

@@ -75,32 +75,40 @@ fn config_files(git_dir: &Path) -> Vec<(std::path::PathBuf, git2::ConfigLevel)> 
     files
 }
 
-/// Of `paths` (relative, `/`-separated) in the worktree at `root`, those that are modified,
-/// staged or untracked. Only those paths are examined, so the cost follows their number rather
-/// than the size of the worktree (the index is still read once).
-pub fn dirty_among(root: &Path, paths: &[String]) -> Result<BTreeSet<String>, GitError> {
+/// Of `paths` (relative, `/`-separated) in the worktree at `root`, those whose content differs
+/// from HEAD: changed, deleted, or new and not ignored. Each file is hashed and compared with its
+/// blob in HEAD's tree, so the cost follows the number and size of these files, not the size of
+/// the repository (no index is read). Content filters (`autocrlf`, clean filters) are not
+/// applied, so a filtered file can read as changed; a change staged and then undone in the
+/// worktree reads as clean.
+pub fn uncommitted_among(root: &Path, paths: &[String]) -> Result<BTreeSet<String>, GitError> {
     if paths.is_empty() {
         return Ok(BTreeSet::new());
     }
-    let repo = git2::Repository::open(root)
-        .map_err(|e| GitError::new(format!("cannot open {}", root.display()), e))?;
-    let mut opts = git2::StatusOptions::new();
-    opts.include_untracked(true)
-        .recurse_untracked_dirs(true)
-        .include_ignored(false)
-        .exclude_submodules(true)
-        .disable_pathspec_match(true);
-    for p in paths {
-        opts.pathspec(p);
+    let open = |e| GitError::new(format!("cannot open {}", root.display()), e);
+    let repo = git2::Repository::open_ext(
+        root,
+        git2::RepositoryOpenFlags::NO_SEARCH,
+        std::iter::empty::<&std::ffi::OsStr>(),
+    )
+    .map_err(open)?;
+    let tree = repo.head().and_then(|h| h.peel_to_tree()).ok();
+    let mut out = BTreeSet::new();
+    for rel in paths {
+        let file = root.join(rel);
+        let in_head = tree.as_ref().and_then(|t| t.get_path(Path::new(rel)).ok());
+        let changed = match (in_head, file.is_file()) {
+            (Some(entry), true) => git2::Oid::hash_file(git2::ObjectType::Blob, &file)
+                .map_or(true, |oid| oid != entry.id()),
+            (Some(_), false) => true,
+            (None, true) => !repo.is_path_ignored(rel).unwrap_or(false),
+            (None, false) => false,
+        };
+        if changed {
+            out.insert(rel.clone());
+        }
     }
-    let statuses = repo
-        .statuses(Some(&mut opts))
-        .map_err(|e| GitError::new(format!("cannot read status of {}", root.display()), e))?;
-    Ok(statuses
-        .iter()
-        .filter(|s| s.status() != git2::Status::CURRENT && !s.status().is_ignored())
-        .filter_map(|s| s.path().map(str::to_owned))
-        .collect())
+    Ok(out)
 }
 
 /// Read a duration setting such as `dibs.ttl` (`2h`, `90m`, `3600` seconds) from the config that

@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use record::{
-    Change, Claim, FileKey, FileTouch, FormerAgent, SeenFile, Session, Target, short_id,
+    Change, Claim, FileKey, FileTouch, FormerAgent, SeenFile, Session, SessionHead, Target,
+    short_id,
 };
 pub use write::{ClaimRequest, Grant, Writer};
 
@@ -291,13 +292,40 @@ impl Store {
             .collect())
     }
 
-    /// Sessions other than `except` that work in the worktree at `root` (their cwd is there).
-    pub fn working_in(&self, root: &Path, except: &str) -> Result<Vec<Session>, StoreError> {
-        Ok(self
-            .indexed(&record::worktree_digest(root), except, false)?
-            .into_iter()
-            .filter(|s| s.worktree.as_deref() == Some(root))
-            .collect())
+    /// Headers of the sessions other than `except` that work in the worktree at `root`: cheap
+    /// to read for many sessions. A header that cannot be read is skipped (the full read sets
+    /// a damaged record aside).
+    pub fn heads_working_in(
+        &self,
+        root: &Path,
+        except: &str,
+    ) -> Result<Vec<SessionHead>, StoreError> {
+        let dir = self.index_dir(&record::worktree_digest(root));
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(io_err(&dir)(e)),
+        };
+        let skip = session_key(except);
+        let mut out = Vec::new();
+        for entry in entries {
+            let name = entry.map_err(io_err(&dir))?.file_name();
+            let name = name.to_string_lossy();
+            if name == skip || name.starts_with('.') {
+                continue;
+            }
+            let path = self.dir.join("sessions").join(format!("{name}.json"));
+            let Ok(bytes) = fs::read(&path) else { continue };
+            if let Ok(head) = serde_json::from_slice::<SessionHead>(&bytes)
+                && head.id != except
+                && head.worktree.as_deref() == Some(root)
+            {
+                out.push(head);
+            }
+        }
+        Ok(out)
     }
 
     /// Append one line to the audit log (`audit.log`, JSON lines), under the lock.

@@ -290,6 +290,37 @@ impl Session {
     }
 }
 
+/// The header of a [`Session`] record: everything but its files, claims and digests, read
+/// without building those (for listing many sessions cheaply).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct SessionHead {
+    /// The host's durable session id.
+    pub id: String,
+    /// Latest activity, seconds since the Unix epoch.
+    pub last_seen: u64,
+    /// When the host said the session ended, if it did.
+    #[serde(default)]
+    pub ended: Option<u64>,
+    /// The agent process running the session now, when known.
+    #[serde(default)]
+    pub agent: Option<AgentProcess>,
+    /// The worktree the session works in, if known.
+    #[serde(default)]
+    pub worktree: Option<PathBuf>,
+}
+
+impl SessionHead {
+    /// As [`Session::is_alive`].
+    pub fn is_alive(&self, now: u64, ttl: Duration) -> bool {
+        self.ended.is_none()
+            && now.saturating_sub(self.last_seen) < ttl.as_secs()
+            && self
+                .agent
+                .as_ref()
+                .is_none_or(|a| a.is_gone() != Some(true))
+    }
+}
+
 /// The first 8 characters of a session id.
 pub fn short_id(id: &str) -> &str {
     match id.char_indices().nth(8) {

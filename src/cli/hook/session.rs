@@ -11,7 +11,7 @@ use crate::git::{self, Worktree};
 use crate::policy::awareness::{self, Peer, Sharing};
 use crate::policy::claims;
 use crate::protocol::{Response, StartSource};
-use crate::store::{Change, Session, Store, StoreError};
+use crate::store::{Change, Session, SessionHead, Store, StoreError};
 
 /// Export `DIBS_SESSION` for the session's later shell commands, when the host gives a file.
 fn export_session_id(id: &str) {
@@ -50,7 +50,12 @@ fn dirty_files(sessions: &[Session]) -> Vec<Vec<String>> {
     }
     let dirty: BTreeMap<&Path, BTreeSet<String>> = held
         .into_iter()
-        .map(|(root, paths)| (root, git::dirty_among(root, &paths).unwrap_or_default()))
+        .map(|(root, paths)| {
+            (
+                root,
+                git::uncommitted_among(root, &paths).unwrap_or_default(),
+            )
+        })
         .collect();
     sessions
         .iter()
@@ -81,18 +86,22 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
         store.take_over_cleared(process, &ctx.event.session_id, ctx.event.host, ctx.now)?;
     }
     ctx.record(&store, wt, true, &[ctx.activity()])?;
-    let mut others = Vec::new();
+    // Headers first (cheap for many sessions); full records only for the peers named.
+    let ttl = ctx.ttl(wt);
+    let mut heads = Vec::new();
     for root in related_worktrees(wt) {
-        for s in store.working_in(&root, &ctx.event.session_id)? {
-            if ctx.alive(&s, wt) && !others.iter().any(|o: &Session| o.id == s.id) {
-                others.push(s);
+        for h in store.heads_working_in(&root, &ctx.event.session_id)? {
+            if h.is_alive(ctx.now, ttl) && !heads.iter().any(|o: &SessionHead| o.id == h.id) {
+                heads.push(h);
             }
         }
     }
-    // The most recently active first; only those named get their files checked.
-    others.sort_by(|a, b| b.last_seen.cmp(&a.last_seen).then_with(|| a.id.cmp(&b.id)));
-    let more = others.len().saturating_sub(SHOWN_PEERS);
-    others.truncate(SHOWN_PEERS);
+    heads.sort_by(|a, b| b.last_seen.cmp(&a.last_seen).then_with(|| a.id.cmp(&b.id)));
+    let more = heads.len().saturating_sub(SHOWN_PEERS);
+    let mut others = Vec::new();
+    for h in heads.iter().take(SHOWN_PEERS) {
+        others.extend(store.session(&h.id)?);
+    }
     let dirty = dirty_files(&others);
     let peers: Vec<Peer> = others
         .into_iter()
@@ -162,7 +171,7 @@ pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
                     .entry(mine.key.worktree.clone())
                     .or_insert_with(|| {
                         let root = &mine.key.worktree;
-                        git::dirty_among(root, &mine_in(root)).unwrap_or_default()
+                        git::uncommitted_among(root, &mine_in(root)).unwrap_or_default()
                     })
                     .contains(&mine.key.path);
             if !warm {
