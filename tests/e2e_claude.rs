@@ -2,7 +2,7 @@
 //! API: the settings are accepted and the hooks run, a co-edit warning reaches the model, the
 //! Bash guard refuses what destroys work, and the bypass is audited with the real session id.
 //! The CLI is fetched once per machine (see `e2e/cli.rs`); each test is one scenario. The guard's
-//! scenarios are in `e2e/guard.rs`.
+//! scenarios are in `e2e/guard.rs`, the lanes' in `e2e/lanes.rs`.
 
 mod common;
 mod e2e;

@@ -362,6 +362,39 @@ impl Scenario {
         }
     }
 
+    /// SIGKILL `session` and every process it started, as a crash or `kill -9` would: no hook
+    /// runs. Fails unless all of them are gone (or left as zombies) within a few seconds.
+    pub fn kill(&self, mut session: Session) {
+        self.step(&format!(
+            "SIGKILL session {} and what it started",
+            session.name
+        ));
+        let mut pids = descendants(session.child.id());
+        pids.push(session.child.id());
+        session.kill();
+        let start = Instant::now();
+        let running = || -> Vec<u32> {
+            pids.iter()
+                .copied()
+                .filter(|pid| {
+                    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                    let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+                    state.is_some_and(|s| !s.starts_with('Z') && !s.starts_with('X'))
+                })
+                .collect()
+        };
+        while !running().is_empty() && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let left = running();
+        self.check(left.is_empty(), || {
+            format!(
+                "processes of session {} survived SIGKILL: {left:?}",
+                session.name
+            )
+        });
+    }
+
     /// The session id a running session has reported so far, waiting for it.
     pub fn session_id_of(&self, session: &mut Session) -> String {
         let mut id = None;
