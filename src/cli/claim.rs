@@ -55,29 +55,13 @@ pub struct ReleaseArgs {
 }
 
 /// The caller's own session: from the environment an agent's shell exports, else a person's
-/// session named after the user and terminal.
+/// session named after the user and terminal. The flag says whether it came from the
+/// environment.
 fn own_session() -> (String, Host, bool) {
-    for (var, host) in [
-        ("DIBS_SESSION", None),
-        ("CLAUDE_CODE_SESSION_ID", Some(Host::Claude)),
-    ] {
-        if let Some(id) = std::env::var(var).ok().filter(|v| !v.trim().is_empty()) {
-            return (id, host.unwrap_or(Host::Person), true);
-        }
+    match super::caller::env_session() {
+        Some((id, host)) => (id, host, true),
+        None => (super::caller::person_session(), Host::Person, false),
     }
-    let user = std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "someone".into());
-    let tty = std::fs::read_link("/proc/self/fd/0")
-        .ok()
-        .and_then(|p| p.strip_prefix("/dev").ok().map(Path::to_path_buf))
-        .map(|p| p.to_string_lossy().replace('/', ""))
-        .filter(|t| t.starts_with("pts") || t.starts_with("tty"));
-    let id = match tty {
-        Some(t) => format!("person-{user}-{t}"),
-        None => format!("person-{user}"),
-    };
-    (id, Host::Person, false)
 }
 
 /// Parse a TARGET argument against the current worktree.

@@ -2,6 +2,7 @@
 //! exit codes and error messages.
 
 mod audit;
+mod caller;
 mod claim;
 mod doctor;
 mod githooks;

@@ -27,19 +27,26 @@ pub struct PullRequest {
 /// The pull requests in any state whose head is `branch`, asking `gh` in `dir`; empty when
 /// there are none or `gh` gives no answer.
 pub fn pull_requests(dir: &Path, branch: &str) -> Vec<PullRequest> {
-    gh_pr_list(dir, branch, "all", "number,url,state").unwrap_or_default()
+    pr_list(dir, branch, "all", "number,url,state").unwrap_or_default()
 }
 
 /// The first open pull request whose head is `branch`, asking `gh` in `dir`. `None` when there
 /// is none or when `gh` is missing, fails, prints something unreadable or takes too long.
 pub fn open_pull_request(dir: &Path, branch: &str) -> Option<PullRequest> {
-    gh_pr_list(dir, branch, "open", "number,url")?
+    pr_list(dir, branch, "open", "number,url")
+        .ok()?
         .into_iter()
         .next()
 }
 
-/// `gh pr list --head BRANCH --state STATE --json FIELDS`, bounded by [`GH_TIMEOUT`].
-fn gh_pr_list(dir: &Path, branch: &str, state: &str, fields: &str) -> Option<Vec<PullRequest>> {
+/// `gh pr list --head BRANCH --state STATE --json FIELDS`, bounded by [`GH_TIMEOUT`]. `Err`
+/// says, for a person, why there is no answer (missing, failing, offline, unreadable).
+pub fn pr_list(
+    dir: &Path,
+    branch: &str,
+    state: &str,
+    fields: &str,
+) -> Result<Vec<PullRequest>, String> {
     let mut child = Command::new("gh")
         .args(["pr", "list", "--head", branch, "--state", state])
         .args(["--json", fields])
@@ -50,8 +57,8 @@ fn gh_pr_list(dir: &Path, branch: &str, state: &str, fields: &str) -> Option<Vec
         .env("GH_PROMPT_DISABLED", "1")
         .env("GH_NO_UPDATE_NOTIFIER", "1")
         .spawn()
-        .ok()?;
-    let mut stdout = child.stdout.take()?;
+        .map_err(|e| format!("gh is not available ({e})"))?;
+    let mut stdout = child.stdout.take().ok_or("gh gave no output")?;
     let reader = std::thread::spawn(move || {
         let mut buf = Vec::new();
         let _ = stdout.by_ref().take(1 << 20).read_to_end(&mut buf);
@@ -67,13 +74,13 @@ fn gh_pr_list(dir: &Path, branch: &str, state: &str, fields: &str) -> Option<Vec
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return None;
+                return Err("gh did not answer in time (offline?)".into());
             }
         }
     };
-    let buf = reader.join().ok()?;
+    let buf = reader.join().map_err(|_| "gh output unreadable")?;
     if !status.success() {
-        return None;
+        return Err("gh failed (offline, or not logged in?)".into());
     }
-    serde_json::from_slice(&buf).ok()
+    serde_json::from_slice(&buf).map_err(|_| "gh printed something unreadable".to_owned())
 }

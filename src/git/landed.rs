@@ -6,14 +6,9 @@
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
-
-use serde::Deserialize;
 
 use super::lanes::{LaneError, LaneRepo, git, git_command, short_sha};
 
-/// How long `gh` may take before it counts as offline.
-pub const GH_TIMEOUT: Duration = Duration::from_secs(8);
 /// How many base commits the squash test compares against at most.
 const SQUASH_WINDOW: &str = "2000";
 
@@ -203,52 +198,9 @@ fn squashed_into(dir: &Path, mb: &str, tip: &str, base: &str) -> Result<Option<S
         .map(|(_, c)| c))
 }
 
-#[derive(Deserialize)]
-struct Pr {
-    number: u64,
-    #[serde(default)]
-    url: String,
-}
-
 /// The first merged pull request whose head is `branch`; `Err` says why the test was skipped.
 fn merged_pull_request(dir: &Path, branch: &str) -> Result<Option<(u64, String)>, String> {
-    let mut child = std::process::Command::new("gh")
-        .args(["pr", "list", "--head", branch, "--state", "merged"])
-        .args(["--json", "number,url", "--limit", "1"])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .env("GH_PROMPT_DISABLED", "1")
-        .env("GH_NO_UPDATE_NOTIFIER", "1")
-        .spawn()
-        .map_err(|e| format!("gh is not available ({e})"))?;
-    let mut stdout = child.stdout.take().ok_or("gh gave no output")?;
-    let reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stdout.by_ref().take(1 << 20).read_to_end(&mut buf);
-        buf
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if started.elapsed() < GH_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("gh did not answer in time (offline?)".into());
-            }
-        }
-    };
-    let buf = reader.join().map_err(|_| "gh output unreadable")?;
-    if !status.success() {
-        return Err("gh failed (offline, or not logged in?)".into());
-    }
-    let list: Vec<Pr> =
-        serde_json::from_slice(&buf).map_err(|_| "gh printed something unreadable".to_owned())?;
+    let list = super::gh::pr_list(dir, branch, "merged", "number,url")?;
     Ok(list.into_iter().next().map(|p| (p.number, p.url)))
 }
 

@@ -93,13 +93,27 @@ pub fn uncommitted_among(root: &Path, paths: &[String]) -> Result<BTreeSet<Strin
     )
     .map_err(open)?;
     let tree = repo.head().and_then(|h| h.peel_to_tree()).ok();
+    // One tree object per folder, read once: a large folder's tree is costly to parse.
+    let mut folders: std::collections::HashMap<&str, Option<git2::Tree<'_>>> = Default::default();
     let mut out = BTreeSet::new();
     for rel in paths {
         let file = root.join(rel);
-        let in_head = tree.as_ref().and_then(|t| t.get_path(Path::new(rel)).ok());
+        let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
+        let subtree = folders.entry(folder).or_insert_with(|| {
+            let top = tree.as_ref()?;
+            if folder.is_empty() {
+                return Some(top.clone());
+            }
+            let entry = top.get_path(Path::new(folder)).ok()?;
+            entry.to_object(&repo).ok()?.into_tree().ok()
+        });
+        let in_head = subtree
+            .as_ref()
+            .and_then(|t| t.get_name(name).map(|e| e.id()));
         let changed = match (in_head, file.is_file()) {
-            (Some(entry), true) => git2::Oid::hash_file(git2::ObjectType::Blob, &file)
-                .map_or(true, |oid| oid != entry.id()),
+            (Some(id), true) => {
+                !git2::Oid::hash_file(git2::ObjectType::Blob, &file).is_ok_and(|oid| oid == id)
+            }
             (Some(_), false) => true,
             (None, true) => !repo.is_path_ignored(rel).unwrap_or(false),
             (None, false) => false,

@@ -76,7 +76,7 @@ pub fn session_start(peers: &[Peer], more: usize, now: u64) -> Response {
     }
     if more > 0 {
         lines.push(format!(
-            "- and {more} more (`git dibs status` lists them all)"
+            "- and {more} more within their lease (`git dibs status` lists them all)"
         ));
     }
     lines.push(HOUSE_RULE.to_owned());

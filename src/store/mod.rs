@@ -316,9 +316,18 @@ impl Store {
             if name == skip || name.starts_with('.') {
                 continue;
             }
-            let path = self.dir.join("sessions").join(format!("{name}.json"));
-            let Ok(bytes) = fs::read(&path) else { continue };
-            if let Ok(head) = serde_json::from_slice::<SessionHead>(&bytes)
+            let head = fs::read(dir.join(name.as_ref()))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<SessionHead>(&b).ok());
+            let head = match head {
+                Some(h) => Some(h),
+                None => {
+                    let path = self.dir.join("sessions").join(format!("{name}.json"));
+                    let Ok(bytes) = fs::read(&path) else { continue };
+                    serde_json::from_slice::<SessionHead>(&bytes).ok()
+                }
+            };
+            if let Some(head) = head
                 && head.id != except
                 && head.worktree.as_deref() == Some(root)
             {

@@ -292,7 +292,7 @@ impl Session {
 
 /// The header of a [`Session`] record: everything but its files, claims and digests, read
 /// without building those (for listing many sessions cheaply).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionHead {
     /// The host's durable session id.
     pub id: String,
@@ -307,6 +307,18 @@ pub struct SessionHead {
     /// The worktree the session works in, if known.
     #[serde(default)]
     pub worktree: Option<PathBuf>,
+}
+
+impl From<&Session> for SessionHead {
+    fn from(s: &Session) -> Self {
+        SessionHead {
+            id: s.id.clone(),
+            last_seen: s.last_seen,
+            ended: s.ended,
+            agent: s.agent.clone(),
+            worktree: s.worktree.clone(),
+        }
+    }
 }
 
 impl SessionHead {

@@ -513,3 +513,74 @@ fn time_only_changes_within_a_minute_are_not_written() {
     assert_eq!(store.session("s").unwrap().unwrap().last_seen, 1_100);
     assert_ne!(std::fs::read(&path).unwrap(), before);
 }
+
+#[test]
+fn the_sessions_of_a_worktree_are_listed_from_their_markers() {
+    let (_dir, store) = store();
+    let here = |w: &str| Change::Activity {
+        worktree: Some(w.into()),
+        branch: None,
+    };
+    store
+        .apply(
+            "a",
+            Host::Claude,
+            Writer::Anonymous,
+            100,
+            &[here("/w/main")],
+        )
+        .unwrap();
+    store
+        .apply(
+            "b",
+            Host::Claude,
+            Writer::Anonymous,
+            100,
+            &[here("/w/main")],
+        )
+        .unwrap();
+    let ids = |root: &str| -> Vec<String> {
+        let mut v: Vec<String> = store
+            .heads_working_in(std::path::Path::new(root), "nobody")
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids("/w/main"), ["a", "b"]);
+    // b moves to a lane but keeps claiming the main worktree: it is listed there no more.
+    let claim = ClaimRequest {
+        target: Target::Worktree {
+            path: "/w/main".into(),
+        },
+        intent: None,
+        exclusive: false,
+        ttl: Duration::from_secs(600),
+    };
+    store
+        .claim("b", Host::Claude, Writer::Anonymous, 101, &[claim], |_| {
+            true
+        })
+        .unwrap();
+    store
+        .apply(
+            "b",
+            Host::Claude,
+            Writer::Anonymous,
+            200,
+            &[here("/w/lane")],
+        )
+        .unwrap();
+    assert_eq!(ids("/w/main"), ["a"]);
+    assert_eq!(ids("/w/lane"), ["b"]);
+    // The header follows the record: an ended session says so.
+    store
+        .apply("a", Host::Claude, Writer::Anonymous, 300, &[Change::End])
+        .unwrap();
+    let heads = store
+        .heads_working_in(std::path::Path::new("/w/main"), "x")
+        .unwrap();
+    assert_eq!(heads[0].ended, Some(300));
+}

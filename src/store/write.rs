@@ -4,7 +4,9 @@
 use std::fs;
 use std::time::Duration;
 
-use super::record::{Change, Claim, FileTouch, FormerAgent, SeenFile, Session, Target};
+use super::record::{
+    Change, Claim, FileTouch, FormerAgent, SeenFile, Session, SessionHead, Target,
+};
 use super::{Store, StoreError, fsio, io_err, session_key};
 use crate::agent::AgentProcess;
 use crate::protocol::Host;
@@ -337,7 +339,33 @@ impl Store {
         new.indexed = true;
         let path = self.session_path(&new.id);
         let bytes = serde_json::to_vec(&*new).expect("a session record always serializes");
-        fsio::write_atomic(&path, &bytes).map_err(io_err(&path))
+        fsio::write_atomic(&path, &bytes).map_err(io_err(&path))?;
+        self.write_head_marker(old, new, &name);
+        Ok(())
+    }
+
+    /// The marker under the session's worktree carries its header, so listing the sessions of
+    /// a worktree reads a few bytes each instead of whole records. Written in place: a reader
+    /// that finds it empty or torn falls back to the record. A marker left under a worktree the
+    /// session no longer works in (it still claims it) is emptied.
+    fn write_head_marker(&self, old: Option<&Session>, new: &Session, name: &str) {
+        if let Some(prev) = old.and_then(|o| o.worktree.as_ref())
+            && new.worktree.as_ref() != Some(prev)
+        {
+            let stale = self
+                .index_dir(&super::record::worktree_digest(prev))
+                .join(name);
+            if stale.exists() {
+                let _ = fs::File::create(stale);
+            }
+        }
+        if let Some(w) = &new.worktree {
+            let marker = self
+                .index_dir(&super::record::worktree_digest(w))
+                .join(name);
+            let head = serde_json::to_vec(&SessionHead::from(new)).expect("a header serializes");
+            let _ = fs::write(marker, head);
+        }
     }
 
     pub(super) fn remove_marker(&self, digest: &str, name: &str) {

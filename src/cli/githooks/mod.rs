@@ -84,17 +84,12 @@ struct Committer {
 impl Committer {
     /// From `DIBS_SESSION`, else `CLAUDE_CODE_SESSION_ID`, else the user as a person.
     fn from_env() -> Committer {
-        for var in ["DIBS_SESSION", "CLAUDE_CODE_SESSION_ID"] {
-            if let Some(id) = std::env::var(var).ok().filter(|v| !v.trim().is_empty()) {
-                return Committer { id, from_env: true };
-            }
-        }
-        let user = std::env::var("USER")
-            .or_else(|_| std::env::var("LOGNAME"))
-            .unwrap_or_else(|_| "someone".into());
-        Committer {
-            id: format!("person-{user}"),
-            from_env: false,
+        match super::caller::env_session() {
+            Some((id, _)) => Committer { id, from_env: true },
+            None => Committer {
+                id: format!("person-{}", super::caller::user_name()),
+                from_env: false,
+            },
         }
     }
 

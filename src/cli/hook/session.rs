@@ -86,22 +86,32 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
         store.take_over_cleared(process, &ctx.event.session_id, ctx.event.host, ctx.now)?;
     }
     ctx.record(&store, wt, true, &[ctx.activity()])?;
-    // Headers first (cheap for many sessions); full records only for the peers named.
+    // Headers first (cheap for many sessions); within the lease, newest first. Whether the
+    // agent process still runs is asked only until enough peers to name are found: the rest
+    // are counted by their lease alone.
     let ttl = ctx.ttl(wt);
     let mut heads = Vec::new();
     for root in related_worktrees(wt) {
         for h in store.heads_working_in(&root, &ctx.event.session_id)? {
-            if h.is_alive(ctx.now, ttl) && !heads.iter().any(|o: &SessionHead| o.id == h.id) {
+            let live = h.ended.is_none() && ctx.now.saturating_sub(h.last_seen) < ttl.as_secs();
+            if live && !heads.iter().any(|o: &SessionHead| o.id == h.id) {
                 heads.push(h);
             }
         }
     }
     heads.sort_by(|a, b| b.last_seen.cmp(&a.last_seen).then_with(|| a.id.cmp(&b.id)));
-    let more = heads.len().saturating_sub(SHOWN_PEERS);
     let mut others = Vec::new();
-    for h in heads.iter().take(SHOWN_PEERS) {
-        others.extend(store.session(&h.id)?);
+    let mut checked = 0;
+    for h in &heads {
+        if others.len() == SHOWN_PEERS {
+            break;
+        }
+        checked += 1;
+        if h.is_alive(ctx.now, ttl) {
+            others.extend(store.session(&h.id)?);
+        }
     }
+    let more = heads.len() - checked;
     let dirty = dirty_files(&others);
     let peers: Vec<Peer> = others
         .into_iter()

@@ -219,27 +219,10 @@ pub(crate) fn caller_session(explicit: Option<&str>) -> (String, Host, Option<Ag
     if let Some(id) = explicit {
         return (id.to_owned(), Host::Person, None);
     }
-    for (var, host) in [
-        ("DIBS_SESSION", Host::Person),
-        ("CLAUDE_CODE_SESSION_ID", Host::Claude),
-    ] {
-        if let Some(id) = std::env::var(var).ok().filter(|v| !v.trim().is_empty()) {
-            return (id, host, agent::current());
-        }
+    match super::caller::env_session() {
+        Some((id, host)) => (id, host, agent::current()),
+        None => (super::caller::person_session(), Host::Person, None),
     }
-    let user = std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "someone".into());
-    let tty = std::fs::read_link("/proc/self/fd/0")
-        .ok()
-        .and_then(|p| p.strip_prefix("/dev").ok().map(Path::to_path_buf))
-        .map(|p| p.to_string_lossy().replace('/', ""))
-        .filter(|t| t.starts_with("pts") || t.starts_with("tty"));
-    let id = match tty {
-        Some(t) => format!("person-{user}-{t}"),
-        None => format!("person-{user}"),
-    };
-    (id, Host::Person, None)
 }
 
 /// A lane name must be a plain folder and branch component.
