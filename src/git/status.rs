@@ -110,13 +110,14 @@ pub fn uncommitted_among(root: &Path, paths: &[String]) -> Result<BTreeSet<Strin
         let in_head = subtree
             .as_ref()
             .and_then(|t| t.get_name(name).map(|e| e.id()));
-        let changed = match (in_head, file.is_file()) {
-            (Some(id), true) => {
-                !git2::Oid::hash_file(git2::ObjectType::Blob, &file).is_ok_and(|oid| oid == id)
+        let content = std::fs::read(&file).ok();
+        let changed = match (in_head, content) {
+            (Some(id), Some(bytes)) => {
+                !git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).is_ok_and(|oid| oid == id)
             }
-            (Some(_), false) => true,
-            (None, true) => !repo.is_path_ignored(rel).unwrap_or(false),
-            (None, false) => false,
+            (Some(_), None) => true,
+            (None, Some(_)) => !repo.is_path_ignored(rel).unwrap_or(false),
+            (None, None) => false,
         };
         if changed {
             out.insert(rel.clone());

@@ -98,6 +98,18 @@ fn session_key(id: &str) -> String {
     }
 }
 
+/// A small file's bytes in one `read` (index markers are a few hundred bytes); `None` when it
+/// cannot be read or is larger than the buffer.
+fn read_small(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = vec![0u8; 4096];
+    let n = fs::File::open(path).ok()?.read(&mut buf).ok()?;
+    (n < buf.len()).then(|| {
+        buf.truncate(n);
+        buf
+    })
+}
+
 /// A digest of file content, as kept in [`SeenFile`].
 pub fn content_digest(bytes: &[u8]) -> String {
     format!("{:016x}-{}", record::fnv1a(bytes), bytes.len())
@@ -316,8 +328,7 @@ impl Store {
             if name == skip || name.starts_with('.') {
                 continue;
             }
-            let head = fs::read(dir.join(name.as_ref()))
-                .ok()
+            let head = read_small(&dir.join(name.as_ref()))
                 .and_then(|b| serde_json::from_slice::<SessionHead>(&b).ok());
             let head = match head {
                 Some(h) => Some(h),
