@@ -14,7 +14,7 @@ use common::*;
 
 /// A fixture of `host` with its example repository path replaced by `root`.
 fn fixture(host: &str, name: &str, root: &Path) -> Value {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/hooks");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hooks");
     let text = fs::read_to_string(dir.join(host).join(name))
         .unwrap_or_else(|e| panic!("fixture {host}/{name}: {e}"));
     let text = text.replace("/home/dev/work/acme-api", root.to_str().unwrap());
