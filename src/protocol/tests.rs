@@ -136,7 +136,10 @@ fn fixtures_parse_to_expected_events() {
 fn claude_fixtures_stay_claude() {
     let dir = fixture_dir().join("claude-code");
     let entries = std::fs::read_dir(&dir).expect("the Claude Code fixtures are in the repo");
-    for e in entries.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "json")) {
+    for e in entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+    {
         let bytes = std::fs::read(e.path()).unwrap();
         let got = parse_event(&bytes, None).unwrap();
         assert_eq!(got.host, Host::Claude, "{}", e.path().display());
