@@ -34,7 +34,7 @@ pub const MAX_DEPTH: u32 = 16;
 pub struct SimpleCommand {
     /// argv after quote removal, with wrappers peeled off (env, sudo, command, exec, nohup, time,
     /// timeout DURATION, nice [-n N], and `bash -c`/`sh -c`/`bash -lc`/`zsh -c` whose string is
-    /// parsed recursively). argv[0] is as written (may be an absolute path like /usr/bin/git);
+    /// parsed recursively). `argv[0]` is as written (may be an absolute path like /usr/bin/git);
     /// unquoted globs are expanded against the file system relative to `cwd` (no match: the word
     /// stays literal). Unquoted brace expansion (`{a,b}`, `{1..3}`) and a leading `~` are expanded.
     pub argv: Vec<String>,
@@ -74,7 +74,7 @@ pub struct Redirect {
 pub enum Unknown {
     /// `$(...)` or backticks somewhere in argv (argv keeps the literal text of that word).
     CommandSubstitution,
-    /// A `$VAR`/`${VAR}` expansion in argv[0] or in an argument.
+    /// A `$VAR`/`${VAR}` expansion in `argv[0]` or in an argument.
     Variable,
     /// `eval ...` (argv is the eval's words) or `source`/`.` of a script, or a shell reading
     /// its commands from a pipe or file whose content is not literal.

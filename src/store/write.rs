@@ -105,7 +105,7 @@ impl Store {
     /// Apply `changes` to session `id` as `writer`, under the lock, and return the new record.
     /// A fenced writer changes nothing and gets [`StoreError::Fenced`].
     ///
-    /// A change that only moves time stamps forward by less than [`COALESCE`] is not written
+    /// A change that only moves time stamps forward by less than a minute is not written
     /// (no lock, no rename): hooks fire on every tool call, and a replacing rename is the most
     /// expensive thing a hook does. Leases are hours long, so the record lags by seconds at most.
     pub fn apply(

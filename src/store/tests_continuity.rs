@@ -1,0 +1,363 @@
+//! Unit tests of the store's continuity and claims: takeover by a new agent process, exclusive
+//! claims raced by threads, leases, `/clear` hand-over, coalesced writes, worktree listings.
+
+use std::time::Duration;
+
+use super::*;
+use crate::protocol::Host;
+
+fn store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    (dir, store)
+}
+
+fn key(path: &str) -> FileKey {
+    FileKey::new("/work/repo", path)
+}
+
+fn process(pid: u32) -> crate::agent::AgentProcess {
+    crate::agent::AgentProcess {
+        pid,
+        start: u64::from(pid) * 10,
+        boot: "testboot".into(),
+    }
+}
+
+#[test]
+fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
+    let (_dir, store) = store();
+    let (p1, p2) = (process(100), process(200));
+    let agent = |p| Writer::Agent {
+        process: p,
+        register: false,
+    };
+    store
+        .apply(
+            "s",
+            Host::Claude,
+            Writer::Agent {
+                process: &p1,
+                register: true,
+            },
+            1,
+            &[],
+        )
+        .unwrap();
+    store
+        .apply(
+            "s",
+            Host::Claude,
+            agent(&p1),
+            2,
+            &[Change::Touch(vec![key("a.rs")])],
+        )
+        .unwrap();
+    // Resumed in a new window: a session start from another process raises the generation.
+    let s = store
+        .apply(
+            "s",
+            Host::Claude,
+            Writer::Agent {
+                process: &p2,
+                register: true,
+            },
+            3,
+            &[],
+        )
+        .unwrap();
+    assert_eq!(s.generation, 1);
+    assert_eq!(s.agent.as_ref(), Some(&p2));
+    // The old window can no longer claim, release or renew.
+    for change in [
+        Change::Touch(vec![key("b.rs")]),
+        Change::ReleaseAll,
+        Change::Activity {
+            worktree: None,
+            branch: None,
+        },
+    ] {
+        let err = store
+            .apply("s", Host::Claude, agent(&p1), 4, &[change])
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::Fenced {
+                    held: 0,
+                    current: 1,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+    assert!(matches!(
+        store.release("s", agent(&p1), 4, None).unwrap_err(),
+        StoreError::Fenced { .. }
+    ));
+    let s = store.session("s").unwrap().unwrap();
+    assert_eq!((s.files.len(), s.last_seen), (1, 3));
+    // The new process writes on.
+    store
+        .apply(
+            "s",
+            Host::Claude,
+            agent(&p2),
+            5,
+            &[Change::Touch(vec![key("b.rs")])],
+        )
+        .unwrap();
+    // Resuming again in the first window (a session start there) takes it back.
+    let s = store
+        .apply(
+            "s",
+            Host::Claude,
+            Writer::Agent {
+                process: &p1,
+                register: true,
+            },
+            6,
+            &[],
+        )
+        .unwrap();
+    assert_eq!(s.generation, 2);
+    assert!(store.apply("s", Host::Claude, agent(&p2), 7, &[]).is_err());
+}
+
+#[test]
+fn exclusive_claims_are_granted_to_exactly_one_racer() {
+    let (_dir, store) = store();
+    let target = Target::Branch {
+        name: "feature".into(),
+    };
+    let request = ClaimRequest {
+        target: target.clone(),
+        intent: Some("rebasing".into()),
+        exclusive: true,
+        ttl: Duration::from_secs(600),
+    };
+    let winners: Vec<bool> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let (store, request) = (&store, request.clone());
+                scope.spawn(move || {
+                    let grants = store
+                        .claim(
+                            &format!("s{i}"),
+                            Host::Claude,
+                            Writer::Anonymous,
+                            100,
+                            &[request],
+                            |_| true,
+                        )
+                        .unwrap();
+                    matches!(grants[0], Grant::Granted(_))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(winners.iter().filter(|w| **w).count(), 1);
+    assert_eq!(store.claimants(&target, "nobody", 100).unwrap().len(), 1);
+    // A lapsed claim no longer counts.
+    assert!(
+        store
+            .claimants(&target, "nobody", 100 + 600)
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn activity_on_a_claimed_file_renews_its_lease() {
+    let (_dir, store) = store();
+    let request = ClaimRequest {
+        target: Target::File(key("a.rs")),
+        intent: None,
+        exclusive: false,
+        ttl: Duration::from_secs(100),
+    };
+    store
+        .claim(
+            "s",
+            Host::Claude,
+            Writer::Anonymous,
+            1_000,
+            &[request],
+            |_| true,
+        )
+        .unwrap();
+    store
+        .apply(
+            "s",
+            Host::Claude,
+            Writer::Anonymous,
+            1_090,
+            &[Change::Touch(vec![key("a.rs")])],
+        )
+        .unwrap();
+    let s = store.session("s").unwrap().unwrap();
+    assert_eq!(s.claims[0].until, 1_190);
+    assert!(s.claims[0].token.starts_with("s-"), "{}", s.claims[0].token);
+}
+
+#[test]
+fn after_clear_the_new_session_takes_over_the_old_ones_claims() {
+    let (_dir, store) = store();
+    let p = process(300);
+    let w = Writer::Agent {
+        process: &p,
+        register: false,
+    };
+    store
+        .apply(
+            "old",
+            Host::Claude,
+            w,
+            1,
+            &[
+                Change::Touch(vec![key("a.rs")]),
+                Change::Label("first".into()),
+            ],
+        )
+        .unwrap();
+    store.note_cleared(&p, "old").unwrap();
+    store
+        .apply("old", Host::Claude, w, 2, &[Change::End])
+        .unwrap();
+    let taken = store.take_over_cleared(&p, "new", Host::Claude, 3).unwrap();
+    assert_eq!(taken.as_deref(), Some("old"));
+    let new = store.session("new").unwrap().unwrap();
+    assert_eq!(new.files.len(), 1);
+    assert_eq!(new.label.as_deref(), Some("first"));
+    let old = store.session("old").unwrap().unwrap();
+    assert!(old.files.is_empty() && old.ended.is_some());
+    assert_eq!(
+        store.holders(&key("a.rs"), "x", 3).unwrap()[0].session.id,
+        "new"
+    );
+    // Only once.
+    assert_eq!(
+        store
+            .take_over_cleared(&p, "newer", Host::Claude, 4)
+            .unwrap(),
+        None
+    );
+    // Another process's clear never merges.
+    let other = process(301);
+    assert_eq!(
+        store
+            .take_over_cleared(&other, "x", Host::Claude, 5)
+            .unwrap(),
+        None
+    );
+}
+
+#[test]
+fn time_only_changes_within_a_minute_are_not_written() {
+    let (_dir, store) = store();
+    let touch = [
+        Change::Touch(vec![key("a.rs")]),
+        Change::Seen(key("a.rs"), "d1".into()),
+    ];
+    store
+        .apply("s", Host::Claude, Writer::Anonymous, 1_000, &touch)
+        .unwrap();
+    let path = store.session_path("s");
+    let before = std::fs::read(&path).unwrap();
+    // Renewing the same file within the minute writes nothing...
+    let s = store
+        .apply("s", Host::Claude, Writer::Anonymous, 1_030, &touch)
+        .unwrap();
+    assert_eq!(s.last_seen, 1_030, "the caller still sees the new record");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // ...a new file, a new digest or a minute's drift does.
+    store
+        .apply(
+            "s",
+            Host::Claude,
+            Writer::Anonymous,
+            1_031,
+            &[Change::Seen(key("a.rs"), "d2".into())],
+        )
+        .unwrap();
+    assert_ne!(std::fs::read(&path).unwrap(), before);
+    let before = std::fs::read(&path).unwrap();
+    store
+        .apply("s", Host::Claude, Writer::Anonymous, 1_100, &touch[..1])
+        .unwrap();
+    assert_eq!(store.session("s").unwrap().unwrap().last_seen, 1_100);
+    assert_ne!(std::fs::read(&path).unwrap(), before);
+}
+
+#[test]
+fn the_sessions_of_a_worktree_are_listed_from_their_markers() {
+    let (_dir, store) = store();
+    let here = |w: &str| Change::Activity {
+        worktree: Some(w.into()),
+        branch: None,
+    };
+    store
+        .apply(
+            "a",
+            Host::Claude,
+            Writer::Anonymous,
+            100,
+            &[here("/w/main")],
+        )
+        .unwrap();
+    store
+        .apply(
+            "b",
+            Host::Claude,
+            Writer::Anonymous,
+            100,
+            &[here("/w/main")],
+        )
+        .unwrap();
+    let ids = |root: &str| -> Vec<String> {
+        let mut v: Vec<String> = store
+            .heads_working_in(std::path::Path::new(root), "nobody")
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids("/w/main"), ["a", "b"]);
+    // b moves to a lane but keeps claiming the main worktree: it is listed there no more.
+    let claim = ClaimRequest {
+        target: Target::Worktree {
+            path: "/w/main".into(),
+        },
+        intent: None,
+        exclusive: false,
+        ttl: Duration::from_secs(600),
+    };
+    store
+        .claim("b", Host::Claude, Writer::Anonymous, 101, &[claim], |_| {
+            true
+        })
+        .unwrap();
+    store
+        .apply(
+            "b",
+            Host::Claude,
+            Writer::Anonymous,
+            200,
+            &[here("/w/lane")],
+        )
+        .unwrap();
+    assert_eq!(ids("/w/main"), ["a"]);
+    assert_eq!(ids("/w/lane"), ["b"]);
+    // The header follows the record: an ended session says so.
+    store
+        .apply("a", Host::Claude, Writer::Anonymous, 300, &[Change::End])
+        .unwrap();
+    let heads = store
+        .heads_working_in(std::path::Path::new("/w/main"), "x")
+        .unwrap();
+    assert_eq!(heads[0].ended, Some(300));
+}
