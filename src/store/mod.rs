@@ -22,7 +22,7 @@ pub use record::{
     Change, Claim, FileKey, FileTouch, FormerAgent, SeenFile, Session, SessionHead, Target,
     short_id,
 };
-pub use write::{ClaimRequest, Grant, Writer};
+pub use write::{COALESCE, ClaimRequest, Grant, Writer};
 
 /// How long a writer waits for the lock before giving up.
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(3);
@@ -113,6 +113,15 @@ fn read_small(path: &Path) -> Option<Vec<u8>> {
 /// A digest of file content, as kept in [`SeenFile`].
 pub fn content_digest(bytes: &[u8]) -> String {
     format!("{:016x}-{}", record::fnv1a(bytes), bytes.len())
+}
+
+/// A session listed under a worktree, found by [`Store::recent_in`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    marker: PathBuf,
+    key: String,
+    /// When its listing was last written, seconds since the Unix epoch.
+    pub written: u64,
 }
 
 /// Another session holding a file, with its touch of it.
@@ -304,14 +313,17 @@ impl Store {
             .collect())
     }
 
-    /// Headers of the sessions other than `except` that work in the worktree at `root`: cheap
-    /// to read for many sessions. A header that cannot be read is skipped (the full read sets
-    /// a damaged record aside).
-    pub fn heads_working_in(
+    /// The sessions other than `except` listed under the worktree at `root` whose listing was
+    /// written at or after `since` (seconds since the Unix epoch), newest first, by their index
+    /// marker's modification time: one `stat` each, no file read. A session's marker is
+    /// rewritten with its record, so its time trails the session's last activity by at most the
+    /// coalescing window; ended sessions are not listed.
+    pub fn recent_in(
         &self,
         root: &Path,
         except: &str,
-    ) -> Result<Vec<SessionHead>, StoreError> {
+        since: u64,
+    ) -> Result<Vec<Listed>, StoreError> {
         let dir = self.index_dir(&record::worktree_digest(root));
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
@@ -323,29 +335,42 @@ impl Store {
         let skip = session_key(except);
         let mut out = Vec::new();
         for entry in entries {
-            let name = entry.map_err(io_err(&dir))?.file_name();
-            let name = name.to_string_lossy();
+            let entry = entry.map_err(io_err(&dir))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
             if name == skip || name.starts_with('.') {
                 continue;
             }
-            let head = read_small(&dir.join(name.as_ref()))
-                .and_then(|b| serde_json::from_slice::<SessionHead>(&b).ok());
-            let head = match head {
-                Some(h) => Some(h),
-                None => {
-                    let path = self.dir.join("sessions").join(format!("{name}.json"));
-                    let Ok(bytes) = fs::read(&path) else { continue };
-                    serde_json::from_slice::<SessionHead>(&bytes).ok()
-                }
-            };
-            if let Some(head) = head
-                && head.id != except
-                && head.worktree.as_deref() == Some(root)
-            {
-                out.push(head);
+            // An empty marker is a claim on the worktree, or left by a session that moved on.
+            let Ok(meta) = entry.metadata() else { continue };
+            let written = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_secs());
+            if meta.len() > 0 && written >= since {
+                out.push(Listed {
+                    marker: entry.path(),
+                    key: name,
+                    written,
+                });
             }
         }
+        out.sort_by(|a, b| b.written.cmp(&a.written).then_with(|| a.key.cmp(&b.key)));
         Ok(out)
+    }
+
+    /// The header of a session found by [`Store::recent_in`], from its marker (or, when that is
+    /// torn, its record); `None` when neither can be read.
+    pub fn head_of(&self, listed: &Listed) -> Option<SessionHead> {
+        read_small(&listed.marker)
+            .and_then(|b| serde_json::from_slice::<SessionHead>(&b).ok())
+            .or_else(|| {
+                let path = self
+                    .dir
+                    .join("sessions")
+                    .join(format!("{}.json", listed.key));
+                serde_json::from_slice::<SessionHead>(&fs::read(path).ok()?).ok()
+            })
     }
 
     /// Append one line to the audit log (`audit.log`, JSON lines), under the lock.

@@ -283,7 +283,8 @@ impl Session {
         let mut out: std::collections::BTreeSet<String> =
             self.files.iter().map(|f| f.key.digest()).collect();
         out.extend(self.claims.iter().map(|c| c.target.digest()));
-        if let Some(w) = &self.worktree {
+        // An ended session no longer works anywhere: it leaves its worktree's listing.
+        if let (Some(w), None) = (&self.worktree, self.ended) {
             out.insert(worktree_digest(w));
         }
         out

@@ -318,9 +318,10 @@ fn the_sessions_of_a_worktree_are_listed_from_their_markers() {
         .unwrap();
     let ids = |root: &str| -> Vec<String> {
         let mut v: Vec<String> = store
-            .heads_working_in(std::path::Path::new(root), "nobody")
+            .recent_in(std::path::Path::new(root), "nobody", 0)
             .unwrap()
-            .into_iter()
+            .iter()
+            .filter_map(|l| store.head_of(l))
             .map(|h| h.id)
             .collect();
         v.sort();
@@ -352,12 +353,20 @@ fn the_sessions_of_a_worktree_are_listed_from_their_markers() {
         .unwrap();
     assert_eq!(ids("/w/main"), ["a"]);
     assert_eq!(ids("/w/lane"), ["b"]);
-    // The header follows the record: an ended session says so.
+    // An ended session leaves the listing; a live one's header follows its record.
     store
         .apply("a", Host::Claude, Writer::Anonymous, 300, &[Change::End])
         .unwrap();
-    let heads = store
-        .heads_working_in(std::path::Path::new("/w/main"), "x")
+    assert!(ids("/w/main").is_empty());
+    let lane = store
+        .recent_in(std::path::Path::new("/w/lane"), "x", 0)
         .unwrap();
-    assert_eq!(heads[0].ended, Some(300));
+    assert_eq!(store.head_of(&lane[0]).unwrap().last_seen, 200);
+    // Listings written before `since` are left out.
+    assert!(
+        store
+            .recent_in(std::path::Path::new("/w/lane"), "x", u64::MAX)
+            .unwrap()
+            .is_empty()
+    );
 }

@@ -346,8 +346,8 @@ impl Store {
 
     /// The marker under the session's worktree carries its header, so listing the sessions of
     /// a worktree reads a few bytes each instead of whole records. Written in place: a reader
-    /// that finds it empty or torn falls back to the record. A marker left under a worktree the
-    /// session no longer works in (it still claims it) is emptied.
+    /// that finds it torn falls back to the record. A marker left under a worktree the session
+    /// no longer works in (it still claims it) is emptied; an ended session has none.
     fn write_head_marker(&self, old: Option<&Session>, new: &Session, name: &str) {
         if let Some(prev) = old.and_then(|o| o.worktree.as_ref())
             && new.worktree.as_ref() != Some(prev)
@@ -363,8 +363,14 @@ impl Store {
             let marker = self
                 .index_dir(&super::record::worktree_digest(w))
                 .join(name);
-            let head = serde_json::to_vec(&SessionHead::from(new)).expect("a header serializes");
-            let _ = fs::write(marker, head);
+            if new.ended.is_none() {
+                let head =
+                    serde_json::to_vec(&SessionHead::from(new)).expect("a header serializes");
+                let _ = fs::write(marker, head);
+            } else if marker.exists() {
+                // Still there because the session claims its worktree: no longer a listing.
+                let _ = fs::File::create(marker);
+            }
         }
     }
 

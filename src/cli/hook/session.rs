@@ -11,7 +11,7 @@ use crate::git::{self, Worktree};
 use crate::policy::awareness::{self, Peer, Sharing};
 use crate::policy::claims;
 use crate::protocol::{Response, StartSource};
-use crate::store::{Change, Session, SessionHead, Store, StoreError};
+use crate::store::{self, Change, Session, Store, StoreError};
 
 /// Export `DIBS_SESSION` for the session's later shell commands, when the host gives a file.
 fn export_session_id(id: &str) {
@@ -86,32 +86,35 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
         store.take_over_cleared(process, &ctx.event.session_id, ctx.event.host, ctx.now)?;
     }
     ctx.record(&store, wt, true, &[ctx.activity()])?;
-    // Headers first (cheap for many sessions); within the lease, newest first. Whether the
-    // agent process still runs is asked only until enough peers to name are found: the rest
-    // are counted by their lease alone.
+    // Listings first (one stat each), newest first; headers and agent processes are read only
+    // until enough live peers to name are found. The others are counted by their lease alone.
     let ttl = ctx.ttl(wt);
-    let mut heads = Vec::new();
-    for root in related_worktrees(wt) {
-        for h in store.heads_working_in(&root, &ctx.event.session_id)? {
-            let live = h.ended.is_none() && ctx.now.saturating_sub(h.last_seen) < ttl.as_secs();
-            if live && !heads.iter().any(|o: &SessionHead| o.id == h.id) {
-                heads.push(h);
-            }
-        }
+    let since = ctx
+        .now
+        .saturating_sub(ttl.as_secs())
+        .saturating_sub(store::COALESCE);
+    let roots = related_worktrees(wt);
+    let mut listed = Vec::new();
+    for root in &roots {
+        listed.extend(store.recent_in(root, &ctx.event.session_id, since)?);
     }
-    heads.sort_by(|a, b| b.last_seen.cmp(&a.last_seen).then_with(|| a.id.cmp(&b.id)));
-    let mut others = Vec::new();
+    listed.sort_by_key(|l| std::cmp::Reverse(l.written));
+    let mut others: Vec<Session> = Vec::new();
     let mut checked = 0;
-    for h in &heads {
+    for l in &listed {
         if others.len() == SHOWN_PEERS {
             break;
         }
         checked += 1;
-        if h.is_alive(ctx.now, ttl) {
-            others.extend(store.session(&h.id)?);
+        let Some(head) = store.head_of(l) else {
+            continue;
+        };
+        let here = head.worktree.as_ref().is_some_and(|w| roots.contains(w));
+        if here && head.is_alive(ctx.now, ttl) && !others.iter().any(|o| o.id == head.id) {
+            others.extend(store.session(&head.id)?);
         }
     }
-    let more = heads.len() - checked;
+    let more = listed.len() - checked;
     let dirty = dirty_files(&others);
     let peers: Vec<Peer> = others
         .into_iter()
