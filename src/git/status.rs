@@ -95,35 +95,59 @@ pub fn uncommitted_among(root: &Path, paths: &[String]) -> Result<BTreeSet<Strin
     let tree = repo.head().and_then(|h| h.peel_to_tree()).ok();
     // One tree object per folder, read once: a large folder's tree is costly to parse.
     let mut folders: std::collections::HashMap<&str, Option<git2::Tree<'_>>> = Default::default();
-    let mut out = BTreeSet::new();
-    for rel in paths {
-        let file = root.join(rel);
-        let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
-        let subtree = folders.entry(folder).or_insert_with(|| {
-            let top = tree.as_ref()?;
-            if folder.is_empty() {
-                return Some(top.clone());
+    let in_head: Vec<Option<git2::Oid>> = paths
+        .iter()
+        .map(|rel| {
+            let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
+            let subtree = folders.entry(folder).or_insert_with(|| {
+                let top = tree.as_ref()?;
+                if folder.is_empty() {
+                    return Some(top.clone());
+                }
+                let entry = top.get_path(Path::new(folder)).ok()?;
+                entry.to_object(&repo).ok()?.into_tree().ok()
+            });
+            subtree
+                .as_ref()
+                .and_then(|t| t.get_name(name).map(|e| e.id()))
+        })
+        .collect();
+    let states: Vec<FileState> = paths
+        .iter()
+        .zip(&in_head)
+        .map(|(rel, head)| match (head, std::fs::read(root.join(rel))) {
+            (Some(id), Ok(bytes)) => {
+                let same = git2::Oid::hash_object(git2::ObjectType::Blob, &bytes)
+                    .is_ok_and(|oid| oid == *id);
+                if same {
+                    FileState::Clean
+                } else {
+                    FileState::Changed
+                }
             }
-            let entry = top.get_path(Path::new(folder)).ok()?;
-            entry.to_object(&repo).ok()?.into_tree().ok()
-        });
-        let in_head = subtree
-            .as_ref()
-            .and_then(|t| t.get_name(name).map(|e| e.id()));
-        let content = std::fs::read(&file).ok();
-        let changed = match (in_head, content) {
-            (Some(id), Some(bytes)) => {
-                !git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).is_ok_and(|oid| oid == id)
-            }
-            (Some(_), None) => true,
-            (None, Some(_)) => !repo.is_path_ignored(rel).unwrap_or(false),
-            (None, None) => false,
-        };
-        if changed {
-            out.insert(rel.clone());
-        }
-    }
-    Ok(out)
+            (Some(_), Err(_)) => FileState::Changed,
+            (None, Ok(_)) => FileState::New,
+            (None, Err(_)) => FileState::Clean,
+        })
+        .collect();
+    Ok(paths
+        .iter()
+        .zip(states)
+        .filter(|(rel, st)| match st {
+            FileState::Changed => true,
+            FileState::New => !repo.is_path_ignored(rel.as_str()).unwrap_or(false),
+            FileState::Clean => false,
+        })
+        .map(|(rel, _)| rel.clone())
+        .collect())
+}
+
+/// A file against HEAD, before ignore rules are asked about new files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileState {
+    Clean,
+    Changed,
+    New,
 }
 
 /// Read a duration setting such as `dibs.ttl` (`2h`, `90m`, `3600` seconds) from the config that
@@ -147,4 +171,68 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
         return Some(Duration::from_secs(secs));
     }
     humantime::parse_duration(text).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn uncommitted_among_many_files_matches_what_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        let mut paths = Vec::new();
+        for i in 0..40 {
+            let rel = if i % 2 == 0 {
+                format!("src/f{i}.rs")
+            } else {
+                format!("src/deep/g{i}.rs")
+            };
+            std::fs::write(root.join(&rel), format!("{i}\n")).unwrap();
+            paths.push(rel);
+        }
+        std::fs::write(root.join(".gitignore"), "*.log\n").unwrap();
+        git(root, &["add", "."]);
+        git(root, &["commit", "-qm", "init"]);
+        std::fs::write(root.join("src/f4.rs"), "changed\n").unwrap();
+        std::fs::write(root.join("src/deep/g7.rs"), "changed\n").unwrap();
+        std::fs::remove_file(root.join("src/f10.rs")).unwrap();
+        std::fs::write(root.join("src/new.rs"), "new\n").unwrap();
+        std::fs::write(root.join("src/x.log"), "ignored\n").unwrap();
+        paths.extend([
+            "src/new.rs".to_owned(),
+            "src/x.log".to_owned(),
+            "src/gone.rs".to_owned(),
+        ]);
+        let got = uncommitted_among(root, &paths).unwrap();
+        let want: BTreeSet<String> = ["src/f4.rs", "src/deep/g7.rs", "src/f10.rs", "src/new.rs"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(got, want);
+        let few: Vec<String> = paths[..5].to_vec();
+        assert_eq!(
+            uncommitted_among(root, &few).unwrap(),
+            BTreeSet::from(["src/f4.rs".to_owned()])
+        );
+    }
 }
