@@ -59,10 +59,7 @@ pub fn run(args: Args) -> ExitCode {
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| handle(args)));
     let output = match outcome {
         Ok(out) => out,
-        Err(_) => protocol::Output {
-            stderr: Some("git-dibs: internal error; the tool call goes ahead".into()),
-            ..Default::default()
-        },
+        Err(_) => quiet("internal error; the tool call goes ahead"),
     };
     if let Some(text) = &output.stdout {
         let mut out = std::io::stdout().lock();
@@ -76,10 +73,7 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn quiet(message: impl std::fmt::Display) -> protocol::Output {
-    protocol::Output {
-        stderr: Some(format!("git-dibs: {message}")),
-        ..Default::default()
-    }
+    protocol::Output::note(format!("git-dibs: {message}"))
 }
 
 fn handle(args: Args) -> protocol::Output {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Event, EventKind, Host, Output, ProtocolError, Response, StartSource};
+use super::{Event, EventKind, Host, Output, ProtocolError, Response, StartSource, common};
 
 /// The fields of Claude Code's input that git-dibs reads; everything else is ignored.
 #[derive(Deserialize, Default)]
@@ -26,22 +26,10 @@ struct Input {
 const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
 pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
-    let input: Input =
-        serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))?;
-    let event_name = input
-        .hook_event_name
-        .filter(|s| !s.is_empty())
-        .ok_or(ProtocolError::Missing("hook_event_name"))?;
-    let session_id = input
-        .session_id
-        .filter(|s| !s.trim().is_empty())
-        .ok_or(ProtocolError::Missing("session_id"))?;
-    let cwd = input
-        .cwd
-        .filter(|s| !s.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok())
-        .ok_or(ProtocolError::Missing("cwd"))?;
+    let input: Input = common::typed(value)?;
+    let event_name = common::required([input.hook_event_name.as_ref()], "hook_event_name")?;
+    let session_id = common::required([input.session_id.as_ref()], "session_id")?;
+    let cwd = common::directory([input.cwd.as_deref()])?;
     let tool = input.tool_name.unwrap_or_default();
     let kind = match event_name.as_str() {
         "PreToolUse" | "PostToolUse" if EDIT_TOOLS.contains(&tool.as_str()) => {
@@ -68,13 +56,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             None => EventKind::Ignored,
         },
         "SessionStart" => EventKind::SessionStart {
-            source: match input.source.as_deref() {
-                Some("startup") => StartSource::Startup,
-                Some("resume") => StartSource::Resume,
-                Some("clear") => StartSource::Clear,
-                Some("compact") => StartSource::Compact,
-                _ => StartSource::Other,
-            },
+            source: StartSource::from_name(input.source.as_deref()),
         },
         "SessionEnd" => EventKind::SessionEnd {
             reason: input.reason.unwrap_or_default(),
@@ -95,12 +77,8 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
 
 /// The file an edit tool writes: `file_path`, or `notebook_path` for notebooks.
 fn edit_paths(tool_input: &Value) -> Vec<PathBuf> {
-    ["file_path", "notebook_path"]
-        .iter()
-        .filter_map(|key| tool_input.get(key).and_then(Value::as_str))
-        .filter(|p| !p.is_empty() && !p.contains('\0'))
-        .map(PathBuf::from)
-        .take(1)
+    common::first_path(tool_input, &["file_path", "notebook_path"])
+        .into_iter()
         .collect()
 }
 
@@ -147,16 +125,8 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
             }
         }),
         Response::Deny { reason, .. } | Response::Ask { reason } => {
-            return Output {
-                stdout: None,
-                stderr: Some(reason.clone()),
-                code: 2,
-            };
+            return Output::blocking(reason.clone());
         }
     };
-    Output {
-        stdout: Some(value.to_string()),
-        stderr: None,
-        code: 0,
-    }
+    Output::json(&value)
 }

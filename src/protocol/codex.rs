@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource};
+use super::{
+    CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource, common,
+};
 
 /// The fields of Codex's input that git-dibs reads; everything else is ignored.
 #[derive(Deserialize, Default)]
@@ -36,25 +38,10 @@ const PATCH_TOOL: &str = "apply_patch";
 const DEFAULT_REASON: &str = "git-dibs refused this tool call.";
 
 pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
-    let input: Input =
-        serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))?;
-    let event_name = input
-        .hook_event_name
-        .clone()
-        .filter(|s| !s.is_empty())
-        .ok_or(ProtocolError::Missing("hook_event_name"))?;
-    let session_id = input
-        .session_id
-        .clone()
-        .filter(|s| !s.trim().is_empty())
-        .ok_or(ProtocolError::Missing("session_id"))?;
-    let cwd = input
-        .cwd
-        .clone()
-        .filter(|s| !s.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok())
-        .ok_or(ProtocolError::Missing("cwd"))?;
+    let input: Input = common::typed(value)?;
+    let event_name = common::required([input.hook_event_name.as_ref()], "hook_event_name")?;
+    let session_id = common::required([input.session_id.as_ref()], "session_id")?;
+    let cwd = common::directory([input.cwd.as_deref()])?;
     let tool = input.tool_name.clone().unwrap_or_default();
     let pre = event_name == "PreToolUse";
     let kind = match event_name.as_str() {
@@ -76,13 +63,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             }
         }
         "SessionStart" => EventKind::SessionStart {
-            source: match input.source.as_deref() {
-                Some("startup") => StartSource::Startup,
-                Some("resume") => StartSource::Resume,
-                Some("clear") => StartSource::Clear,
-                Some("compact") => StartSource::Compact,
-                _ => StartSource::Other,
-            },
+            source: StartSource::from_name(input.source.as_deref()),
         },
         "SessionEnd" => EventKind::SessionEnd {
             reason: input.reason.clone().unwrap_or_default(),
@@ -201,10 +182,7 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
         Response::Warn { person, model } => {
             if !takes_context(name) {
                 // Stop and other events accept no warning fields: say it on stderr only.
-                return Output {
-                    stderr: Some(person.clone()),
-                    ..Output::default()
-                };
+                return Output::note(person.clone());
             }
             out.insert("systemMessage".into(), json!(person));
             out.insert(
@@ -233,20 +211,12 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
                 out.insert("reason".into(), json!(reason));
             }
             _ => {
-                return Output {
-                    stdout: None,
-                    stderr: Some(reason),
-                    code: 2,
-                };
+                return Output::blocking(reason);
             }
         }
         if let Some(person) = person {
             out.insert("systemMessage".into(), json!(person));
         }
     }
-    Output {
-        stdout: Some(Value::Object(out).to_string()),
-        stderr: None,
-        code: 0,
-    }
+    Output::json(&Value::Object(out))
 }

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource};
+use super::{
+    CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource, common,
+};
 
 /// The fields of Cursor's input that git-dibs reads; everything else is ignored.
 #[derive(Deserialize, Default)]
@@ -45,32 +47,14 @@ fn native(name: &str) -> &str {
 }
 
 pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
-    let input: Input =
-        serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))?;
-    let event_name = input
-        .hook_event_name
-        .clone()
-        .filter(|s| !s.is_empty())
-        .ok_or(ProtocolError::Missing("hook_event_name"))?;
-    let session_id = input
-        .conversation_id
-        .clone()
-        .or_else(|| input.session_id.clone())
-        .filter(|s| !s.trim().is_empty())
-        .ok_or(ProtocolError::Missing("conversation_id"))?;
-    let root = input
-        .workspace_roots
-        .iter()
-        .find_map(Value::as_str)
-        .map(str::to_owned);
-    let cwd = input
-        .cwd
-        .clone()
-        .filter(|s| !s.is_empty())
-        .or(root)
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok())
-        .ok_or(ProtocolError::Missing("cwd"))?;
+    let input: Input = common::typed(value)?;
+    let event_name = common::required([input.hook_event_name.as_ref()], "hook_event_name")?;
+    let session_id = common::required(
+        [input.conversation_id.as_ref(), input.session_id.as_ref()],
+        "conversation_id",
+    )?;
+    let root = input.workspace_roots.iter().find_map(Value::as_str);
+    let cwd = common::directory([input.cwd.as_deref(), root])?;
     let (kind, cwd) = kind(&input, native(&event_name), cwd);
     Ok(Event {
         host: Host::Cursor,
@@ -148,15 +132,14 @@ fn nonempty(path: &Option<String>) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// The file a tool's input names: `file_path`, else `path`, else `notebook_path`.
+/// The file a tool's input names: `file_path`, else `path`, `target_file` or `notebook_path`.
 fn tool_paths(tool_input: &Value) -> Vec<PathBuf> {
-    ["file_path", "path", "target_file", "notebook_path"]
-        .iter()
-        .filter_map(|key| tool_input.get(key).and_then(Value::as_str))
-        .filter(|p| !p.is_empty() && !p.contains('\0'))
-        .map(PathBuf::from)
-        .take(1)
-        .collect()
+    common::first_path(
+        tool_input,
+        &["file_path", "path", "target_file", "notebook_path"],
+    )
+    .into_iter()
+    .collect()
 }
 
 /// Events whose answer carries a `permission`.
@@ -186,10 +169,7 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
             }
             // afterFileEdit, afterShellExecution, sessionEnd: nothing reaches anyone.
             _ => {
-                return Output {
-                    stderr: Some(person.clone()),
-                    ..Output::default()
-                };
+                return Output::note(person.clone());
             }
         },
         Response::Deny { reason, person } if has_permission(name) => {
@@ -219,16 +199,8 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
             out.insert("user_message".into(), json!(reason));
         }
         Response::Deny { reason, .. } | Response::Ask { reason } => {
-            return Output {
-                stdout: None,
-                stderr: Some(reason.clone()),
-                code: 2,
-            };
+            return Output::blocking(reason.clone());
         }
     }
-    Output {
-        stdout: Some(Value::Object(out).to_string()),
-        stderr: None,
-        code: 0,
-    }
+    Output::json(&Value::Object(out))
 }

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource};
+use super::{
+    CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource, common,
+};
 
 /// The fields of Gemini CLI's input that git-dibs reads; everything else is ignored.
 #[derive(Deserialize, Default)]
@@ -37,25 +39,10 @@ const READ_TOOL: &str = "read_file";
 const SHELL_TOOL: &str = "run_shell_command";
 
 pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
-    let input: Input =
-        serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))?;
-    let event_name = input
-        .hook_event_name
-        .clone()
-        .filter(|s| !s.is_empty())
-        .ok_or(ProtocolError::Missing("hook_event_name"))?;
-    let session_id = input
-        .session_id
-        .clone()
-        .filter(|s| !s.trim().is_empty())
-        .ok_or(ProtocolError::Missing("session_id"))?;
-    let mut cwd = input
-        .cwd
-        .clone()
-        .filter(|s| !s.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok())
-        .ok_or(ProtocolError::Missing("cwd"))?;
+    let input: Input = common::typed(value)?;
+    let event_name = common::required([input.hook_event_name.as_ref()], "hook_event_name")?;
+    let session_id = common::required([input.session_id.as_ref()], "session_id")?;
+    let mut cwd = common::directory([input.cwd.as_deref()])?;
     let tool = input.tool_name.clone().unwrap_or_default();
     let before = event_name == "BeforeTool";
     let failed = !matches!(input.tool_response.get("error"), None | Some(Value::Null));
@@ -96,12 +83,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             prompt: input.prompt.clone().unwrap_or_default(),
         },
         "SessionStart" => EventKind::SessionStart {
-            source: match input.source.as_deref() {
-                Some("startup") => StartSource::Startup,
-                Some("resume") => StartSource::Resume,
-                Some("clear") => StartSource::Clear,
-                _ => StartSource::Other,
-            },
+            source: StartSource::from_name(input.source.as_deref()),
         },
         "SessionEnd" => EventKind::SessionEnd {
             reason: input.reason.clone().unwrap_or_default(),
@@ -119,11 +101,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
 
 /// The file a tool's input names (`file_path`, or `absolute_path` in older versions).
 fn file_path(tool_input: &Value) -> Option<PathBuf> {
-    ["file_path", "absolute_path"]
-        .iter()
-        .filter_map(|key| tool_input.get(key).and_then(Value::as_str))
-        .find(|p| !p.is_empty() && !p.contains('\0'))
-        .map(PathBuf::from)
+    common::first_path(tool_input, &["file_path", "absolute_path"])
 }
 
 /// Events whose `hookSpecificOutput.additionalContext` reaches the model.
@@ -173,16 +151,8 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
             out.insert("systemMessage".into(), json!(reason));
         }
         Response::Deny { reason, .. } | Response::Ask { reason } => {
-            return Output {
-                stdout: None,
-                stderr: Some(reason.clone()),
-                code: 2,
-            };
+            return Output::blocking(reason.clone());
         }
     }
-    Output {
-        stdout: Some(Value::Object(out).to_string()),
-        stderr: None,
-        code: 0,
-    }
+    Output::json(&Value::Object(out))
 }

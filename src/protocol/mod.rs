@@ -3,6 +3,7 @@
 
 mod claude;
 mod codex;
+mod common;
 mod cursor;
 mod gemini;
 pub mod settings;

@@ -1,0 +1,91 @@
+//! What every host's wire format shares: reading the typed input, its required fields, the
+//! directory the hook fired in, a file named in a tool's input, session-start sources, and the
+//! two ways of answering (one JSON object on stdout, or exit 2 with the reason on stderr).
+
+use std::path::PathBuf;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{Output, ProtocolError, StartSource};
+
+/// A host's input as its typed fields (unknown fields are ignored by the types).
+pub(super) fn typed<T: DeserializeOwned>(value: Value) -> Result<T, ProtocolError> {
+    serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))
+}
+
+/// The first of `candidates` that is not blank, or the error naming field `name`.
+pub(super) fn required<'a>(
+    candidates: impl IntoIterator<Item = Option<&'a String>>,
+    name: &'static str,
+) -> Result<String, ProtocolError> {
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|s| !s.trim().is_empty())
+        .cloned()
+        .ok_or(ProtocolError::Missing(name))
+}
+
+/// The directory the hook fired in: the first non-empty candidate, else this process's own.
+pub(super) fn directory<'a>(
+    candidates: impl IntoIterator<Item = Option<&'a str>>,
+) -> Result<PathBuf, ProtocolError> {
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .ok_or(ProtocolError::Missing("cwd"))
+}
+
+/// The file a tool's input names: the first of `keys` holding a usable path.
+pub(super) fn first_path(tool_input: &Value, keys: &[&str]) -> Option<PathBuf> {
+    keys.iter()
+        .filter_map(|key| tool_input.get(key).and_then(Value::as_str))
+        .find(|p| !p.is_empty() && !p.contains('\0'))
+        .map(PathBuf::from)
+}
+
+impl StartSource {
+    /// A host's name for why a session started (`startup`, `resume`, `clear`, `compact`).
+    pub(super) fn from_name(name: Option<&str>) -> StartSource {
+        match name {
+            Some("startup") => StartSource::Startup,
+            Some("resume") => StartSource::Resume,
+            Some("clear") => StartSource::Clear,
+            Some("compact") => StartSource::Compact,
+            _ => StartSource::Other,
+        }
+    }
+}
+
+impl Output {
+    /// Exit 0 with one JSON object on stdout.
+    pub(super) fn json(value: &Value) -> Output {
+        Output {
+            stdout: Some(value.to_string()),
+            stderr: None,
+            code: 0,
+        }
+    }
+
+    /// Exit 0 with one line for the person on stderr and nothing on stdout.
+    pub fn note(text: impl Into<String>) -> Output {
+        Output {
+            stderr: Some(text.into()),
+            ..Output::default()
+        }
+    }
+
+    /// Exit 2 with the reason on stderr and nothing on stdout: the answer every host reads as
+    /// a refusal.
+    pub(super) fn blocking(reason: impl Into<String>) -> Output {
+        Output {
+            stdout: None,
+            stderr: Some(reason.into()),
+            code: 2,
+        }
+    }
+}
