@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use e2e::api::{Step, content_text};
-use e2e::scenario::{Scenario, hold_command};
+use e2e::scenario::Scenario;
 
 /// Scenario 1: the settings file is accepted. SessionStart, UserPromptSubmit, PreToolUse and
 /// SessionEnd ran: the store has the session id the host reported, holding the edited file while
@@ -23,21 +23,20 @@ fn settings_are_accepted_and_hooks_run() {
     let root = s.repo.root.clone();
     s.wire_hooks(&root);
     let lib = root.join("src/lib.rs");
-    let (ready, release) = (s.flag("ready"), s.flag("release"));
+    let release = s.flag("release");
     let marker = "[e2e:accepted]";
-    s.api.script(
+    s.step("session holds src/lib.rs while live");
+    let (session, id) = s.start_holding(
+        "a",
         marker,
+        &root,
         vec![
             Step::read(&lib),
             Step::edit(&lib, "pub fn a() {}", "pub fn a() {}\npub fn accepted() {}"),
-            Step::bash(&hold_command(&ready, &release, 60)),
-            Step::Text("done".into()),
         ],
+        &release,
+        "add a function",
     );
-    let mut session = s.start("a", &root, &format!("{marker} add a function"));
-    let id = s.session_id_of(&mut session);
-    s.step("session holds src/lib.rs while live");
-    s.wait_on(&mut session, "the session to hold", || ready.exists());
     let record = s.store_session(&id).unwrap_or_else(|| {
         s.fail(&format!(
             "no store record for the host's session id {id}; records: {:?}",
@@ -124,17 +123,10 @@ fn co_edit_warning_reaches_the_model() {
     let root = s.repo.root.clone();
     s.wire_hooks(&root);
     let lib = root.join("src/lib.rs");
-    let (ready, release) = (s.flag("a-ready"), s.flag("b-done"));
+    let release = s.flag("b-done");
     let (ma, mb) = ("[e2e:coedit-a]", "[e2e:coedit-b]");
-    s.api.script(
-        ma,
-        vec![
-            Step::read(&lib),
-            Step::edit(&lib, "pub fn a() {}", "pub fn a() {}\npub fn from_a() {}"),
-            Step::bash(&hold_command(&ready, &release, 60)),
-            Step::Text("done".into()),
-        ],
-    );
+    s.step("A holds src/lib.rs");
+    let (a, a_id) = s.start_holding("a", ma, &root, a_edits(&lib), &release, "add from_a");
     s.api.script(
         mb,
         vec![
@@ -143,10 +135,6 @@ fn co_edit_warning_reaches_the_model() {
             Step::Text("done".into()),
         ],
     );
-    let mut a = s.start("a", &root, &format!("{ma} add from_a"));
-    let a_id = s.session_id_of(&mut a);
-    s.step("A holds src/lib.rs");
-    s.wait_on(&mut a, "A to hold the file", || ready.exists());
     let b = s.start("b", &root, &format!("{mb} touch a"));
     let b_done = s.finish(b);
     std::fs::write(&release, "").unwrap();
@@ -203,39 +191,14 @@ fn same_path_in_another_worktree_is_not_a_co_edit() {
     s.wire_hooks(&root);
     s.wire_hooks(&lane);
     let (main_lib, lane_lib) = (root.join("src/lib.rs"), lane.join("src/lib.rs"));
-    let (ready, release) = (s.flag("a-ready"), s.flag("c-ready"));
+    let release = s.flag("c-ready");
     let (ma, mc) = ("[e2e:scope-a]", "[e2e:scope-c]");
-    s.api.script(
-        ma,
-        vec![
-            Step::read(&main_lib),
-            Step::edit(
-                &main_lib,
-                "pub fn a() {}",
-                "pub fn a() {}\npub fn from_a() {}",
-            ),
-            Step::bash(&hold_command(&ready, &release, 60)),
-            Step::Text("done".into()),
-        ],
-    );
-    let c_ready = s.flag("c-holds");
-    s.api.script(
-        mc,
-        vec![
-            Step::read(&lane_lib),
-            Step::edit(&lane_lib, "pub fn a() {}", "pub fn a() { /* lane */ }"),
-            Step::bash(&hold_command(&c_ready, &release, 60)),
-            Step::Text("done".into()),
-        ],
-    );
-    let mut a = s.start("a", &root, &format!("{ma} add from_a"));
-    let a_id = s.session_id_of(&mut a);
-    s.wait_on(&mut a, "A to hold the main worktree's file", || {
-        ready.exists()
-    });
-    let mut c = s.start("c", &lane, &format!("{mc} touch the lane"));
-    let c_id = s.session_id_of(&mut c);
-    s.wait_on(&mut c, "C to hold the lane's file", || c_ready.exists());
+    let (a, a_id) = s.start_holding("a", ma, &root, a_edits(&main_lib), &release, "add from_a");
+    let lane_edit = vec![
+        Step::read(&lane_lib),
+        Step::edit(&lane_lib, "pub fn a() {}", "pub fn a() { /* lane */ }"),
+    ];
+    let (c, c_id) = s.start_holding("c", mc, &lane, lane_edit, &release, "touch the lane");
     s.step("C's claim is on the lane's src/lib.rs, A's on main's");
     let c_record = s.store_session(&c_id).unwrap_or_else(|| {
         s.fail("a session in a linked worktree left no store record (were its hooks run?)")
@@ -286,17 +249,9 @@ fn start_disclosure_and_prompt_block_reach_the_model() {
     let root = s.repo.root.clone();
     s.wire_hooks(&root);
     let lib = root.join("src/lib.rs");
-    let (ready, release) = (s.flag("a-ready"), s.flag("b-done"));
+    let release = s.flag("b-done");
     let (ma, mb) = ("[e2e:aware-a]", "[e2e:aware-b]");
-    s.api.script(
-        ma,
-        vec![
-            Step::read(&lib),
-            Step::edit(&lib, "pub fn a() {}", "pub fn a() {}\npub fn from_a() {}"),
-            Step::bash(&hold_command(&ready, &release, 60)),
-            Step::Text("done".into()),
-        ],
-    );
+    let (a, a_id) = s.start_holding("a", ma, &root, a_edits(&lib), &release, "add from_a");
     s.api.script(
         mb,
         vec![
@@ -306,9 +261,6 @@ fn start_disclosure_and_prompt_block_reach_the_model() {
             Step::Text("second prompt done".into()),
         ],
     );
-    let mut a = s.start("a", &root, &format!("{ma} add from_a"));
-    let a_id = s.session_id_of(&mut a);
-    s.wait_on(&mut a, "A to hold the file", || ready.exists());
     let mut b = s.start_streaming("b", &root);
     s.say(&mut b, &format!("{mb} touch a"));
     s.wait_turns(&mut b, 1);
@@ -354,6 +306,14 @@ fn start_disclosure_and_prompt_block_reach_the_model() {
 }
 
 /// `git dibs doctor` in `dir` finds nothing wrong.
+/// Session A's work in the scenarios with a live peer: read `lib`, then add a function to it.
+fn a_edits(lib: &Path) -> Vec<Step> {
+    vec![
+        Step::read(lib),
+        Step::edit(lib, "pub fn a() {}", "pub fn a() {}\npub fn from_a() {}"),
+    ]
+}
+
 fn doctor_agrees(s: &Scenario, dir: &Path) {
     let out = s.dibs(dir, &["doctor"]);
     s.check(out.status.success(), || {

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::api::{Step, content_text};
-use super::scenario::{Scenario, hold_command};
+use super::scenario::Scenario;
 use crate::common;
 
 /// Scenario 3: with a live peer holding README.md in the main worktree, the guard refuses
@@ -25,17 +25,15 @@ fn guard_refuses_what_destroys_work() {
     s.repo.write(&lane, "src/lib.rs", "pub fn lane() {}\n");
     unpushed_branch(&root, "unpushed");
     let readme = root.join("README.md");
-    let (ready, release) = (s.flag("peer-ready"), s.flag("guard-done"));
+    let release = s.flag("guard-done");
     let (mp, mg) = ("[e2e:guard-peer]", "[e2e:guard-agent]");
-    s.api.script(
-        mp,
-        vec![
-            Step::read(&readme),
-            Step::edit(&readme, "# test", "# test\n\npeer's work"),
-            Step::bash(&hold_command(&ready, &release, 60)),
-            Step::Text("done".into()),
-        ],
-    );
+    s.step("the peer holds README.md");
+    let peer_work = vec![
+        Step::read(&readme),
+        Step::edit(&readme, "# test", "# test\n\npeer's work"),
+    ];
+    let (peer, peer_id) =
+        s.start_holding("peer", mp, &root, peer_work, &release, "edit the readme");
     let lane_arg = lane.display().to_string();
     s.api.script(
         mg,
@@ -47,10 +45,6 @@ fn guard_refuses_what_destroys_work() {
             Step::Text("done".into()),
         ],
     );
-    let mut peer = s.start("peer", &root, &format!("{mp} edit the readme"));
-    let peer_id = s.session_id_of(&mut peer);
-    s.step("the peer holds README.md");
-    s.wait_on(&mut peer, "the peer to hold README.md", || ready.exists());
     let branch_tip = common::git_out(&root, &["rev-parse", "refs/heads/unpushed"]);
     let index_before = common::git_out(&root, &["ls-files", "--stage"]);
     let lane_status = common::git_out(&lane, &["status", "--porcelain"]);

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::api::{Step, content_text};
-use super::scenario::{Scenario, hold_command};
+use super::scenario::Scenario;
 use crate::common::{git_command, git_out};
 
 /// Scenario 5 (lanes): a session runs `git dibs lane new work --json` through its Bash tool,
@@ -20,22 +20,13 @@ fn a_lane_survives_a_killed_session() {
     let lane = root.join(".worktrees/work");
     let new_file = lane.join("src/new.rs");
     let body = "pub fn unsaved() {}\n";
-    let (ready, release) = (s.flag("ready"), s.flag("never"));
+    let release = s.flag("never");
     let marker = "[e2e:lane-kill]";
-    s.api.script(
-        marker,
-        vec![
-            Step::bash("git dibs lane new work --json"),
-            Step::tool("Write", json!({"file_path": new_file, "content": body})),
-            Step::bash(&hold_command(&ready, &release, 60)),
-            Step::Text("done".into()),
-        ],
-    );
-    let mut session = s.start("a", &root, &format!("{marker} work in a lane"));
-    let id = s.session_id_of(&mut session);
-    s.wait_on(&mut session, "the session to hold its lane", || {
-        ready.exists()
-    });
+    let work = vec![
+        Step::bash("git dibs lane new work --json"),
+        Step::tool("Write", json!({"file_path": new_file, "content": body})),
+    ];
+    let (session, id) = s.start_holding("a", marker, &root, work, &release, "work in a lane");
 
     s.step("`lane new` ran in the Bash tool and the lane is the session's");
     let result = s

@@ -7,4 +7,5 @@ pub mod api;
 pub mod cli;
 mod guard;
 mod lanes;
+mod peer;
 pub mod scenario;
