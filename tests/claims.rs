@@ -66,16 +66,7 @@ fn a_claim_with_an_intent_shows_in_status_and_in_the_co_edit_warning() {
     assert_eq!(targets, ["src/lib.rs", "branch:main", "record:ISSUE-7"]);
     assert_eq!(claims[0]["intent"], "about to delete SessionsView");
 
-    let run = hook(
-        &repo.root,
-        &edit_event(
-            "PreToolUse",
-            "Edit",
-            "bbbbbbbb-2",
-            &repo.root,
-            &repo.root.join("src/lib.rs"),
-        ),
-    );
+    let run = hook(&repo.root, &repo.pre_edit("bbbbbbbb-2", "src/lib.rs"));
     let msg = run.json()["systemMessage"].as_str().unwrap().to_owned();
     assert!(
         msg.contains("aaaaaaaa") && msg.contains("claimed: about to delete SessionsView"),
@@ -150,16 +141,7 @@ fn a_shared_claim_does_not_block_another_shared_claim_but_blocks_an_exclusive_on
             .success()
     );
     // A file another live session is editing cannot be claimed exclusively.
-    hook(
-        &repo.root,
-        &edit_event(
-            "PreToolUse",
-            "Edit",
-            "editor-1",
-            &repo.root,
-            &repo.root.join("README.md"),
-        ),
-    );
+    hook(&repo.root, &repo.pre_edit("editor-1", "README.md"));
     let out = dibs_as(&repo.root, "s5", &["claim", "README.md", "--exclusive"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
 }

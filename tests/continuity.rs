@@ -61,16 +61,7 @@ fn session_start_discloses_peers_with_their_dirty_files_and_the_house_rule() {
         .assert_silent();
     repo.write(&repo.root, "src/lib.rs", "pub fn changed() {}\n");
     host_a
-        .hook(
-            &repo.root,
-            &edit_event(
-                "PreToolUse",
-                "Edit",
-                A,
-                &repo.root,
-                &repo.root.join("src/lib.rs"),
-            ),
-        )
+        .hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"))
         .assert_silent();
 
     let mut host_b = FakeHost::start();
@@ -260,32 +251,14 @@ fn a_session_resumed_in_another_process_fences_the_old_one() {
         .hook(&repo.root, &start(A, &repo.root, "startup"))
         .assert_silent();
     old_window
-        .hook(
-            &repo.root,
-            &edit_event(
-                "PreToolUse",
-                "Edit",
-                A,
-                &repo.root,
-                &repo.root.join("README.md"),
-            ),
-        )
+        .hook(&repo.root, &repo.pre_edit(A, "README.md"))
         .assert_silent();
     new_window
         .hook(&repo.root, &start(A, &repo.root, "resume"))
         .assert_silent();
 
     // The old process can no longer claim, release or renew: its hook answers, records nothing.
-    let run = old_window.hook(
-        &repo.root,
-        &edit_event(
-            "PreToolUse",
-            "Edit",
-            A,
-            &repo.root,
-            &repo.root.join("src/lib.rs"),
-        ),
-    );
+    let run = old_window.hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
     assert_eq!((run.code, run.stdout.as_str()), (0, ""));
     assert!(
         run.stderr.contains("resumed by another process"),
@@ -315,16 +288,7 @@ fn a_session_resumed_in_another_process_fences_the_old_one() {
     );
 
     new_window
-        .hook(
-            &repo.root,
-            &edit_event(
-                "PreToolUse",
-                "Edit",
-                A,
-                &repo.root,
-                &repo.root.join("src/lib.rs"),
-            ),
-        )
+        .hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"))
         .assert_silent();
 }
 

@@ -127,16 +127,7 @@ fn a_store_folder_that_cannot_be_created_lets_the_edit_through() {
     // The store folder's name is taken by a link to nowhere, so it cannot be created (this also
     // holds for root, for whom a read-only .git is no obstacle).
     std::os::unix::fs::symlink("/nonexistent/dibs-target", repo.store_dir()).unwrap();
-    let run = hook(
-        &repo.root,
-        &edit_event(
-            "PreToolUse",
-            "Edit",
-            A,
-            &repo.root,
-            &repo.root.join("src/lib.rs"),
-        ),
-    );
+    let run = hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
     assert_harmless(&run, "unusable store");
     assert!(
         run.stderr.contains("cannot be used"),
@@ -189,17 +180,7 @@ fn a_corrupt_record_is_set_aside_and_rebuilt() {
 fn a_foreign_file_in_place_of_the_store_folder_is_set_aside() {
     let repo = TestRepo::new();
     std::fs::write(repo.store_dir(), b"not a folder").unwrap();
-    hook(
-        &repo.root,
-        &edit_event(
-            "PreToolUse",
-            "Edit",
-            A,
-            &repo.root,
-            &repo.root.join("README.md"),
-        ),
-    )
-    .assert_silent();
+    hook(&repo.root, &repo.pre_edit(A, "README.md")).assert_silent();
     assert!(repo.store_dir().join("sessions").is_dir());
     let kept = std::fs::read_dir(repo.root.join(".git")).unwrap().any(|e| {
         e.unwrap()

@@ -21,16 +21,7 @@ fn post_bash(session: &str, cwd: &std::path::Path, command: &str) -> serde_json:
 #[test]
 fn a_shell_write_to_a_peers_file_warns_without_blocking() {
     let repo = TestRepo::new();
-    hook(
-        &repo.root,
-        &edit_event(
-            "PreToolUse",
-            "Edit",
-            A,
-            &repo.root,
-            &repo.root.join("src/lib.rs"),
-        ),
-    );
+    hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
     for command in [
         "sed -i 's/a/b/' src/lib.rs",
         "cd src && perl -pi -e 's/a/b/' lib.rs",

@@ -98,6 +98,17 @@ impl TestRepo {
         std::fs::write(p, text).unwrap();
     }
 
+    /// A Claude Code `PreToolUse` Edit by `session`, run from the main worktree, of `rel` in it.
+    pub fn pre_edit(&self, session: &str, rel: &str) -> Value {
+        edit_event(
+            "PreToolUse",
+            "Edit",
+            session,
+            &self.root,
+            &self.root.join(rel),
+        )
+    }
+
     /// The store folder of this clone.
     pub fn store_dir(&self) -> PathBuf {
         self.root.join(".git/dibs")
