@@ -28,44 +28,25 @@ fn process(pid: u32) -> crate::agent::AgentProcess {
 fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
     let (_dir, store) = store();
     let (p1, p2) = (process(100), process(200));
-    let agent = |p| Writer::Agent {
-        process: p,
-        register: false,
+    // A session start from `p` (registers), and a later hook call from `p` (does not).
+    let start = |p, t| {
+        let w = Writer::Agent {
+            process: p,
+            register: true,
+        };
+        store.apply("s", Host::Claude, w, t, &[])
     };
-    store
-        .apply(
-            "s",
-            Host::Claude,
-            Writer::Agent {
-                process: &p1,
-                register: true,
-            },
-            1,
-            &[],
-        )
-        .unwrap();
-    store
-        .apply(
-            "s",
-            Host::Claude,
-            agent(&p1),
-            2,
-            &[Change::Touch(vec![key("a.rs")])],
-        )
-        .unwrap();
+    let call = |p, t, changes: &[Change]| {
+        let w = Writer::Agent {
+            process: p,
+            register: false,
+        };
+        store.apply("s", Host::Claude, w, t, changes)
+    };
+    start(&p1, 1).unwrap();
+    call(&p1, 2, &[Change::Touch(vec![key("a.rs")])]).unwrap();
     // Resumed in a new window: a session start from another process raises the generation.
-    let s = store
-        .apply(
-            "s",
-            Host::Claude,
-            Writer::Agent {
-                process: &p2,
-                register: true,
-            },
-            3,
-            &[],
-        )
-        .unwrap();
+    let s = start(&p2, 3).unwrap();
     assert_eq!(s.generation, 1);
     assert_eq!(s.agent.as_ref(), Some(&p2));
     // The old window can no longer claim, release or renew.
@@ -77,9 +58,7 @@ fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
             branch: None,
         },
     ] {
-        let err = store
-            .apply("s", Host::Claude, agent(&p1), 4, &[change])
-            .unwrap_err();
+        let err = call(&p1, 4, &[change]).unwrap_err();
         assert!(
             matches!(
                 err,
@@ -92,37 +71,22 @@ fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
             "{err}"
         );
     }
+    let stale = Writer::Agent {
+        process: &p1,
+        register: false,
+    };
     assert!(matches!(
-        store.release("s", agent(&p1), 4, None).unwrap_err(),
+        store.release("s", stale, 4, None).unwrap_err(),
         StoreError::Fenced { .. }
     ));
     let s = store.session("s").unwrap().unwrap();
     assert_eq!((s.files.len(), s.last_seen), (1, 3));
     // The new process writes on.
-    store
-        .apply(
-            "s",
-            Host::Claude,
-            agent(&p2),
-            5,
-            &[Change::Touch(vec![key("b.rs")])],
-        )
-        .unwrap();
+    call(&p2, 5, &[Change::Touch(vec![key("b.rs")])]).unwrap();
     // Resuming again in the first window (a session start there) takes it back.
-    let s = store
-        .apply(
-            "s",
-            Host::Claude,
-            Writer::Agent {
-                process: &p1,
-                register: true,
-            },
-            6,
-            &[],
-        )
-        .unwrap();
+    let s = start(&p1, 6).unwrap();
     assert_eq!(s.generation, 2);
-    assert!(store.apply("s", Host::Claude, agent(&p2), 7, &[]).is_err());
+    assert!(call(&p2, 7, &[]).is_err());
 }
 
 #[test]
