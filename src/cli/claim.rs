@@ -142,13 +142,7 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
     } else {
         None
     };
-    let writer = match &process {
-        Some(p) => Writer::Agent {
-            process: p,
-            register: false,
-        },
-        None => Writer::Anonymous,
-    };
+    let writer = Writer::from_process(process.as_ref());
     let host = store.session(&id)?.map_or(host, |s| s.host);
     let grants = store.claim(&id, host, writer, now, &requests, |s| s.is_alive(now, ttl))?;
     let mut refused = false;
@@ -243,13 +237,7 @@ pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
     } else {
         None
     };
-    let writer = match &process {
-        Some(p) => Writer::Agent {
-            process: p,
-            register: false,
-        },
-        None => Writer::Anonymous,
-    };
+    let writer = Writer::from_process(process.as_ref());
     let released = store.release(&id, writer, now, targets.as_deref())?;
     if foreign {
         let line = ForcedRelease {

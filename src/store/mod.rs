@@ -98,6 +98,15 @@ fn session_key(id: &str) -> String {
     }
 }
 
+/// The entries of an index folder; `None` when there is none (nobody is listed there).
+fn list_index(dir: &Path) -> Result<Option<fs::ReadDir>, StoreError> {
+    match fs::read_dir(dir) {
+        Ok(e) => Ok(Some(e)),
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(None),
+        Err(e) => Err(io_err(dir)(e)),
+    }
+}
+
 /// A small file's bytes in one `read` (index markers are a few hundred bytes); `None` when it
 /// cannot be read or is larger than the buffer.
 fn read_small(path: &Path) -> Option<Vec<u8>> {
@@ -249,12 +258,8 @@ impl Store {
         locked: bool,
     ) -> Result<Vec<Session>, StoreError> {
         let dir = self.index_dir(digest);
-        let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
-                return Ok(Vec::new());
-            }
-            Err(e) => return Err(io_err(&dir)(e)),
+        let Some(entries) = list_index(&dir)? else {
+            return Ok(Vec::new());
         };
         let skip = session_key(except);
         let mut out = Vec::new();
@@ -325,12 +330,8 @@ impl Store {
         since: u64,
     ) -> Result<Vec<Listed>, StoreError> {
         let dir = self.index_dir(&record::worktree_digest(root));
-        let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
-                return Ok(Vec::new());
-            }
-            Err(e) => return Err(io_err(&dir)(e)),
+        let Some(entries) = list_index(&dir)? else {
+            return Ok(Vec::new());
         };
         let skip = session_key(except);
         let mut out = Vec::new();

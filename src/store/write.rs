@@ -33,6 +33,19 @@ pub enum Writer<'a> {
     },
 }
 
+impl<'a> Writer<'a> {
+    /// A non-registering call from `process` when the agent process is known, else anonymous.
+    pub fn from_process(process: Option<&'a AgentProcess>) -> Writer<'a> {
+        match process {
+            Some(process) => Writer::Agent {
+                process,
+                register: false,
+            },
+            None => Writer::Anonymous,
+        }
+    }
+}
+
 /// One explicit claim asked for.
 #[derive(Debug, Clone)]
 pub struct ClaimRequest {

@@ -282,13 +282,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             ttl: ctx.ttl,
         })
         .collect();
-        let writer = match &process {
-            Some(p) => Writer::Agent {
-                process: p,
-                register: false,
-            },
-            None => Writer::Anonymous,
-        };
+        let writer = Writer::from_process(process.as_ref());
         let grants = ctx
             .store
             .claim(&id, host, writer, ctx.now, &requests, |s| ctx.alive(s))?;
