@@ -1,12 +1,15 @@
 //! Every fact about repositories: which worktree a path is in (without opening a repository),
 //! the current branch, dirty paths, and the common directory where the store lives.
 
+mod config;
 mod discover;
 mod status;
 
+pub use config::Settings;
 pub use discover::{Located, Worktree, locate, worktree_at, worktree_roots};
 pub use status::{GitError, dirty_paths, parse_duration, read_config_duration, uncommitted_among};
 mod args;
+pub mod dibsrefs;
 mod facts;
 mod gh;
 pub mod landed;

@@ -45,7 +45,7 @@ pub fn dirty_paths(root: &Path) -> Result<BTreeSet<String>, GitError> {
 /// The config files git reads for the worktree whose git dir is `git_dir`, lowest priority
 /// first: system (unless `GIT_CONFIG_NOSYSTEM`), global (`GIT_CONFIG_GLOBAL`, else the XDG file
 /// and `~/.gitconfig`), the clone's `config`, and the worktree's `config.worktree`.
-fn config_files(git_dir: &Path) -> Vec<(std::path::PathBuf, git2::ConfigLevel)> {
+pub(super) fn config_files(git_dir: &Path) -> Vec<(std::path::PathBuf, git2::ConfigLevel)> {
     use git2::ConfigLevel as L;
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
     let mut files = Vec::new();

@@ -11,6 +11,8 @@
 mod fsio;
 mod prune;
 mod record;
+mod remote;
+pub mod shared;
 mod write;
 
 use std::fs;
@@ -19,9 +21,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use record::{
-    Change, Claim, FileKey, FileTouch, FormerAgent, SeenFile, Session, SessionHead, Target,
+    Change, Claim, FileKey, FileTouch, FormerAgent, Origin, SeenFile, Session, SessionHead, Target,
     short_id,
 };
+pub use remote::{SyncDue, SyncLock};
 pub use write::{COALESCE, ClaimRequest, Grant, Writer};
 
 /// How long a writer waits for the lock before giving up.

@@ -211,6 +211,25 @@ pub struct Session {
     /// Whether the lookup index currently lists this session (cleared when pruned).
     #[serde(default = "yes")]
     pub(crate) indexed: bool,
+    /// For a session imported from another machine by `git dibs sync`: where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+}
+
+/// Where a session imported from another machine came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    /// The machine that published it (its `dibs.machine`).
+    pub machine: String,
+    /// The remote it was fetched from.
+    pub remote: String,
+    /// When that machine published this version (its clock).
+    pub published: u64,
+    /// The session's id on that machine.
+    pub id: String,
+    /// Its files that were uncommitted there when published (relative paths).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dirty: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -237,12 +256,19 @@ impl Session {
             seen: Vec::new(),
             death_reported: false,
             indexed: true,
+            origin: None,
         }
     }
 
-    /// The first 8 characters of the id, as shown to people.
+    /// The first 8 characters of the id, as shown to people (of the id on its own machine,
+    /// for a session imported from another machine).
     pub fn short_id(&self) -> &str {
-        short_id(&self.id)
+        short_id(self.origin.as_ref().map_or(&self.id, |o| &o.id))
+    }
+
+    /// The machine of a session imported from another machine; `None` for this clone's own.
+    pub fn machine(&self) -> Option<&str> {
+        self.origin.as_ref().map(|o| o.machine.as_str())
     }
 
     /// Live by the record alone: not ended, and active within `ttl` of `now`. Whether its agent

@@ -69,7 +69,7 @@ pub enum Grant {
         /// What was asked.
         target: Target,
         /// Who holds it.
-        holder: Session,
+        holder: Box<Session>,
     },
 }
 
@@ -187,7 +187,7 @@ impl Store {
             if let Some(holder) = holder {
                 refused.push(Grant::Refused {
                     target: req.target.clone(),
-                    holder,
+                    holder: Box::new(holder),
                 });
             }
         }

@@ -1,0 +1,349 @@
+//! The remote side of `git dibs sync`: listing, fetching and compare-and-swap pushing of the
+//! refs under `refs/dibs/` with the real `git` (so its transports, credentials and ssh settings
+//! apply), every call bounded in time; and writing and reading the small parentless commits
+//! those refs point at, with git2.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long one `git ls-remote`, `fetch` or `push` may take.
+pub const NETWORK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What can go wrong talking to the remote.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// No remote is configured and none was named.
+    #[error(
+        "this repository has no remote to sync with; name one (`git dibs sync REMOTE`) or set \
+         `git config dibs.remote NAME`"
+    )]
+    NoRemote,
+    /// The remote could not be reached (offline, wrong URL, refused, timed out).
+    #[error(
+        "cannot reach remote `{remote}` ({detail}); check it with `git ls-remote {remote}`, or \
+         turn background sync off with `git config dibs.sync false`"
+    )]
+    Unreachable {
+        /// The remote's name or URL.
+        remote: String,
+        /// What git said.
+        detail: String,
+    },
+    /// A local git operation failed.
+    #[error("git failed while syncing: {0}")]
+    Local(String),
+}
+
+impl From<git2::Error> for SyncError {
+    fn from(e: git2::Error) -> Self {
+        SyncError::Local(e.message().to_owned())
+    }
+}
+
+/// A ref on the remote and the commit it points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteRef {
+    /// The full ref name.
+    pub name: String,
+    /// The commit id (hex).
+    pub oid: String,
+}
+
+/// One compare-and-swap update of a remote ref.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefUpdate {
+    /// The full ref name.
+    pub name: String,
+    /// The new commit id; `None` deletes the ref.
+    pub new: Option<String>,
+    /// The value the ref must have now; `None` means it must not exist.
+    pub expect: Option<String>,
+}
+
+/// The remote's answer to one update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushOutcome {
+    /// The full ref name.
+    pub name: String,
+    /// Whether the update took effect (or there was nothing to do).
+    pub ok: bool,
+    /// Git's summary (`[rejected] (stale info)`, `[new reference]`, …).
+    pub summary: String,
+}
+
+/// One repository's view of one remote's `refs/dibs/`.
+pub struct DibsRemote {
+    repo: git2::Repository,
+    git_dir: PathBuf,
+    remote: String,
+}
+
+impl DibsRemote {
+    /// Open the repository whose git dir is `git_dir` and pick the remote: `named`, else
+    /// `preferred` (the `dibs.remote` setting), else `origin`, else the only remote.
+    pub fn open(
+        git_dir: &Path,
+        named: Option<&str>,
+        preferred: Option<String>,
+    ) -> Result<DibsRemote, SyncError> {
+        let repo = git2::Repository::open(git_dir)?;
+        let remote = match named.map(str::to_owned).or(preferred) {
+            Some(r) => r,
+            None => {
+                let names = repo.remotes()?;
+                let names: Vec<&str> = names.iter().flatten().collect();
+                match names.as_slice() {
+                    _ if names.contains(&"origin") => "origin".to_owned(),
+                    [only] => (*only).to_owned(),
+                    _ => return Err(SyncError::NoRemote),
+                }
+            }
+        };
+        Ok(DibsRemote {
+            repo,
+            git_dir: git_dir.to_path_buf(),
+            remote,
+        })
+    }
+
+    /// The remote's name (or URL).
+    pub fn remote(&self) -> &str {
+        &self.remote
+    }
+
+    fn git(&self) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.arg("--git-dir")
+            .arg(&self.git_dir)
+            .args(["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    fn unreachable(&self, detail: &str) -> SyncError {
+        let detail = detail
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .find(|l| l.starts_with("fatal:") || l.starts_with("error:"))
+            .or_else(|| detail.lines().map(str::trim).find(|l| !l.is_empty()))
+            .unwrap_or("no answer")
+            .to_owned();
+        SyncError::Unreachable {
+            remote: self.remote.clone(),
+            detail,
+        }
+    }
+
+    /// The remote's refs matching `patterns` (such as `refs/dibs/*`).
+    pub fn list(&self, patterns: &[&str]) -> Result<Vec<RemoteRef>, SyncError> {
+        let mut cmd = self.git();
+        cmd.args(["ls-remote", "--refs", &self.remote])
+            .args(patterns);
+        let out = run_bounded(cmd, NETWORK_TIMEOUT);
+        if !out.success {
+            return Err(self.unreachable(&out.stderr));
+        }
+        Ok(out
+            .stdout
+            .lines()
+            .filter_map(|l| {
+                let (oid, name) = l.split_once('\t')?;
+                Some(RemoteRef {
+                    name: name.trim().to_owned(),
+                    oid: oid.trim().to_owned(),
+                })
+            })
+            .collect())
+    }
+
+    /// Fetch the commits `oids` (tips of remote refs) that are not here yet. No ref is written.
+    pub fn fetch(&self, oids: &[String]) -> Result<(), SyncError> {
+        let odb = self.repo.odb()?;
+        let missing: Vec<&String> = oids
+            .iter()
+            .filter(|o| git2::Oid::from_str(o).is_ok_and(|id| !odb.exists(id)))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let mut cmd = self.git();
+        cmd.args([
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--no-recurse-submodules",
+            &self.remote,
+        ])
+        .args(missing);
+        let out = run_bounded(cmd, NETWORK_TIMEOUT);
+        if !out.success {
+            return Err(self.unreachable(&out.stderr));
+        }
+        Ok(())
+    }
+
+    /// The bytes of `file` in the tree of commit `oid`, when it is here and small enough.
+    pub fn read(&self, oid: &str, file: &str, limit: usize) -> Option<Vec<u8>> {
+        let commit = self.repo.find_commit(git2::Oid::from_str(oid).ok()?).ok()?;
+        let entry = commit
+            .tree()
+            .ok()?
+            .get_name(file)?
+            .to_object(&self.repo)
+            .ok()?;
+        let blob = entry.as_blob()?;
+        (blob.size() <= limit).then(|| blob.content().to_vec())
+    }
+
+    /// Write a parentless commit whose tree holds `file` with `bytes`, and return its id.
+    /// `message` makes it unique, so two writers never produce the same commit.
+    pub fn record(
+        &self,
+        file: &str,
+        bytes: &[u8],
+        machine: &str,
+        now: u64,
+        message: &str,
+    ) -> Result<String, SyncError> {
+        let blob = self.repo.blob(bytes)?;
+        let mut tree = self.repo.treebuilder(None)?;
+        tree.insert(file, blob, 0o100_644)?;
+        let tree = self.repo.find_tree(tree.write()?)?;
+        let when = git2::Time::new(i64::try_from(now).unwrap_or(0), 0);
+        let sig = git2::Signature::new("git-dibs", &format!("git-dibs@{machine}"), &when)?;
+        let nonce = format!(
+            "{message}\n\nmachine {machine}\nprocess {}\nat {:?}\n",
+            std::process::id(),
+            std::time::SystemTime::now()
+        );
+        let oid = self.repo.commit(None, &sig, &sig, &nonce, &tree, &[])?;
+        Ok(oid.to_string())
+    }
+
+    /// Apply `updates` on the remote, each as its own compare-and-swap
+    /// (`--force-with-lease=REF:EXPECTED`), and report each one's outcome.
+    pub fn push(&self, updates: &[RefUpdate]) -> Result<Vec<PushOutcome>, SyncError> {
+        if updates.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut cmd = self.git();
+        cmd.args(["push", "--porcelain", "--no-verify"]);
+        for u in updates {
+            let expect = u.expect.as_deref().unwrap_or("");
+            cmd.arg(format!("--force-with-lease={}:{expect}", u.name));
+        }
+        cmd.arg(&self.remote);
+        for u in updates {
+            match &u.new {
+                Some(new) => cmd.arg(format!("+{new}:{}", u.name)),
+                None => cmd.arg(format!(":{}", u.name)),
+            };
+        }
+        let out = run_bounded(cmd, NETWORK_TIMEOUT);
+        let outcomes: Vec<PushOutcome> = out
+            .stdout
+            .lines()
+            .filter_map(|line| {
+                let mut parts = line.splitn(3, '\t');
+                let flag = parts.next()?;
+                let spec = parts.next()?;
+                let summary = parts.next().unwrap_or("").to_owned();
+                let name = spec.rsplit_once(':').map_or(spec, |(_, to)| to).to_owned();
+                (flag.len() == 1).then(|| PushOutcome {
+                    name,
+                    ok: flag != "!",
+                    summary,
+                })
+            })
+            .collect();
+        if outcomes.is_empty() && !out.success {
+            return Err(self.unreachable(&out.stderr));
+        }
+        Ok(updates
+            .iter()
+            .map(|u| {
+                outcomes
+                    .iter()
+                    .find(|o| o.name == u.name)
+                    .cloned()
+                    .unwrap_or_else(|| PushOutcome {
+                        name: u.name.clone(),
+                        ok: out.success,
+                        summary: "no answer for this ref".to_owned(),
+                    })
+            })
+            .collect())
+    }
+}
+
+/// What a bounded command printed and whether it succeeded in time.
+struct Finished {
+    success: bool,
+    stdout: String,
+    stderr: String,
+}
+
+/// Run `cmd` to completion, killing it after `timeout`.
+fn run_bounded(mut cmd: Command, timeout: Duration) -> Finished {
+    let failed = |why: String| Finished {
+        success: false,
+        stdout: String::new(),
+        stderr: why,
+    };
+    let mut child = match cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn() {
+        Ok(c) => c,
+        Err(e) => return failed(format!("git cannot be run: {e}")),
+    };
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.by_ref().take(4 << 20).read_to_end(&mut buf);
+            }
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    // After a timeout the readers are left behind: a helper such as ssh may still hold the
+    // pipes open, and this process is about to move on.
+    match status {
+        Some(s) => Finished {
+            success: s.success(),
+            stdout: out.join().unwrap_or_default(),
+            stderr: err.join().unwrap_or_default(),
+        },
+        None => failed(format!("no answer within {} s", timeout.as_secs())),
+    }
+}

@@ -1,0 +1,359 @@
+//! The records git-dibs shares through the remote, under `refs/dibs/`: what one machine
+//! publishes about a live session ([`SharedSession`], in `session.json`) and about an exclusive
+//! claim ([`SharedClaim`], in `claim.json`), the ref names they live under, and the checks an
+//! imported record must pass (it comes from anyone who can push to the remote).
+
+use serde::{Deserialize, Serialize};
+
+use super::record::fnv1a;
+use crate::protocol::Host;
+
+/// The version of the shared format this build writes and reads.
+pub const SHARED_VERSION: u32 = 1;
+/// Where every shared ref lives on the remote.
+pub const REFS_PREFIX: &str = "refs/dibs/";
+/// The folder of session refs: `refs/dibs/sessions/<machine>/<session>`.
+pub const SESSIONS_PREFIX: &str = "refs/dibs/sessions/";
+/// The folder of claim refs: `refs/dibs/claims/<digest>`.
+pub const CLAIMS_PREFIX: &str = "refs/dibs/claims/";
+/// The file in a session ref's tree.
+pub const SESSION_FILE: &str = "session.json";
+/// The file in a claim ref's tree.
+pub const CLAIM_FILE: &str = "claim.json";
+/// The largest shared record read (a record is a few kilobytes).
+pub const MAX_RECORD: usize = 1 << 20;
+
+/// A claim target that means the same thing on every machine. Worktree targets are paths on
+/// one machine and are not shared; a file is named by the branch it is on.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum SharedTarget {
+    /// A branch.
+    Branch {
+        /// Its name, without `refs/heads/`.
+        name: String,
+    },
+    /// A record outside git, such as an issue id.
+    Record {
+        /// The id.
+        id: String,
+    },
+    /// A file on a branch.
+    File {
+        /// The branch checked out where the file was claimed.
+        branch: String,
+        /// The path relative to the worktree root, `/`-separated.
+        path: String,
+    },
+}
+
+impl SharedTarget {
+    /// The claim ref of this target on the remote.
+    pub fn claim_ref(&self) -> String {
+        let mut bytes = Vec::new();
+        match self {
+            SharedTarget::Branch { name } => {
+                bytes.extend_from_slice(b"branch\0");
+                bytes.extend_from_slice(name.as_bytes());
+            }
+            SharedTarget::Record { id } => {
+                bytes.extend_from_slice(b"record\0");
+                bytes.extend_from_slice(id.as_bytes());
+            }
+            SharedTarget::File { branch, path } => {
+                bytes.extend_from_slice(b"file\0");
+                bytes.extend_from_slice(branch.as_bytes());
+                bytes.push(0);
+                bytes.extend_from_slice(path.as_bytes());
+            }
+        }
+        format!("{CLAIMS_PREFIX}{:016x}", fnv1a(&bytes))
+    }
+
+    fn is_valid(&self) -> bool {
+        match self {
+            SharedTarget::Branch { name } => valid_name(name),
+            SharedTarget::Record { id } => !id.is_empty() && id.len() <= 256,
+            SharedTarget::File { branch, path } => valid_name(branch) && valid_path(path),
+        }
+    }
+}
+
+impl std::fmt::Display for SharedTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SharedTarget::Branch { name } => write!(f, "branch:{name}"),
+            SharedTarget::Record { id } => write!(f, "record:{id}"),
+            SharedTarget::File { branch, path } => write!(f, "{path} (on {branch})"),
+        }
+    }
+}
+
+/// One file a shared session holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedFile {
+    /// The branch of the worktree the file is in, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The path relative to the worktree root, `/`-separated.
+    pub path: String,
+    /// First touch, seconds since the Unix epoch (the publishing machine's clock).
+    pub first: u64,
+    /// Latest touch.
+    pub last: u64,
+    /// Whether it was uncommitted on the publishing machine when published.
+    #[serde(default)]
+    pub dirty: bool,
+}
+
+/// One explicit claim of a shared session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedClaimEntry {
+    /// What is claimed.
+    pub target: SharedTarget,
+    /// Why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
+    /// Whether no one else may hold it.
+    #[serde(default)]
+    pub exclusive: bool,
+    /// Granted, seconds since the Unix epoch.
+    pub since: u64,
+    /// Lapses unless renewed.
+    pub until: u64,
+    /// The lease in seconds.
+    pub lease: u64,
+    /// The claim's token.
+    pub token: String,
+}
+
+/// What one machine publishes about one of its live sessions (`session.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedSession {
+    /// [`SHARED_VERSION`].
+    pub version: u32,
+    /// The publishing machine (`dibs.machine`).
+    pub machine: String,
+    /// The host's session id.
+    pub id: String,
+    /// The host.
+    pub host: Host,
+    /// The session's label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The branch it works on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// First activity (publisher's clock).
+    pub first_seen: u64,
+    /// Latest activity (publisher's clock).
+    pub last_seen: u64,
+    /// When this version of the record was published (publisher's clock).
+    pub published: u64,
+    /// Files it holds.
+    #[serde(default)]
+    pub files: Vec<SharedFile>,
+    /// Its explicit claims.
+    #[serde(default)]
+    pub claims: Vec<SharedClaimEntry>,
+}
+
+impl SharedSession {
+    /// The record as read from a fetched blob, when it is of this version and well formed.
+    pub fn parse(bytes: &[u8]) -> Option<SharedSession> {
+        let s: SharedSession = serde_json::from_slice(bytes).ok()?;
+        let ok = s.version == SHARED_VERSION
+            && valid_name(&s.machine)
+            && !s.id.is_empty()
+            && s.id.len() <= 256
+            && s.branch.as_deref().is_none_or(valid_name)
+            && s.files.len() <= 10_000
+            && s.files
+                .iter()
+                .all(|f| valid_path(&f.path) && f.branch.as_deref().is_none_or(valid_name))
+            && s.claims.iter().all(|c| c.target.is_valid());
+        ok.then_some(s)
+    }
+
+    /// Whether `other` says the same as this record, apart from its publishing time and a
+    /// last activity moved forward by less than `slack` seconds.
+    pub fn same_as(&self, other: &SharedSession, slack: u64) -> bool {
+        let mut a = self.clone();
+        let mut b = other.clone();
+        let close = a.last_seen.abs_diff(b.last_seen) < slack;
+        a.published = 0;
+        b.published = 0;
+        if close {
+            b.last_seen = a.last_seen;
+        }
+        a == b
+    }
+}
+
+/// What the remote claim ref of an exclusive claim holds (`claim.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedClaim {
+    /// [`SHARED_VERSION`].
+    pub version: u32,
+    /// The machine holding it.
+    pub machine: String,
+    /// The session holding it (the host's id).
+    pub session: String,
+    /// What is claimed.
+    pub target: SharedTarget,
+    /// Why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<String>,
+    /// When it lapses unless renewed (holder's clock).
+    pub until: u64,
+    /// The claim's token.
+    pub token: String,
+}
+
+impl SharedClaim {
+    /// The record as read from a fetched blob, when it is of this version and well formed.
+    pub fn parse(bytes: &[u8]) -> Option<SharedClaim> {
+        let c: SharedClaim = serde_json::from_slice(bytes).ok()?;
+        (c.version == SHARED_VERSION && valid_name(&c.machine) && c.target.is_valid()).then_some(c)
+    }
+}
+
+/// `text` made safe as one ref name component: `[A-Za-z0-9._-]`, other bytes as `-`, no
+/// leading dot, no `..`, no `.lock` ending; empty becomes `unnamed`.
+pub fn ref_component(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(100)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    while out.contains("..") {
+        out = out.replace("..", ".");
+    }
+    let out = out.trim_matches('.').to_owned();
+    let out = out.strip_suffix(".lock").map(str::to_owned).unwrap_or(out);
+    if out.is_empty() {
+        "unnamed".to_owned()
+    } else {
+        out
+    }
+}
+
+/// The session ref of session `id` published by `machine`. An id that is not already a safe
+/// component is named by its digest, so two ids never share a ref.
+pub fn session_ref(machine: &str, id: &str) -> String {
+    let plain = ref_component(id) == id;
+    let name = if plain {
+        id.to_owned()
+    } else {
+        format!("h-{:016x}", fnv1a(id.as_bytes()))
+    };
+    format!("{SESSIONS_PREFIX}{}/{name}", ref_component(machine))
+}
+
+/// The machine a session ref belongs to, from its name.
+pub fn machine_of_ref(name: &str) -> Option<&str> {
+    name.strip_prefix(SESSIONS_PREFIX)?.split('/').next()
+}
+
+/// A branch or machine name as git and this format accept it.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 256
+        && !name.starts_with(['-', '/', '.'])
+        && !name.contains("..")
+        && !name.chars().any(|c| c.is_control() || c == '\\')
+}
+
+/// A relative, `/`-separated path that stays inside the worktree.
+fn valid_path(path: &str) -> bool {
+    !path.is_empty()
+        && path.len() <= 4096
+        && !path.starts_with('/')
+        && !path.contains('\0')
+        && !path.contains('\\')
+        && path
+            .split('/')
+            .all(|c| !c.is_empty() && c != ".." && c != ".")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ref_components_are_safe_and_ids_never_collide() {
+        assert_eq!(ref_component("laptop.local"), "laptop.local");
+        assert_eq!(ref_component("my box/..x.lock"), "my-box-.x");
+        assert_eq!(ref_component("..."), "unnamed");
+        assert_eq!(session_ref("m", "5f1c-aa"), "refs/dibs/sessions/m/5f1c-aa");
+        assert_ne!(session_ref("m", "a b"), session_ref("m", "a-b"));
+        assert_eq!(machine_of_ref(&session_ref("box", "x")), Some("box"));
+    }
+
+    #[test]
+    fn imported_records_that_reach_outside_the_worktree_are_rejected() {
+        let good = SharedSession {
+            version: SHARED_VERSION,
+            machine: "m".into(),
+            id: "s".into(),
+            host: Host::Claude,
+            label: None,
+            branch: Some("main".into()),
+            first_seen: 1,
+            last_seen: 2,
+            published: 3,
+            files: vec![SharedFile {
+                branch: Some("main".into()),
+                path: "src/a.rs".into(),
+                first: 1,
+                last: 2,
+                dirty: true,
+            }],
+            claims: Vec::new(),
+        };
+        let bytes = serde_json::to_vec(&good).unwrap();
+        assert_eq!(SharedSession::parse(&bytes), Some(good.clone()));
+        for bad in ["../etc/passwd", "/etc/passwd", "a/./b", "a//b"] {
+            let mut s = good.clone();
+            s.files[0].path = bad.into();
+            assert_eq!(SharedSession::parse(&serde_json::to_vec(&s).unwrap()), None);
+        }
+        let mut newer = good.clone();
+        newer.version = 2;
+        assert_eq!(
+            SharedSession::parse(&serde_json::to_vec(&newer).unwrap()),
+            None
+        );
+        assert_eq!(SharedSession::parse(b"{not json"), None);
+    }
+
+    #[test]
+    fn a_record_is_the_same_when_only_time_moved_a_little() {
+        let a = SharedSession {
+            version: 1,
+            machine: "m".into(),
+            id: "s".into(),
+            host: Host::Codex,
+            label: None,
+            branch: None,
+            first_seen: 1,
+            last_seen: 100,
+            published: 100,
+            files: Vec::new(),
+            claims: Vec::new(),
+        };
+        let mut b = a.clone();
+        b.published = 150;
+        b.last_seen = 140;
+        assert!(a.same_as(&b, 300));
+        assert!(!a.same_as(&b, 30));
+        b.label = Some("x".into());
+        assert!(!a.same_as(&b, 300));
+    }
+}
