@@ -35,6 +35,9 @@ pub struct ClaimArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// With `dibs.sync` on: claim on this machine only, without taking the remote's claim ref.
+    #[arg(long)]
+    pub local: bool,
 }
 
 /// Options of `release`.
@@ -143,8 +146,35 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
         None
     };
     let writer = Writer::from_process(process.as_ref());
-    let host = store.session(&id)?.map_or(host, |s| s.host);
+    let before = store.session(&id)?;
+    let host = before.as_ref().map_or(host, |s| s.host);
+    let held_before: Vec<Target> = before
+        .iter()
+        .flat_map(|s| s.claims.iter().filter(|c| c.until > now))
+        .map(|c| c.target.clone())
+        .collect();
     let grants = store.claim(&id, host, writer, now, &requests, |s| s.is_alive(now, ttl))?;
+    if args.exclusive && !args.local {
+        let claims: Vec<store::Claim> = grants
+            .iter()
+            .filter_map(|g| match g {
+                Grant::Granted(c) => Some(c.clone()),
+                Grant::Refused { .. } => None,
+            })
+            .collect();
+        if claims.len() == grants.len() {
+            let fresh: Vec<Target> = claims
+                .iter()
+                .map(|c| c.target.clone())
+                .filter(|t| !held_before.contains(t))
+                .collect();
+            let undo = || store.withdraw(&id, writer, &fresh);
+            if let Err(refused) = take_remote(&wt, &store, &id, &claims) {
+                undo()?;
+                return refused;
+            }
+        }
+    }
     let mut refused = false;
     let mut granted = Vec::new();
     for grant in grants {
@@ -182,6 +212,42 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// With `dibs.sync` on and a remote configured, take the remote claim refs of `claims` too.
+/// `Err` carries the command's outcome when the remote refused or could not be reached.
+fn take_remote(
+    wt: &git::Worktree,
+    store: &store::Store,
+    id: &str,
+    claims: &[store::Claim],
+) -> std::result::Result<(), Result<ExitCode>> {
+    let here = super::sync::Here::new(wt.clone(), store.clone());
+    let remote = match super::sync::claims::claim_remote(&here) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Ok(()),
+        Err(e) => {
+            return Err(Err(anyhow::anyhow!(
+                "{e}; nothing was claimed (claim with --local to hold it on this machine only)"
+            )));
+        }
+    };
+    match super::sync::claims::take(&here, &remote, id, claims) {
+        Ok(refused) if refused.is_empty() => Ok(()),
+        Ok(refused) => {
+            for r in refused {
+                eprintln!(
+                    "git dibs: {} is held by {}; nothing was claimed. Ask them, or wait for the \
+                     claim to be released or to lapse.",
+                    r.target, r.holder
+                );
+            }
+            Err(Ok(ExitCode::from(1)))
+        }
+        Err(e) => Err(Err(anyhow::anyhow!(
+            "{e}; nothing was claimed (claim with --local to hold it on this machine only)"
+        ))),
+    }
 }
 
 /// One audit line for a forced release.
@@ -239,6 +305,10 @@ pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
     };
     let writer = Writer::from_process(process.as_ref());
     let released = store.release(&id, writer, now, targets.as_deref())?;
+    let here = super::sync::Here::new(wt.clone(), store.clone());
+    if let Some(note) = super::sync::claims::give_back(&here, &id, &released) {
+        eprintln!("git dibs: {note}");
+    }
     if foreign {
         let line = ForcedRelease {
             at: rfc3339(now),

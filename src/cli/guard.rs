@@ -11,6 +11,7 @@ use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use crate::git::{self, GitInvocation, Repo, Worktree, WorktreeEntry};
+use crate::policy::claims::describe;
 use crate::policy::guard::{
     self, BranchState, Facts, Guarded, Op, Peer, PeerFacts, RemoteBranchState, WorktreeFacts,
     WorktreeState,
@@ -346,6 +347,21 @@ fn branches(wt: &Worktree, names: &[String]) -> Result<Vec<BranchState>> {
     Ok(out)
 }
 
+/// Live sessions on other machines, known from the last `git dibs sync`, working on `branch`.
+fn working_on(wt: &Worktree, branch: &str) -> Vec<String> {
+    let Ok(sessions) = Store::open(&wt.common_dir).and_then(|s| s.sessions()) else {
+        return Vec::new();
+    };
+    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
+    let now = store::now_secs();
+    sessions
+        .iter()
+        .filter(|s| s.origin.is_some() && s.branch.as_deref() == Some(branch))
+        .filter(|s| s.is_alive(now, ttl))
+        .map(describe)
+        .collect()
+}
+
 fn remote_branches(
     wt: &Worktree,
     remote: &str,
@@ -366,17 +382,10 @@ fn remote_branches(
             branch: b.clone(),
             only_copy,
             pr,
+            remote_sessions: working_on(wt, b),
         });
     }
     Ok(out)
-}
-
-/// How a peer is named: host, short id, label.
-fn describe(s: &Session) -> String {
-    match &s.label {
-        Some(label) => format!("{} session {} (\"{label}\")", s.host.name(), s.short_id()),
-        None => format!("{} session {}", s.host.name(), s.short_id()),
-    }
 }
 
 fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
@@ -395,8 +404,10 @@ fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
     let store = Store::open(&wt.common_dir)?;
     let sessions = store.sessions()?;
     let holds_here = |s: &Session| s.files.iter().any(|f| &f.key.worktree == root);
+    // A session on another machine has its files there: no command here can take them.
     let mut others: Vec<&Session> = sessions
         .iter()
+        .filter(|s| s.origin.is_none())
         .filter(|s| s.id != event.session_id && s.ended.is_none() && holds_here(s))
         .collect();
     if others.is_empty() {

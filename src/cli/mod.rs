@@ -12,6 +12,7 @@ mod install;
 mod landed;
 mod lane;
 mod status;
+pub(crate) mod sync;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -55,6 +56,8 @@ pub enum Command {
     Lane(lane::Args),
     /// Whether a branch's or commit's work is on the remote base (exit 0 yes, 1 no, 2 error).
     Landed(landed::Args),
+    /// Share live sessions and exclusive claims with other machines through the remote.
+    Sync(sync::Args),
     /// Run one git hook (called by the shims `install --git-hooks` writes).
     #[command(hide = true)]
     Githook(githooks::Args),
@@ -101,6 +104,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Audit(args) => audit::run(args),
         Command::Lane(args) => lane::run(args),
         Command::Landed(args) => landed::run(args),
+        Command::Sync(args) => sync::run(args),
     };
     match result {
         Ok(code) => code,

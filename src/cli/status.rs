@@ -52,6 +52,9 @@ struct SessionView {
     short_id: String,
     host: &'static str,
     label: Option<String>,
+    /// The machine of a session imported from another machine (`git dibs sync`); `null` for
+    /// this clone's own.
+    machine: Option<String>,
     live: bool,
     generation: u64,
     worktree: Option<PathBuf>,
@@ -102,6 +105,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .collect();
     let worktrees: BTreeSet<&Path> = sessions
         .iter()
+        .filter(|s| s.origin.is_none())
         .flat_map(|s| s.files.iter().map(|f| f.key.worktree.as_path()))
         .collect();
     let dirty: BTreeMap<&Path, BTreeSet<String>> = worktrees
@@ -115,6 +119,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             short_id: s.short_id().to_owned(),
             host: s.host.name(),
             label: s.label.clone(),
+            machine: s.machine().map(str::to_owned),
             live: s.is_alive(now, ttl),
             agent_gone: s.agent.as_ref().is_some_and(|a| a.is_gone() == Some(true)),
             generation: s.generation,
@@ -132,9 +137,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     path: f.key.path.clone(),
                     first_touch: rfc3339(f.first),
                     last_touch: rfc3339(f.last),
-                    dirty: dirty
-                        .get(f.key.worktree.as_path())
-                        .is_some_and(|d| d.contains(&f.key.path)),
+                    dirty: match &s.origin {
+                        // Uncommitted on its own machine, as that machine last said.
+                        Some(origin) => origin.dirty.contains(&f.key.path),
+                        None => dirty
+                            .get(f.key.worktree.as_path())
+                            .is_some_and(|d| d.contains(&f.key.path)),
+                    },
                 })
                 .collect(),
             claims: s
@@ -188,18 +197,32 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .map(|l| format!(" \"{l}\""))
             .unwrap_or_default();
         let state = if view.live { "" } else { " (not live)" };
-        println!("{} {}{}{}", view.host, view.short_id, label, state);
+        let machine = view
+            .machine
+            .as_deref()
+            .map(|m| format!(" on {m}"))
+            .unwrap_or_default();
+        println!("{} {}{machine}{}{}", view.host, view.short_id, label, state);
+        let place = match (&view.machine, &view.worktree) {
+            (Some(m), _) => format!("machine {m}"),
+            (None, Some(w)) => format!("worktree {}", w.display()),
+            (None, None) => "worktree ?".to_owned(),
+        };
         println!(
-            "  worktree {}  branch {}  idle {}",
-            view.worktree
-                .as_deref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| "?".into()),
+            "  {place}  branch {}  idle {}",
             view.branch.as_deref().unwrap_or("(detached)"),
             ago(now, s.last_seen),
         );
+        let mut shown = BTreeSet::new();
         for f in &view.files {
             let mark = if f.dirty { "dirty" } else { "clean" };
+            if view.machine.is_some() {
+                // The same file may stand for several local worktrees on its branch: once.
+                if shown.insert(&f.path) {
+                    println!("  {mark:5}  {}", f.path);
+                }
+                continue;
+            }
             let place = if Some(&f.worktree) == view.worktree.as_ref() {
                 f.path.clone()
             } else {

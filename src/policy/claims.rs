@@ -36,11 +36,18 @@ pub fn ago(now: u64, then: u64) -> String {
     }
 }
 
-/// How a session is named in a message: host, short id, label.
+/// How a session is named in a message: host, short id, the machine of a session from
+/// another machine, label.
 pub fn describe(s: &Session) -> String {
+    let machine = s.machine().map(|m| format!(" on {m}")).unwrap_or_default();
     match &s.label {
-        Some(label) => format!("{} session {} (\"{}\")", s.host.name(), s.short_id(), label),
-        None => format!("{} session {}", s.host.name(), s.short_id()),
+        Some(label) => format!(
+            "{} session {}{machine} (\"{}\")",
+            s.host.name(),
+            s.short_id(),
+            label
+        ),
+        None => format!("{} session {}{machine}", s.host.name(), s.short_id()),
     }
 }
 
@@ -73,12 +80,22 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
         return (Response::Silent, changes);
     }
     let body = lines.join(" ");
+    let remote = facts
+        .holders
+        .iter()
+        .flatten()
+        .all(|h| h.session.origin.is_some());
+    let place = if remote {
+        "on the same branch on another machine: expect a merge conflict;"
+    } else {
+        "in the same worktree:"
+    };
     let response = Response::Warn {
         person: format!("git-dibs: {body}"),
         model: format!(
-            "git-dibs: {body} Another session is working on this file in the same worktree: \
-             keep your change small, do not revert or reformat its edits, and coordinate with \
-             the person before restructuring it."
+            "git-dibs: {body} Another session is working on this file {place} keep your change \
+             small, do not revert or reformat its edits, and coordinate with the person before \
+             restructuring it."
         ),
     };
     (response, changes)
@@ -86,15 +103,16 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
 
 /// Before a whole-file write of an existing file: refuse when the file changed since this
 /// session last saw it and one of `holders` (live peers holding the file) touched it since.
-/// A file this session never saw, or that only it changed, passes.
+/// A file this session never saw, or that only it changed, passes. A session on another
+/// machine cannot have changed the file here, so it never counts.
 pub fn lost_update(facts: &OverwriteFacts, holders: &[Holder]) -> Option<Response> {
     let seen = facts.seen.as_ref()?;
     if seen.digest == facts.current {
         return None;
     }
-    let changer = holders
-        .iter()
-        .find(|h| h.touch.as_ref().is_some_and(|t| t.last >= seen.at))?;
+    let changer = holders.iter().find(|h| {
+        h.session.origin.is_none() && h.touch.as_ref().is_some_and(|t| t.last >= seen.at)
+    })?;
     let who = describe(&changer.session);
     Some(Response::Deny {
         reason: format!(

@@ -3,4 +3,5 @@
 pub mod awareness;
 pub mod claims;
 pub mod guard;
+pub mod sync;
 pub mod writes;

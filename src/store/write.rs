@@ -262,6 +262,24 @@ impl Store {
         Ok(released)
     }
 
+    /// Withdraw session `id`'s explicit claims on `targets`, keeping its touches: undoes a
+    /// grant that the remote then refused.
+    pub fn withdraw(
+        &self,
+        id: &str,
+        writer: Writer<'_>,
+        targets: &[Target],
+    ) -> Result<(), StoreError> {
+        let _guard = self.lock()?;
+        let Some(old) = self.read_record(&self.session_path(id), true)? else {
+            return Ok(());
+        };
+        let mut session = old.clone();
+        fence(&mut session, writer, true)?;
+        session.claims.retain(|c| !targets.contains(&c.target));
+        self.write_session(Some(&old), &mut session)
+    }
+
     /// Remember that `process` just ended session `id` with `/clear`.
     pub fn note_cleared(&self, process: &AgentProcess, id: &str) -> Result<(), StoreError> {
         let dir = self.dir.join("cleared");

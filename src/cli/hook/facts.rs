@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::agent::{self, AgentProcess};
-use crate::git::{self, Located, Worktree};
-use crate::protocol::Event;
+use crate::git::{self, Located, Settings, Worktree};
+use crate::protocol::{Event, EventKind};
 use crate::store::{self, Change, Session, Store, StoreError, Writer};
 
 /// The context of one hook call.
@@ -20,8 +20,7 @@ pub struct Ctx<'a> {
     pub now: u64,
     /// The agent process running the session, when it can be known.
     pub agent: Option<AgentProcess>,
-    ttl: OnceCell<Duration>,
-    warm: OnceCell<Duration>,
+    settings: OnceCell<Settings>,
 }
 
 impl<'a> Ctx<'a> {
@@ -32,24 +31,27 @@ impl<'a> Ctx<'a> {
             here: git::locate(&event.cwd, Path::new(".")),
             now: store::now_secs(),
             agent: agent::current(),
-            ttl: OnceCell::new(),
-            warm: OnceCell::new(),
+            settings: OnceCell::new(),
         }
+    }
+
+    /// The git config of the worktree, read on first use.
+    pub fn settings(&self, wt: &Worktree) -> &Settings {
+        self.settings.get_or_init(|| Settings::load(&wt.git_dir))
     }
 
     /// The lease (`dibs.ttl`, default 2 h), read from git config on first use.
     pub fn ttl(&self, wt: &Worktree) -> Duration {
-        *self.ttl.get_or_init(|| {
-            git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL)
-        })
+        self.settings(wt)
+            .duration("dibs.ttl")
+            .unwrap_or(store::DEFAULT_TTL)
     }
 
     /// How long a touched file stays warm (`dibs.warm`, default 30 min).
     pub fn warm(&self, wt: &Worktree) -> Duration {
-        *self.warm.get_or_init(|| {
-            git::read_config_duration(&wt.git_dir, "dibs.warm")
-                .unwrap_or(Duration::from_secs(30 * 60))
-        })
+        self.settings(wt)
+            .duration("dibs.warm")
+            .unwrap_or(Duration::from_secs(30 * 60))
     }
 
     /// Whether `s` is live: within its lease, not ended, and its agent process not gone.
@@ -89,6 +91,11 @@ impl<'a> Ctx<'a> {
             changes,
         )?;
         store.prune_if_due(|| self.ttl(wt), self.now)?;
+        let first = matches!(
+            self.event.kind,
+            EventKind::SessionStart { .. } | EventKind::Prompt { .. }
+        );
+        crate::cli::sync::background::kick(store, &wt.root, first, self.now, || self.settings(wt));
         Ok(session)
     }
 }

@@ -16,6 +16,8 @@ pub struct RemoteBranchState {
     pub only_copy: Vec<CommitInfo>,
     /// Its open pull request, if `gh` knows one.
     pub pr: Option<PullRequest>,
+    /// Live sessions on other machines (known from `git dibs sync`) working on this branch.
+    pub remote_sessions: Vec<String>,
 }
 
 /// The branch a refspec deletes: `B`, `refs/heads/B` (with `--delete`), `:B`, `+:refs/heads/B`.
@@ -91,8 +93,8 @@ pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
     Some((Op::PushDelete { remote, branches }, targets))
 }
 
-/// Rule 4: refuse when a deleted remote branch has an open pull request or the only copy of
-/// commits.
+/// Rule 4: refuse when a deleted remote branch has an open pull request, the only copy of
+/// commits, or a live session on another machine working on it.
 pub fn check(g: &Guarded, states: &[RemoteBranchState]) -> Verdict {
     let mut parts = Vec::new();
     for s in states {
@@ -112,6 +114,12 @@ pub fn check(g: &Guarded, states: &[RemoteBranchState]) -> Verdict {
                 list_commits(&s.only_copy)
             ));
         }
+        if !s.remote_sessions.is_empty() {
+            why.push(format!(
+                "is the branch that {} works on",
+                s.remote_sessions.join(" and ")
+            ));
+        }
         if !why.is_empty() {
             parts.push(format!("{}/{} {}", s.remote, s.branch, why.join(" and ")));
         }
@@ -120,9 +128,10 @@ pub fn check(g: &Guarded, states: &[RemoteBranchState]) -> Verdict {
         return Verdict::Allow;
     }
     Verdict::Block(Finding::new(format!(
-        "git-dibs refused `{}`: remote branch {}. Deleting it loses that work or breaks the pull \
-         request. Merge or close the pull request first, keep the commits on a local branch \
-         (git branch keep-it <remote>/<branch>) and push that, or ask the person.",
+        "git-dibs refused `{}`: remote branch {}. Deleting it loses that work, breaks the pull \
+         request or pulls the branch from under a session that pushes to it. Merge or close the \
+         pull request first, keep the commits on a local branch (git branch keep-it \
+         <remote>/<branch>) and push that, or ask the person.",
         g.display,
         parts.join("; remote branch ")
     )))

@@ -319,6 +319,7 @@ fn branch_and_remote_rules() {
             url: "https://example.invalid/pr/7".into(),
             state: "OPEN".into(),
         }),
+        remote_sessions: Vec::new(),
     };
     assert!(
         matches!(evaluate(&p, &Facts::RemoteBranches(vec![rb(true, false)])), Verdict::Block(f) if f.reason.contains("#7"))
@@ -329,6 +330,11 @@ fn branch_and_remote_rules() {
     assert_eq!(
         evaluate(&p, &Facts::RemoteBranches(vec![rb(false, false)])),
         Verdict::Allow
+    );
+    let mut worked_on = rb(false, false);
+    worked_on.remote_sessions = vec!["claude session 5f1c2a9e on laptop".into()];
+    assert!(
+        matches!(evaluate(&p, &Facts::RemoteBranches(vec![worked_on])), Verdict::Block(f) if f.reason.contains("5f1c2a9e on laptop works on"))
     );
 }
 
