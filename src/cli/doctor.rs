@@ -365,6 +365,12 @@ pub fn run(_args: Args) -> Result<ExitCode> {
     if let Some(wt) = &wt {
         check_git_hooks(&mut r);
         check_store(&mut r, wt);
+        if let Ok(store) = Store::open(&wt.common_dir) {
+            match super::sync::health(wt, &store) {
+                Ok(line) => r.ok(line),
+                Err(problem) => r.problem(problem),
+            }
+        }
     }
     if r.problems == 0 {
         println!("all is well");

@@ -349,7 +349,7 @@ fn branches(wt: &Worktree, names: &[String]) -> Result<Vec<BranchState>> {
 
 /// Live sessions on other machines, known from the last `git dibs sync`, working on `branch`.
 fn working_on(wt: &Worktree, branch: &str) -> Vec<String> {
-    let Ok(sessions) = Store::open(&wt.common_dir).and_then(|s| s.sessions()) else {
+    let Ok(sessions) = Store::open(&wt.common_dir).and_then(|s| s.everyone()) else {
         return Vec::new();
     };
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);

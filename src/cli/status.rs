@@ -94,7 +94,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let (wt, store) = super::current_store()?;
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let now = store::now_secs();
-    let everyone = store.sessions()?;
+    let everyone = store.everyone()?;
     let alive: Vec<bool> = everyone.iter().map(|s| s.is_alive(now, ttl)).collect();
     let dead_dirty = deaths_to_report(&store, &everyone, &alive)?;
     let sessions: Vec<Session> = everyone

@@ -234,8 +234,17 @@ impl Store {
         self.read_record(&self.session_path(id), false)
     }
 
-    /// Every record in the store, live or not, ordered by first activity.
+    /// This clone's own session records, live or not, ordered by first activity: everything
+    /// but the sessions imported from other machines.
     pub fn sessions(&self) -> Result<Vec<Session>, StoreError> {
+        let mut all = self.everyone()?;
+        all.retain(|s| s.origin.is_none());
+        Ok(all)
+    }
+
+    /// Every record in the store, live or not, this clone's own and those imported from other
+    /// machines by `git dibs sync`, ordered by first activity.
+    pub fn everyone(&self) -> Result<Vec<Session>, StoreError> {
         let dir = self.dir.join("sessions");
         let mut out = Vec::new();
         for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {

@@ -47,7 +47,8 @@ fn check(cwd: &Path, wt: &crate::git::Worktree) -> Result<ExitCode> {
             .holders(&key, &me.id, now)
             .context("cannot read the git-dibs store")?;
         for h in holders {
-            if me.owns(&h.session) || !h.session.is_alive(now, ttl) {
+            // A session on another machine holds its own copy: this commit cannot take it.
+            if me.owns(&h.session) || h.session.origin.is_some() || !h.session.is_alive(now, ttl) {
                 continue;
             }
             match held.iter_mut().find(|x| x.session.id == h.session.id) {

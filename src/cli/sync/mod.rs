@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::git::dibsrefs::{DibsRemote, RefUpdate, SyncError};
 use crate::git::{self, Settings, Worktree};
@@ -43,7 +43,8 @@ pub struct Args {
 }
 
 /// What one sync did, as `--json` prints it and `sync/last.json` keeps it.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Report {
     /// When, seconds since the Unix epoch.
     pub at: u64,
@@ -126,6 +127,36 @@ impl Here {
                 (root, branch)
             })
             .collect()
+    }
+}
+
+/// For `doctor`: whether sync is on, and how the last one went (`Err` is a problem to fix).
+pub(crate) fn health(wt: &Worktree, store: &Store) -> Result<String, String> {
+    let here = Here::new(wt.clone(), store.clone());
+    if !here.sync_on() {
+        return Ok(
+            "sync across machines is off (`git config dibs.sync true` shares sessions and \
+             exclusive claims through the remote)"
+                .to_owned(),
+        );
+    }
+    if let Err(e) = here.open_remote(None) {
+        return Err(format!("dibs.sync is on but {e}"));
+    }
+    let last = store
+        .sync_report()
+        .and_then(|b| serde_json::from_slice::<Report>(&b).ok());
+    let ago = |at: u64| crate::policy::claims::ago(here.now, at);
+    match last {
+        None => Ok(format!(
+            "sync is on as machine {}; none has run yet (the next hook starts one, or run \
+             `git dibs sync`)",
+            here.machine
+        )),
+        Some(r) => match r.error {
+            Some(e) => Err(format!("the last sync ({}) failed: {e}", ago(r.at))),
+            None => Ok(format!("{} ({})", summary(&r), ago(r.at))),
+        },
     }
 }
 
