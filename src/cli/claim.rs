@@ -153,8 +153,18 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
         .flat_map(|s| s.claims.iter().filter(|c| c.until > now))
         .map(|c| c.target.clone())
         .collect();
-    let grants = store.claim(&id, host, writer, now, &requests, |s| s.is_alive(now, ttl))?;
-    if args.exclusive && !args.local {
+    // With sync on, the remote's claim refs decide between machines: the local grant then
+    // leaves out the (possibly stale) copies of other machines' sessions.
+    let here = super::sync::Here::new(wt.clone(), store.clone());
+    let remote = if args.exclusive && !args.local {
+        super::sync::claims::claim_remote(&here).map_err(|e| anyhow::anyhow!("{e}"))?
+    } else {
+        None
+    };
+    let grants = store.claim(&id, host, writer, now, &requests, |s| {
+        s.is_alive(now, ttl) && !(remote.is_some() && s.origin.is_some())
+    })?;
+    if let Some(remote) = &remote {
         let claims: Vec<store::Claim> = grants
             .iter()
             .filter_map(|g| match g {
@@ -168,10 +178,9 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
                 .map(|c| c.target.clone())
                 .filter(|t| !held_before.contains(t))
                 .collect();
-            let undo = || store.withdraw(&id, writer, &fresh);
-            if let Err(refused) = take_remote(&wt, &store, &id, &claims) {
-                undo()?;
-                return refused;
+            if let Err(outcome) = take_remote(&here, remote, &id, &claims) {
+                store.withdraw(&id, writer, &fresh)?;
+                return outcome;
             }
         }
     }
@@ -214,25 +223,15 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// With `dibs.sync` on and a remote configured, take the remote claim refs of `claims` too.
-/// `Err` carries the command's outcome when the remote refused or could not be reached.
+/// Take the remote claim refs of `claims` too. `Err` carries the command's outcome when the
+/// remote refused or could not be reached.
 fn take_remote(
-    wt: &git::Worktree,
-    store: &store::Store,
+    here: &super::sync::Here,
+    remote: &crate::git::dibsrefs::DibsRemote,
     id: &str,
     claims: &[store::Claim],
 ) -> std::result::Result<(), Result<ExitCode>> {
-    let here = super::sync::Here::new(wt.clone(), store.clone());
-    let remote = match super::sync::claims::claim_remote(&here) {
-        Ok(Some(r)) => r,
-        Ok(None) => return Ok(()),
-        Err(e) => {
-            return Err(Err(anyhow::anyhow!(
-                "{e}; nothing was claimed (claim with --local to hold it on this machine only)"
-            )));
-        }
-    };
-    match super::sync::claims::take(&here, &remote, id, claims) {
+    match super::sync::claims::take(here, remote, id, claims) {
         Ok(refused) if refused.is_empty() => Ok(()),
         Ok(refused) => {
             for r in refused {
