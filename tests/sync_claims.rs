@@ -1,0 +1,198 @@
+//! Exclusive claims across machines through the real binary: two clones of one real bare remote
+//! with `dibs.sync=true`, the remote claim ref taken by compare-and-swap — racing processes on
+//! both machines with exactly one winner, a lapsed claim taken over only by CAS, and release.
+
+mod common;
+mod sync_support;
+
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use sync_support::*;
+
+#[test]
+fn exclusive_claims_raced_from_both_machines_have_exactly_one_winner_every_round() {
+    let m = machines();
+    m.config(&m.a, "dibs.sync", "true");
+    m.config(&m.b, "dibs.sync", "true");
+    for round in 0..6 {
+        let target = format!("record:round-{round}");
+        // Ids of at most 8 characters: the short id is the whole id.
+        let racers = [
+            (&m.a, "alpha", format!("r{round}-a0")),
+            (&m.a, "alpha", format!("r{round}-a1")),
+            (&m.b, "beta", format!("r{round}-b0")),
+            (&m.b, "beta", format!("r{round}-b1")),
+        ];
+        let children: Vec<_> = racers
+            .iter()
+            .map(|(dir, _, id)| {
+                spawn_as(
+                    dir,
+                    id,
+                    &["claim", &target, "--exclusive", "--intent", "racing"],
+                )
+            })
+            .collect();
+        let outs: Vec<Output> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
+        let all = || {
+            outs.iter()
+                .zip(&racers)
+                .map(|(o, (_, _, id))| format!("{id}: {:?} {}", o.status.code(), text(o)))
+                .collect::<Vec<_>>()
+        };
+        let winners: Vec<usize> = (0..4).filter(|&i| outs[i].status.success()).collect();
+        assert_eq!(winners.len(), 1, "round {round}: {:#?}", all());
+        let w = winners[0];
+        let (win_dir, win_machine, win_id) = &racers[w];
+        for (i, o) in outs.iter().enumerate().filter(|&(i, _)| i != w) {
+            assert_eq!(o.status.code(), Some(1), "round {round}: {:#?}", all());
+            let t = text(o);
+            assert!(t.contains(&format!("{target} is held by")), "{t}");
+            assert!(
+                racers
+                    .iter()
+                    .enumerate()
+                    .any(|(j, (_, _, id))| j != i && t.contains(id.as_str())),
+                "names who holds it: {t}"
+            );
+            // A loser on the other machine that names the winner lost to its remote claim:
+            // the winner's machine is named too.
+            if racers[i].1 != *win_machine && t.contains(win_id.as_str()) {
+                assert!(t.contains(&format!("on {win_machine}")), "{t}");
+            }
+        }
+
+        // Exactly one claim ref on the remote for this target, the winner's.
+        let refs = m.remote_claims_of(&target);
+        assert_eq!(refs.len(), 1, "round {round}: {refs:?}");
+        let rec = &refs[0].1;
+        assert_eq!(rec["machine"], *win_machine, "{rec}");
+        assert_eq!(rec["session"], win_id.as_str(), "{rec}");
+        assert!(
+            refs[0].0.len() == "refs/dibs/claims/".len() + 16,
+            "{}",
+            refs[0].0
+        );
+
+        // The winner's clone shows the claim; nobody else holds it, on either machine.
+        let st = status(win_dir);
+        assert_eq!(
+            holders(&st, &target),
+            std::slice::from_ref(win_id),
+            "round {round}: {st}"
+        );
+        let other = if *win_dir == &m.a { &m.b } else { &m.a };
+        let st = status(other);
+        let local_holders: Vec<String> = holders(&st, &target)
+            .into_iter()
+            .filter(|id| !id.contains('@'))
+            .collect();
+        assert!(local_holders.is_empty(), "round {round}: {st}");
+    }
+}
+
+#[test]
+fn a_lapsed_remote_claim_is_taken_over_only_by_compare_and_swap() {
+    let m = machines();
+    for dir in [&m.a, &m.b] {
+        m.config(dir, "dibs.sync", "true");
+        m.config(dir, "dibs.clockSkew", "0");
+    }
+    let ttl = Duration::from_secs(2);
+    let start = Instant::now();
+    let out = dibs_as(
+        &m.a,
+        S1,
+        &["claim", "record:X", "--exclusive", "--ttl", "2s"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let refs = m.remote_claims_of("record:X");
+    assert_eq!(refs.len(), 1, "{:?}", m.remote_refs());
+    assert_eq!(refs[0].1["machine"], "alpha");
+    let alpha_ref = refs[0].clone();
+
+    // While alpha's claim is live, beta cannot take it, and holds nothing after trying.
+    let out = dibs_as(&m.b, S2, &["claim", "record:X", "--exclusive"]);
+    if start.elapsed() < ttl - Duration::from_millis(200) {
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let t = text(&out);
+        assert!(t.contains("record:X is held by"), "{t}");
+        assert!(t.contains("on alpha"), "{t}");
+        assert!(holders(&status(&m.b), "record:X").is_empty());
+        assert_eq!(
+            m.remote_claims_of("record:X"),
+            std::slice::from_ref(&alpha_ref)
+        );
+    } else {
+        panic!("machine too slow: the 2 s claim lapsed before beta tried");
+    }
+
+    // Once lapsed, beta takes it over.
+    std::thread::sleep((ttl + Duration::from_millis(1200)).saturating_sub(start.elapsed()));
+    let out = dibs_as(
+        &m.b,
+        S2,
+        &["claim", "record:X", "--exclusive", "--intent", "mine now"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let refs = m.remote_claims_of("record:X");
+    assert_eq!(refs.len(), 1, "{refs:?}");
+    assert_eq!(refs[0].1["machine"], "beta", "{:?}", refs[0].1);
+    assert_eq!(refs[0].1["session"], S2);
+    assert_ne!(refs[0], alpha_ref);
+    assert_eq!(holders(&status(&m.b), "record:X"), [S2]);
+
+    // Alpha's renewal now fails: the remote ref is beta's and live.
+    let out = dibs_as(&m.a, S1, &["claim", "record:X", "--exclusive"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = text(&out);
+    assert!(
+        t.contains("record:X is held by") && t.contains("on beta"),
+        "{t}"
+    );
+    assert!(holders(&status(&m.a), "record:X").is_empty());
+    let refs = m.remote_claims_of("record:X");
+    assert_eq!(refs[0].1["session"], S2, "beta's claim untouched");
+
+    // A sync on alpha does not take it back either.
+    sync(&m.a);
+    let refs = m.remote_claims_of("record:X");
+    assert_eq!(refs.len(), 1);
+    assert_eq!(refs[0].1["machine"], "beta");
+}
+
+#[test]
+fn sync_renews_an_exclusive_claim_ref_and_release_deletes_it() {
+    let m = machines();
+    m.config(&m.a, "dibs.sync", "true");
+    let out = dibs_as(&m.a, S1, &["claim", "branch:topic", "--exclusive"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let refs = m.remote_claims_of("branch:topic");
+    assert_eq!(refs.len(), 1, "{:?}", m.remote_refs());
+    assert_eq!(refs[0].1["session"], S1);
+
+    let v = sync_json(&m.a);
+    assert_eq!(v["published_claims"], 1, "{v}");
+    assert_eq!(m.remote_claims_of("branch:topic").len(), 1);
+
+    // A claim that is not exclusive stays on this machine.
+    let out = dibs_as(&m.a, S1, &["claim", "record:shared-1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(m.remote_claims_of("record:shared-1").is_empty());
+
+    let out = dibs_as(&m.a, S1, &["release", "branch:topic"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        m.remote_claims_of("branch:topic").is_empty(),
+        "release deletes the remote ref: {:?}",
+        m.remote_refs()
+    );
+    // Beta can now claim it.
+    m.config(&m.b, "dibs.sync", "true");
+    let out = dibs_as(&m.b, S2, &["claim", "branch:topic", "--exclusive"]);
+    assert!(out.status.success(), "{}", text(&out));
+}
