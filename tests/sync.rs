@@ -347,6 +347,46 @@ fn hooks_publish_in_the_background_at_most_every_sync_interval() {
 }
 
 #[test]
+fn a_hook_returns_at_once_while_its_background_sync_hangs_on_the_remote() {
+    let m = machines();
+    // A remote that answers nothing for 8 s: its "ssh" leaves a mark, then sleeps.
+    let mark = m.base.join("ssh-was-run");
+    let ssh = m.base.join("slow-ssh");
+    std::fs::write(
+        &ssh,
+        format!("#!/bin/sh\ntouch '{}'\nsleep 8\n", mark.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    git(
+        &m.a,
+        &[
+            "remote",
+            "set-url",
+            "origin",
+            "ssh://git@example.invalid/x.git",
+        ],
+    );
+    m.config(&m.a, "core.sshCommand", ssh.to_str().unwrap());
+    m.config(&m.a, "dibs.sync", "true");
+    m.config(&m.a, "dibs.syncInterval", "1s");
+
+    let t = Instant::now();
+    lifecycle(&m.a, "SessionStart", S1).assert_silent();
+    pre_edit(&m.a, S1, "src/lib.rs").assert_silent();
+    let took = t.elapsed();
+    let started = wait_until(Duration::from_secs(8), Duration::from_millis(100), || {
+        mark.exists()
+    });
+    assert!(started, "no background sync reached the remote");
+    assert!(
+        took < Duration::from_secs(4),
+        "two hooks took {took:?}: a hook waited on the network (or on its background sync)"
+    );
+}
+
+#[test]
 fn the_guard_refuses_deleting_a_branch_a_session_on_another_machine_works_on() {
     let m = machines();
     let path = path_with_quiet_gh(&m.base);
