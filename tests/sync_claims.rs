@@ -196,3 +196,47 @@ fn sync_renews_an_exclusive_claim_ref_and_release_deletes_it() {
     let out = dibs_as(&m.b, S2, &["claim", "branch:topic", "--exclusive"]);
     assert!(out.status.success(), "{}", text(&out));
 }
+
+#[test]
+fn a_claim_whose_view_of_the_remote_went_stale_loses_to_the_claim_that_landed_first() {
+    let m = machines();
+    m.config(&m.a, "dibs.sync", "true");
+    m.config(&m.b, "dibs.sync", "true");
+    // Beta's remote is slow to hang up after it listed its refs (a slow network): beta's view
+    // is taken before alpha's claim lands, and beta pushes after it did.
+    let listed = m.base.join("beta-listed");
+    let slow = m.base.join("slow-upload-pack");
+    std::fs::write(
+        &slow,
+        format!(
+            "#!/bin/sh\ngit upload-pack \"$@\"\ntouch '{}'\nsleep 2\n",
+            listed.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    m.config(&m.b, "remote.origin.uploadpack", slow.to_str().unwrap());
+
+    let beta = spawn_as(&m.b, S2, &["claim", "record:Z", "--exclusive"]);
+    let seen = wait_until(Duration::from_secs(10), Duration::from_millis(20), || {
+        listed.exists()
+    });
+    assert!(seen, "beta never listed the remote's refs");
+    let out = dibs_as(&m.a, S1, &["claim", "record:Z", "--exclusive"]);
+    assert!(out.status.success(), "alpha, first to land: {}", text(&out));
+    let beta = beta.wait_with_output().unwrap();
+
+    let refs = m.remote_claims_of("record:Z");
+    assert_eq!(refs.len(), 1, "{refs:?}");
+    assert_eq!(
+        refs[0].1["machine"],
+        "alpha",
+        "alpha's claim landed first and must not be overwritten: {:?}; beta said: {}",
+        refs[0].1,
+        text(&beta)
+    );
+    assert_eq!(beta.status.code(), Some(1), "{}", text(&beta));
+    assert!(text(&beta).contains("on alpha"), "{}", text(&beta));
+    assert!(holders(&status(&m.b), "record:Z").is_empty());
+}
