@@ -219,7 +219,7 @@ fn another_machines_live_ref_is_kept_and_its_lapsed_ref_removed_allowing_for_ske
 }
 
 #[test]
-fn sync_with_an_unreachable_remote_exits_1_saying_cannot_reach_remote() {
+fn sync_with_an_unreachable_remote_exits_2_saying_cannot_reach_remote() {
     let m = machines();
     edit_alone(&m.a, S1, "src/lib.rs", None);
     git(&m.a, &["remote", "set-url", "origin", "/nonexistent/x.git"]);
@@ -235,7 +235,7 @@ fn sync_with_an_unreachable_remote_exits_1_saying_cannot_reach_remote() {
         "says what to check: {err}"
     );
     assert!(m.remote_refs_under("refs/dibs/").is_empty());
-    assert_eq!(out.status.code(), Some(1), "the spec's exit code: {err}");
+    assert_eq!(out.status.code(), Some(2), "an error, not a refusal: {err}");
 }
 
 #[test]
@@ -282,13 +282,13 @@ fn offline_hooks_stay_silent_and_an_exclusive_claim_fails_unless_local() {
     assert!(m.remote_refs_under("refs/dibs/").is_empty());
     assert_eq!(
         failed_code,
-        Some(1),
-        "the spec's exit code for an unreachable remote"
+        Some(2),
+        "an unreachable remote is an error (exit 2), not a refusal (exit 1)"
     );
 }
 
 #[test]
-fn sync_with_no_remote_exits_1_naming_how_to_configure_one() {
+fn sync_with_no_remote_exits_2_naming_how_to_configure_one() {
     let m = machines();
     let lone = m.base.join("lone");
     git(&m.base, &["init", "-q", "-b", "main", "lone"]);
@@ -305,7 +305,7 @@ fn sync_with_no_remote_exits_1_naming_how_to_configure_one() {
         err.contains("git remote add") || err.contains("dibs.remote"),
         "says how to name one: {err}"
     );
-    assert_eq!(out.status.code(), Some(1), "the spec's exit code: {err}");
+    assert_eq!(out.status.code(), Some(2), "an error, not a refusal: {err}");
 }
 
 #[test]

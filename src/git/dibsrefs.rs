@@ -240,9 +240,11 @@ impl DibsRemote {
             cmd.arg(format!("--force-with-lease={}:{expect}", u.name));
         }
         cmd.arg(&self.remote);
+        // No `+` on the refspecs: a forced refspec skips the lease check, and the lease is the
+        // whole point. A matching lease alone lets one record commit replace another.
         for u in updates {
             match &u.new {
-                Some(new) => cmd.arg(format!("+{new}:{}", u.name)),
+                Some(new) => cmd.arg(format!("{new}:{}", u.name)),
                 None => cmd.arg(format!(":{}", u.name)),
             };
         }
