@@ -87,7 +87,20 @@ pub fn main() -> ExitCode {
         }
         _ => {}
     }
+    die_quietly_on_closed_pipe();
     run(Cli::parse())
+}
+
+/// `git dibs status | head` should end quietly when `head` stops reading, as other command-line
+/// tools do, instead of panicking on the failed write: take back the default action of
+/// `SIGPIPE`, which the Rust runtime sets to ignore. Not done for hooks, whose reader is the
+/// host and whose every outcome is handled.
+fn die_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at start, before any thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 /// Run a parsed command line and return the process exit code.
