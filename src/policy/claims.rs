@@ -66,11 +66,14 @@ fn holder_line(file: &FileKey, h: &Holder, now: u64) -> String {
     line
 }
 
+/// The most holders a co-edit warning names one by one.
+const MAX_HOLDER_LINES: usize = 4;
+
 /// Before an edit: warn (never block) when a live peer holds one of the files, and record the
 /// touch either way.
 pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
     let changes = vec![Change::Touch(facts.files.clone())];
-    let lines: Vec<String> = facts
+    let mut lines: Vec<String> = facts
         .files
         .iter()
         .zip(&facts.holders)
@@ -78,6 +81,13 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
         .collect();
     if lines.is_empty() {
         return (Response::Silent, changes);
+    }
+    if lines.len() > MAX_HOLDER_LINES {
+        let more = lines.len() - (MAX_HOLDER_LINES - 1);
+        lines.truncate(MAX_HOLDER_LINES - 1);
+        lines.push(format!(
+            "And {more} more holdings by other sessions (`git dibs status` lists them)."
+        ));
     }
     let body = lines.join(" ");
     let remote = facts
@@ -137,4 +147,50 @@ pub fn label_from_prompt(prompt: &str) -> Option<String> {
         label.push('…');
     }
     Some(label)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Host;
+
+    fn holder(id: &str) -> Holder {
+        let mut session = Session::new(id, Host::Claude, 100);
+        session.branch = Some("main".into());
+        Holder {
+            session,
+            touch: None,
+            claim: None,
+        }
+    }
+
+    #[test]
+    fn a_warning_names_a_few_holders_then_counts_the_rest() {
+        let file = FileKey::new("/r", "src/a.rs");
+        let few = EditFacts {
+            files: vec![file.clone()],
+            holders: vec![vec![holder("aaaaaaaa-1"), holder("bbbbbbbb-2")]],
+            now: 200,
+        };
+        let Response::Warn { person, .. } = before_edit(&few).0 else {
+            panic!("a warning");
+        };
+        assert!(
+            person.contains("aaaaaaaa") && person.contains("bbbbbbbb"),
+            "{person}"
+        );
+        assert!(!person.contains("more"), "{person}");
+
+        let many = EditFacts {
+            files: vec![file],
+            holders: vec![(0..40).map(|i| holder(&format!("peer{i:04}-x"))).collect()],
+            now: 200,
+        };
+        let Response::Warn { person, model } = before_edit(&many).0 else {
+            panic!("a warning");
+        };
+        assert_eq!(person.matches("also holds").count(), MAX_HOLDER_LINES - 1);
+        assert!(person.contains("And 37 more holdings"), "{person}");
+        assert!(model.len() < 1000, "{model}");
+    }
 }
