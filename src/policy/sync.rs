@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::store::shared::{SHARED_VERSION, SharedClaim, SharedClaimEntry, SharedFile};
+use crate::store::shared::{SHARED_VERSION, SharedClaim, SharedFile};
 use crate::store::shared::{SharedSession, SharedTarget, machine_of_ref, session_ref};
 use crate::store::{Claim, FileKey, FileTouch, Origin, Session, Target};
 
@@ -65,17 +65,7 @@ pub fn export(
             .claims
             .iter()
             .filter(|c| c.until > now)
-            .filter_map(|c| {
-                Some(SharedClaimEntry {
-                    target: share_target(&c.target, branches)?,
-                    intent: c.intent.clone(),
-                    exclusive: c.exclusive,
-                    since: c.since,
-                    until: c.until,
-                    lease: c.lease,
-                    token: c.token.clone(),
-                })
-            })
+            .filter_map(|c| Some(c.on(share_target(&c.target, branches)?)))
             .collect(),
     }
 }
@@ -156,17 +146,7 @@ pub fn import(shared: &SharedSession, remote: &str, branches: &Branches) -> Sess
                 .map(|root| Target::File(FileKey::new(root, path.clone())))
                 .collect(),
         };
-        for target in targets {
-            s.claims.push(Claim {
-                target,
-                intent: c.intent.clone(),
-                exclusive: c.exclusive,
-                since: c.since,
-                until: c.until,
-                lease: c.lease,
-                token: c.token.clone(),
-            });
-        }
+        s.claims.extend(targets.into_iter().map(|t| c.on(t)));
     }
     s.origin = Some(Origin {
         machine: machine.to_owned(),

@@ -134,11 +134,12 @@ pub struct SeenFile {
     pub at: u64,
 }
 
-/// An explicit claim made with `git dibs claim`.
+/// An explicit claim made with `git dibs claim`: on a [`Target`] of this clone, or (as
+/// published to other machines) on a `SharedTarget`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Claim {
+pub struct Claim<T = Target> {
     /// What is claimed.
-    pub target: Target,
+    pub target: T,
     /// Why, in the holder's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intent: Option<String>,
@@ -153,6 +154,21 @@ pub struct Claim {
     pub lease: u64,
     /// The claim's generation-stamped id.
     pub token: String,
+}
+
+impl<T> Claim<T> {
+    /// The same claim on another form of its target.
+    pub fn on<U>(&self, target: U) -> Claim<U> {
+        Claim {
+            target,
+            intent: self.intent.clone(),
+            exclusive: self.exclusive,
+            since: self.since,
+            until: self.until,
+            lease: self.lease,
+            token: self.token.clone(),
+        }
+    }
 }
 
 /// An agent process that used to run a session, with the generation it held.

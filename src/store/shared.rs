@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::record::fnv1a;
+use super::record::{Claim, fnv1a};
 use crate::protocol::Host;
 
 /// The version of the shared format this build writes and reads.
@@ -107,25 +107,7 @@ pub struct SharedFile {
 }
 
 /// One explicit claim of a shared session.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SharedClaimEntry {
-    /// What is claimed.
-    pub target: SharedTarget,
-    /// Why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub intent: Option<String>,
-    /// Whether no one else may hold it.
-    #[serde(default)]
-    pub exclusive: bool,
-    /// Granted, seconds since the Unix epoch.
-    pub since: u64,
-    /// Lapses unless renewed.
-    pub until: u64,
-    /// The lease in seconds.
-    pub lease: u64,
-    /// The claim's token.
-    pub token: String,
-}
+pub type SharedClaimEntry = Claim<SharedTarget>;
 
 /// What one machine publishes about one of its live sessions (`session.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::git::dibsrefs::{DibsRemote, RefUpdate, SyncError};
+use crate::git::dibsrefs::{DibsRemote, RefUpdate, RemoteRef, SyncError};
 use crate::git::{self, Settings, Worktree};
 use crate::policy::sync::{self as decide, Branches, Fetched, Put, SyncFacts};
 use crate::store::shared::{
@@ -260,30 +260,36 @@ pub(crate) type RemoteView = (Vec<Fetched<SharedSession>>, Vec<Fetched<SharedCla
 pub(crate) fn fetch_all(remote: &DibsRemote, patterns: &[&str]) -> Result<RemoteView, SyncError> {
     let refs = remote.list(patterns)?;
     remote.fetch(&refs.iter().map(|r| r.oid.clone()).collect::<Vec<_>>())?;
-    let mut sessions = Vec::new();
-    let mut claims = Vec::new();
-    for r in refs {
-        if r.name.starts_with(SESSIONS_PREFIX) {
-            let record = remote
-                .read(&r.oid, SESSION_FILE, MAX_RECORD)
-                .and_then(|b| SharedSession::parse(&b));
-            sessions.push(Fetched {
-                name: r.name,
-                oid: r.oid,
-                record,
-            });
-        } else if r.name.starts_with(CLAIMS_PREFIX) {
-            let record = remote
-                .read(&r.oid, CLAIM_FILE, MAX_RECORD)
-                .and_then(|b| SharedClaim::parse(&b));
-            claims.push(Fetched {
-                name: r.name,
-                oid: r.oid,
-                record,
-            });
-        }
-    }
+    let sessions = read_refs(
+        remote,
+        &refs,
+        SESSIONS_PREFIX,
+        SESSION_FILE,
+        SharedSession::parse,
+    );
+    let claims = read_refs(remote, &refs, CLAIMS_PREFIX, CLAIM_FILE, SharedClaim::parse);
     Ok((sessions, claims))
+}
+
+/// The refs of `refs` under `prefix`, each with the record `file` of its commit, when `parse`
+/// accepts it.
+fn read_refs<T>(
+    remote: &DibsRemote,
+    refs: &[RemoteRef],
+    prefix: &str,
+    file: &str,
+    parse: fn(&[u8]) -> Option<T>,
+) -> Vec<Fetched<T>> {
+    refs.iter()
+        .filter(|r| r.name.starts_with(prefix))
+        .map(|r| Fetched {
+            name: r.name.clone(),
+            oid: r.oid.clone(),
+            record: remote
+                .read(&r.oid, file, MAX_RECORD)
+                .and_then(|b| parse(&b)),
+        })
+        .collect()
 }
 
 /// This clone's live sessions and exclusive claims in their shared form.
