@@ -72,28 +72,7 @@ impl Repo {
     /// Every modified, staged or untracked path (untracked folders listed file by file; ignored
     /// files left out), sorted by path.
     pub fn status(&self) -> Result<Vec<FileState>, ReadError> {
-        let mut opts = git2::StatusOptions::new();
-        opts.include_untracked(true)
-            .recurse_untracked_dirs(true)
-            .include_ignored(false)
-            .exclude_submodules(true);
-        let statuses = self
-            .repo
-            .statuses(Some(&mut opts))
-            .map_err(read_err("cannot read the status"))?;
-        let mut out: Vec<FileState> = statuses
-            .iter()
-            .filter_map(|e| {
-                let s = e.status();
-                let path = e.path()?.to_owned();
-                if s.is_ignored() || s == git2::Status::CURRENT {
-                    return None;
-                }
-                Some(file_state(s, path))
-            })
-            .collect();
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
+        worktree_status(&self.repo).map_err(read_err("cannot read the status"))
     }
 
     /// The state of just these paths (relative, `/`-separated); clean, ignored and absent
@@ -282,6 +261,59 @@ impl Repo {
         }
         Ok(out)
     }
+}
+
+/// Past this many paths left for libgit2 by the scan, libgit2 reads the whole status instead.
+const ASK_AT_MOST: usize = 500;
+
+/// The status of `repo`'s worktree, as [`Repo::status`] describes it: from
+/// [`scan`](super::scan::scan) where stat data tells, the rest (or everything, when the scan
+/// cannot answer) from libgit2.
+pub(crate) fn worktree_status(repo: &git2::Repository) -> Result<Vec<FileState>, git2::Error> {
+    let mut out = match super::scan::scan(repo) {
+        Some(scan) if scan.ask.len() <= ASK_AT_MOST => {
+            let mut found = scan.found;
+            if !scan.ask.is_empty() {
+                found.extend(libgit2_status(repo, &scan.ask)?);
+            }
+            found
+        }
+        _ => libgit2_status(repo, &[])?,
+    };
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out.dedup_by(|a, b| a.path == b.path);
+    Ok(out)
+}
+
+/// libgit2's status of the whole worktree, or only of `paths` (files, or folders with all that
+/// is below them) when there are any. Not sorted.
+pub(crate) fn libgit2_status(
+    repo: &git2::Repository,
+    paths: &[String],
+) -> Result<Vec<FileState>, git2::Error> {
+    let mut opts = git2::StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false)
+        .exclude_submodules(true);
+    if !paths.is_empty() {
+        opts.disable_pathspec_match(true);
+        for p in paths {
+            opts.pathspec(p);
+        }
+    }
+    let statuses = repo.statuses(Some(&mut opts))?;
+    Ok(statuses
+        .iter()
+        .filter_map(|e| {
+            let s = e.status();
+            let path = e.path()?.to_owned();
+            if s.is_ignored() || s == git2::Status::CURRENT {
+                return None;
+            }
+            Some(file_state(s, path))
+        })
+        .collect())
 }
 
 fn file_state(s: git2::Status, path: String) -> FileState {

@@ -12,6 +12,7 @@ mod args;
 pub mod dibsrefs;
 mod facts;
 mod gh;
+mod scan;
 pub mod landed;
 pub mod lanes;
 pub mod retention;

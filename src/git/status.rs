@@ -27,19 +27,9 @@ impl GitError {
 pub fn dirty_paths(root: &Path) -> Result<BTreeSet<String>, GitError> {
     let repo = git2::Repository::open(root)
         .map_err(|e| GitError::new(format!("cannot open {}", root.display()), e))?;
-    let mut opts = git2::StatusOptions::new();
-    opts.include_untracked(true)
-        .recurse_untracked_dirs(true)
-        .include_ignored(false)
-        .exclude_submodules(true);
-    let statuses = repo
-        .statuses(Some(&mut opts))
+    let status = super::facts::worktree_status(&repo)
         .map_err(|e| GitError::new(format!("cannot read status of {}", root.display()), e))?;
-    Ok(statuses
-        .iter()
-        .filter(|s| s.status() != git2::Status::CURRENT && !s.status().is_ignored())
-        .filter_map(|s| s.path().map(str::to_owned))
-        .collect())
+    Ok(status.into_iter().map(|f| f.path).collect())
 }
 
 /// The config files git reads for the worktree whose git dir is `git_dir`, lowest priority
@@ -234,5 +224,129 @@ mod tests {
             uncommitted_among(root, &few).unwrap(),
             BTreeSet::from(["src/f4.rs".to_owned()])
         );
+    }
+
+    /// The scan (with libgit2 for what it leaves) against libgit2's full status, and whether
+    /// the scan answered at all.
+    fn both(root: &Path) -> (Vec<String>, Vec<String>, bool) {
+        let repo = git2::Repository::open(root).unwrap();
+        let lines = |mut v: Vec<super::super::FileState>| {
+            v.sort_by(|a, b| a.path.cmp(&b.path));
+            v.iter().map(|f| f.porcelain()).collect::<Vec<_>>()
+        };
+        let fast = lines(super::super::facts::worktree_status(&repo).unwrap());
+        let full = lines(super::super::facts::libgit2_status(&repo, &[]).unwrap());
+        (fast, full, super::super::scan::scan(&repo).is_some())
+    }
+
+    #[test]
+    fn scanned_status_is_libgit2_status() {
+        use std::os::unix::fs::{PermissionsExt, symlink};
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        // Enough files for the scan to use several threads.
+        for i in 0..1100 {
+            write(
+                &format!("d{}/sub{}/f{i}.rs", i % 10, i % 3),
+                &format!("{i}\n"),
+            );
+        }
+        for (rel, text) in [
+            ("a.txt", "a\n"),
+            ("same.txt", "1234\n"),
+            ("touched.txt", "t\n"),
+            ("exec.sh", "#!/bin/sh\n"),
+            ("build/keep.txt", "kept\n"),
+            ("typed", "a file\n"),
+            (".gitignore", "*.log\nbuild/\ntarget/\n"),
+        ] {
+            write(rel, text);
+        }
+        std::fs::set_permissions(root.join("exec.sh"), PermissionsExt::from_mode(0o755)).unwrap();
+        symlink("a.txt", root.join("link")).unwrap();
+        git(root, &["add", "-A"]);
+        git(root, &["add", "-f", "build/keep.txt"]);
+        git(root, &["commit", "-qm", "init"]);
+        let (fast, full, scanned) = both(root);
+        assert!(
+            scanned && fast.is_empty() && full.is_empty(),
+            "{fast:?} {full:?}"
+        );
+
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        write("a.txt", "changed size\n");
+        write("same.txt", "5678\n"); // same size: only hashing tells
+        write("touched.txt", "t\n"); // new time stamp, same content
+        std::fs::set_permissions(root.join("exec.sh"), PermissionsExt::from_mode(0o644)).unwrap();
+        std::fs::remove_file(root.join("link")).unwrap();
+        write("link", "now a file\n");
+        std::fs::remove_file(root.join("typed")).unwrap();
+        symlink("a.txt", root.join("typed")).unwrap();
+        std::fs::remove_file(root.join("d1/sub1/f1.rs")).unwrap();
+        std::fs::remove_dir_all(root.join("d2")).unwrap();
+        write("new.txt", "untracked\n");
+        write("d3/new.rs", "untracked\n");
+        write("x.log", "ignored\n");
+        write("d4/y.log", "ignored\n");
+        write("target/out.bin", "ignored folder\n");
+        write("build/junk.o", "in an ignored, tracked folder\n");
+        write("newdir/deep/n.rs", "untracked folder\n");
+        write("newdir/z.log", "ignored in an untracked folder\n");
+        write("onlyignored/w.log", "nothing to list\n");
+        std::fs::create_dir_all(root.join("empty")).unwrap();
+        std::fs::create_dir_all(root.join("nested")).unwrap();
+        git(&root.join("nested"), &["init", "-q"]);
+        write("nested/inner.txt", "another repository\n");
+        let (fast, full, scanned) = both(root);
+        assert!(scanned, "the scan answers when nothing is staged");
+        assert_eq!(fast, full);
+        for line in [
+            " M a.txt",
+            " M same.txt",
+            " M exec.sh",
+            " T link",
+            " T typed",
+        ] {
+            assert!(fast.contains(&line.to_owned()), "{line} in {fast:?}");
+        }
+        for line in [
+            " D d1/sub1/f1.rs",
+            "?? new.txt",
+            "?? d3/new.rs",
+            "?? newdir/deep/n.rs",
+        ] {
+            assert!(fast.contains(&line.to_owned()), "{line} in {fast:?}");
+        }
+        assert!(
+            !fast
+                .iter()
+                .any(|l| l.contains("touched") || l.contains(".log"))
+        );
+        assert_eq!(fast.iter().filter(|l| l.starts_with(" D d2/")).count(), 110);
+
+        // Something staged: libgit2 reads all of it, and says the same.
+        git(root, &["add", "a.txt"]);
+        let (fast, full, scanned) = both(root);
+        assert!(!scanned);
+        assert_eq!(fast, full);
+        assert!(fast.contains(&"M  a.txt".to_owned()), "{fast:?}");
+        // An index in version 4 (paths prefix-compressed) reads the same. (`git reset` would
+        // leave the cached tree invalid, so commit instead.)
+        git(root, &["commit", "-qm", "staged"]);
+        git(root, &["update-index", "--index-version", "4"]);
+        let (fast, full, scanned) = both(root);
+        assert!(scanned);
+        assert_eq!(fast, full);
+        // An intent-to-add entry is left to libgit2.
+        git(root, &["add", "-N", "new.txt"]);
+        let (fast, full, scanned) = both(root);
+        assert!(!scanned);
+        assert_eq!(fast, full);
     }
 }
