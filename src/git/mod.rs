@@ -12,10 +12,10 @@ mod args;
 pub mod dibsrefs;
 mod facts;
 mod gh;
-mod scan;
 pub mod landed;
 pub mod lanes;
 pub mod retention;
+mod scan;
 mod worktrees;
 
 pub use args::{
