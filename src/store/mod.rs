@@ -349,8 +349,8 @@ impl Store {
         let mut out = Vec::new();
         for entry in entries {
             let entry = entry.map_err(io_err(&dir))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name == skip || name.starts_with('.') {
+            let name = entry.file_name();
+            if name == skip.as_str() || name.as_encoded_bytes().starts_with(b".") {
                 continue;
             }
             // An empty marker is a claim on the worktree, or left by a session that moved on.
@@ -363,7 +363,7 @@ impl Store {
             if meta.len() > 0 && written >= since {
                 out.push(Listed {
                     marker: entry.path(),
-                    key: name,
+                    key: name.to_string_lossy().into_owned(),
                     written,
                 });
             }

@@ -7,11 +7,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::facts::Ctx;
+use crate::agent::AgentProcess;
 use crate::git::{self, Worktree};
 use crate::policy::awareness::{self, Peer, Sharing};
 use crate::policy::claims;
 use crate::protocol::{Response, StartSource};
-use crate::store::{self, Change, Session, Store, StoreError};
+use crate::store::{self, Change, Session, SessionHead, Store, StoreError};
 
 /// Export `DIBS_SESSION` for the session's later shell commands, when the host gives a file.
 fn export_session_id(id: &str) {
@@ -39,9 +40,9 @@ fn related_worktrees(wt: &Worktree) -> Vec<PathBuf> {
 /// How many peers the session-start block names one by one.
 const SHOWN_PEERS: usize = 5;
 
-/// Dirty files of each of `sessions`: one pathspec-limited status per worktree involved, over
-/// just the files those sessions hold.
-fn dirty_files(sessions: &[Session]) -> Vec<Vec<String>> {
+/// Dirty files of each of `sessions`: one check per worktree involved, over just the files
+/// those sessions hold (`here` is already located).
+fn dirty_files(sessions: &[Session], here: &Worktree) -> Vec<Vec<String>> {
     let mut held: BTreeMap<&Path, Vec<String>> = BTreeMap::new();
     for f in sessions.iter().flat_map(|s| &s.files) {
         held.entry(f.key.worktree.as_path())
@@ -50,12 +51,7 @@ fn dirty_files(sessions: &[Session]) -> Vec<Vec<String>> {
     }
     let dirty: BTreeMap<&Path, BTreeSet<String>> = held
         .into_iter()
-        .map(|(root, paths)| {
-            (
-                root,
-                git::uncommitted_among(root, &paths).unwrap_or_default(),
-            )
-        })
+        .map(|(root, paths)| (root, uncommitted(root, here, &paths)))
         .collect();
     sessions
         .iter()
@@ -71,6 +67,44 @@ fn dirty_files(sessions: &[Session]) -> Vec<Vec<String>> {
                 .collect()
         })
         .collect()
+}
+
+/// Of `paths` in the worktree at `root`, those that differ from HEAD (none when that cannot be
+/// read); `here` is a worktree already located, used when it is that one.
+fn uncommitted(root: &Path, here: &Worktree, paths: &[String]) -> BTreeSet<String> {
+    let dirty = if root == here.root {
+        git::uncommitted_files_in(here, paths)
+    } else {
+        git::uncommitted_files(root, paths)
+    };
+    dirty.unwrap_or_default()
+}
+
+/// Whether the session `head` lists is alive ([`SessionHead::is_alive`]), asking `/proc` about
+/// each agent process once: peers started by one host share it.
+fn alive(
+    head: &SessionHead,
+    now: u64,
+    ttl: std::time::Duration,
+    gone: &mut Vec<(AgentProcess, bool)>,
+) -> bool {
+    let Some(agent) = &head.agent else {
+        return head.is_alive(now, ttl);
+    };
+    let by_lease = SessionHead {
+        agent: None,
+        ..head.clone()
+    };
+    if !by_lease.is_alive(now, ttl) {
+        return false;
+    }
+    let known = gone.iter().find(|(a, _)| a == agent).map(|(_, g)| *g);
+    let is_gone = known.unwrap_or_else(|| {
+        let g = agent.is_gone() == Some(true);
+        gone.push((agent.clone(), g));
+        g
+    });
+    !is_gone
 }
 
 /// A session starts: register it (a new agent process takes the id over), hand over claims
@@ -100,6 +134,7 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
     }
     listed.sort_by_key(|l| std::cmp::Reverse(l.written));
     let mut others: Vec<Session> = Vec::new();
+    let mut gone = Vec::new();
     let mut checked = 0;
     for l in &listed {
         if others.len() == SHOWN_PEERS {
@@ -110,12 +145,13 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
             continue;
         };
         let here = head.worktree.as_ref().is_some_and(|w| roots.contains(w));
-        if here && head.is_alive(ctx.now, ttl) && !others.iter().any(|o| o.id == head.id) {
+        if here && alive(&head, ctx.now, ttl, &mut gone) && !others.iter().any(|o| o.id == head.id)
+        {
             others.extend(store.session(&head.id)?);
         }
     }
     let more = listed.len() - checked;
-    let dirty = dirty_files(&others);
+    let dirty = dirty_files(&others, wt);
     let peers: Vec<Peer> = others
         .into_iter()
         .zip(dirty)
@@ -184,7 +220,7 @@ pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
                     .entry(mine.key.worktree.clone())
                     .or_insert_with(|| {
                         let root = &mine.key.worktree;
-                        git::uncommitted_among(root, &mine_in(root)).unwrap_or_default()
+                        uncommitted(root, wt, &mine_in(root))
                     })
                     .contains(&mine.key.path);
             if !warm {
