@@ -384,7 +384,9 @@ fn join(dir: &str, name: &str) -> String {
     }
 }
 
-/// One folder: what is in it that the index does not know, and each tracked file's state.
+/// One folder: what is in it that the index does not know, and each tracked file's state. A
+/// tracked file is looked at through the listing (`fstatat` on the open folder, no path walk
+/// from the root); one the listing does not show was deleted.
 fn visit(
     root: &Path,
     dir: &Folder<'_>,
@@ -392,15 +394,36 @@ fn visit(
     stamp: (i32, u32),
     out: &mut Vec<Found>,
 ) -> Option<()> {
-    let mut path = root.join(dir.rel);
-    let tracked = |name: &str| dir.files.binary_search_by(|f| f.0.cmp(name)).is_ok();
+    let path = root.join(dir.rel);
+    let mut seen = vec![false; dir.files.len()];
     match fs::read_dir(&path) {
         Ok(listing) => {
             for item in listing {
                 let item = item.ok()?;
                 let name = item.file_name();
                 let name = name.to_str()?;
-                if name.eq_ignore_ascii_case(".git") || tracked(name) {
+                if name.eq_ignore_ascii_case(".git") {
+                    continue;
+                }
+                if let Ok(at) = dir.files.binary_search_by(|f| f.0.cmp(name)) {
+                    seen[at] = true;
+                    let e = &entries[dir.files[at].1];
+                    if e.mode == MODE_GITLINK {
+                        continue; // submodules are left out, as the status options say
+                    }
+                    let meta = match item.metadata() {
+                        Ok(m) => m,
+                        Err(err) if err.kind() == ErrorKind::NotFound => {
+                            out.push(Found::Changed(e.path.clone(), 'D'));
+                            continue;
+                        }
+                        Err(_) => return None,
+                    };
+                    match compare(e, &meta, stamp)? {
+                        Compared::Same => {}
+                        Compared::Changed(c) => out.push(Found::Changed(e.path.clone(), c)),
+                        Compared::Uncertain => out.push(Found::Ask(e.path.clone())),
+                    }
                     continue;
                 }
                 let kind = item.file_type().ok()?;
@@ -419,26 +442,10 @@ fn visit(
         Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {}
         Err(_) => return None,
     }
-    for &(name, i) in &dir.files {
+    for (&(_, i), _) in dir.files.iter().zip(&seen).filter(|(_, seen)| !**seen) {
         let e = &entries[i];
-        if e.mode == MODE_GITLINK {
-            continue; // submodules are left out, as the status options say
-        }
-        path.push(name);
-        let meta = fs::symlink_metadata(&path);
-        path.pop();
-        let meta = match meta {
-            Ok(m) => m,
-            Err(err) if matches!(err.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
-                out.push(Found::Changed(e.path.clone(), 'D'));
-                continue;
-            }
-            Err(_) => return None,
-        };
-        match compare(e, &meta, stamp)? {
-            Compared::Same => {}
-            Compared::Changed(c) => out.push(Found::Changed(e.path.clone(), c)),
-            Compared::Uncertain => out.push(Found::Ask(e.path.clone())),
+        if e.mode != MODE_GITLINK {
+            out.push(Found::Changed(e.path.clone(), 'D'));
         }
     }
     Some(())
