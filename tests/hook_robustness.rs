@@ -225,15 +225,17 @@ fn twenty_four_sessions_claiming_at_once_all_land() {
             .iter()
             .all(|s| s["files"][0]["path"] == "src/lib.rs")
     );
-    // The next session sees every one of them.
+    // The next session is told about every one of them: three by name, the rest counted.
     let run = hook(
         &repo.root,
         &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
     );
     let msg = run.json()["systemMessage"].as_str().unwrap().to_owned();
-    for i in 0..24 {
-        assert!(msg.contains(&format!("{i:08}")), "missing {i}: {msg}");
-    }
+    let named = (0..24)
+        .filter(|i| msg.contains(&format!("{i:08}")))
+        .count();
+    assert_eq!(named, 3, "{msg}");
+    assert!(msg.contains("And 21 more holdings"), "{msg}");
 }
 
 #[test]
