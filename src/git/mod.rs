@@ -14,6 +14,7 @@ mod args;
 pub mod dibsrefs;
 mod facts;
 mod gh;
+mod index;
 pub mod landed;
 pub mod lanes;
 pub mod retention;

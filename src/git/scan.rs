@@ -18,11 +18,11 @@
 use std::collections::HashMap;
 use std::fs;
 use std::io::ErrorKind;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::facts::FileState;
+use super::index::{self, Compared, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_LINK, Stamp};
 
 /// Up to this many untracked files and folders, ignore rules are asked path by path; past it
 /// they are left for libgit2, which reads each folder's rules once.
@@ -31,12 +31,6 @@ const IGNORE_CHECKS: usize = 64;
 const THREADS_FROM: usize = 1000;
 /// At most this many threads.
 const THREADS_MAX: usize = 4;
-
-const MODE_TYPE: u32 = 0o170000;
-const MODE_FILE: u32 = 0o100644;
-const MODE_EXEC: u32 = 0o100755;
-const MODE_LINK: u32 = 0o120000;
-const MODE_GITLINK: u32 = 0o160000;
 
 /// What a scan found on its own, and the paths only libgit2 can settle.
 #[derive(Debug, Default)]
@@ -66,12 +60,7 @@ pub(crate) fn scan(repo: &git2::Repository) -> Option<Scan> {
     {
         return None;
     }
-    // The index's time stamp is taken before it is read, as libgit2 does: if it is rewritten in
-    // between, more entries count as racily clean, never fewer.
-    let index_path = repo.path().join("index");
-    let stamp = fs::metadata(&index_path).ok()?;
-    let stamp = (stamp.mtime() as i32, stamp.mtime_nsec() as u32);
-    let index = parse_index(&fs::read(&index_path).ok()?)?;
+    let (index, stamp) = read_index(repo.path())?;
     let head_tree = repo.head().ok()?.peel_to_commit().ok()?.tree_id();
     if index.tree != Some(head_tree) {
         return None; // something is staged, or the cached tree cannot tell
@@ -79,7 +68,7 @@ pub(crate) fn scan(repo: &git2::Repository) -> Option<Scan> {
     if index
         .entries
         .iter()
-        .any(|e| ![MODE_FILE, MODE_EXEC, MODE_LINK, MODE_GITLINK].contains(&e.mode))
+        .any(|e| ![MODE_FILE, MODE_EXEC, MODE_LINK, MODE_GITLINK].contains(&e.entry.mode))
     {
         return None;
     }
@@ -119,17 +108,11 @@ pub(crate) fn scan(repo: &git2::Repository) -> Option<Scan> {
     Some(scan)
 }
 
-/// One index entry, as much of it as the scan needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One tracked file: its path and its index entry.
+#[derive(Debug)]
 struct Entry {
     path: String,
-    ctime: (u32, u32),
-    mtime: (u32, u32),
-    ino: u32,
-    mode: u32,
-    uid: u32,
-    gid: u32,
-    size: u32,
+    entry: index::Entry,
 }
 
 /// The index: its entries in order, and the id of the tree its cache says it holds.
@@ -139,124 +122,23 @@ struct Index {
     tree: Option<git2::Oid>,
 }
 
-fn be32(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_be_bytes(
-        b.get(at..at.checked_add(4)?)?.try_into().ok()?,
-    ))
-}
-
-fn be16(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_be_bytes(
-        b.get(at..at.checked_add(2)?)?.try_into().ok()?,
-    ))
-}
-
-/// git's variable-length offset encoding (index version 4): the value and the bytes it took.
-fn varint(b: &[u8]) -> Option<(usize, usize)> {
-    let mut used = 1;
-    let mut c = *b.first()?;
-    let mut val = usize::from(c & 127);
-    while c & 128 != 0 {
-        c = *b.get(used)?;
-        used += 1;
-        val = val
-            .checked_add(1)?
-            .checked_mul(128)?
-            .checked_add(usize::from(c & 127))?;
-    }
-    Some((val, used))
-}
-
-/// Parse an index file (versions 2 to 4). `None` for anything the scan must not rely on: a
-/// malformed file, conflicts, assume-unchanged, skip-worktree or intent-to-add entries, a split
-/// or sparse index, an unknown required extension, a non-UTF-8 path. The trailing checksum is
-/// not verified, as git does not outside `git fsck`.
-fn parse_index(bytes: &[u8]) -> Option<Index> {
-    if bytes.get(..4)? != b"DIRC" {
-        return None;
-    }
-    let version = be32(bytes, 4)?;
-    if !(2..=4).contains(&version) {
-        return None;
-    }
-    let count = be32(bytes, 8)? as usize;
-    let end = bytes.len().checked_sub(20)?;
-    let mut at = 12;
-    let mut prev: Vec<u8> = Vec::new();
-    let mut entries = Vec::with_capacity(count.min(end / 62));
-    for _ in 0..count {
-        let word = |i: usize| be32(bytes, at + 4 * i);
-        let flags = be16(bytes, at + 60)?;
-        let mut name_at = at + 62;
-        let mut extended = 0;
-        if flags & 0x4000 != 0 {
-            if version < 3 {
-                return None;
-            }
-            extended = be16(bytes, name_at)?;
-            name_at += 2;
-        }
-        // assume-valid, a conflict stage; skip-worktree, intent-to-add
-        if flags & 0xb000 != 0 || extended & 0x6000 != 0 {
+/// The index of the git dir `git_dir` and its time stamp. `None` for anything the scan must not
+/// rely on (see [`index::walk`]), and for conflicts, assume-unchanged, skip-worktree or
+/// intent-to-add entries and non-UTF-8 paths.
+fn read_index(git_dir: &Path) -> Option<(Index, Stamp)> {
+    let (mut file, stamp) = index::open(git_dir, u64::MAX)?;
+    let mut entries = Vec::new();
+    let tree = index::walk(&mut file, |path, raw| {
+        if raw.special() {
             return None;
         }
-        let (path, next) = if version == 4 {
-            let (strip, used) = varint(bytes.get(name_at..end)?)?;
-            name_at += used;
-            let len = bytes.get(name_at..end)?.iter().position(|&c| c == 0)?;
-            prev.truncate(prev.len().checked_sub(strip)?);
-            prev.extend_from_slice(&bytes[name_at..name_at + len]);
-            (prev.clone(), name_at + len + 1)
-        } else {
-            // NUL-terminated, padded with NULs to a multiple of 8 bytes.
-            let len = bytes.get(name_at..end)?.iter().position(|&c| c == 0)?;
-            let padded = (name_at - at + len + 8) & !7;
-            (bytes[name_at..name_at + len].to_vec(), at + padded)
-        };
-        let entry = Entry {
-            path: String::from_utf8(path).ok()?,
-            ctime: (word(0)?, word(1)?),
-            mtime: (word(2)?, word(3)?),
-            ino: word(5)?,
-            mode: word(6)?,
-            uid: word(7)?,
-            gid: word(8)?,
-            size: word(9)?,
-        };
-        at = next;
-        if at > end {
-            return None;
-        }
-        entries.push(entry);
-    }
-    let mut tree = None;
-    while at < end {
-        let sig = bytes.get(at..at + 4)?;
-        let size = be32(bytes, at + 4)? as usize;
-        let data = bytes.get(at + 8..(at + 8).checked_add(size)?)?;
-        match sig {
-            b"TREE" => tree = cached_root_tree(data),
-            // Optional extensions start with a capital letter; any other must be understood.
-            s if s[0].is_ascii_uppercase() => {}
-            _ => return None,
-        }
-        at += 8 + size;
-    }
-    (at == end).then_some(Index { entries, tree })
-}
-
-/// The root's tree id from the index's `TREE` extension, if that entry is valid.
-fn cached_root_tree(data: &[u8]) -> Option<git2::Oid> {
-    // The root comes first: an empty path, then "<entries> <subtrees>\n" and, when the entry
-    // count is not -1 (invalidated), the tree id.
-    let rest = data.strip_prefix(b"\0")?;
-    let line_end = rest.iter().position(|&c| c == b'\n')?;
-    let line = std::str::from_utf8(&rest[..line_end]).ok()?;
-    let entries: i64 = line.split_once(' ')?.0.parse().ok()?;
-    if entries < 0 {
-        return None;
-    }
-    git2::Oid::from_bytes(rest.get(line_end + 1..line_end + 21)?).ok()
+        entries.push(Entry {
+            path: std::str::from_utf8(path).ok()?.to_owned(),
+            entry: raw.entry()?,
+        });
+        Some(())
+    })?;
+    Some((Index { entries, tree }, stamp))
 }
 
 /// A folder that holds tracked files: its path, its entries' names (with their place in the
@@ -328,12 +210,7 @@ enum Found {
 
 /// List every folder in `dirs` and stat every tracked file, on up to [`THREADS_MAX`] threads.
 /// `None` when something turned up that only libgit2's full status handles.
-fn walk(
-    root: &Path,
-    dirs: &[Folder<'_>],
-    entries: &[Entry],
-    stamp: (i32, u32),
-) -> Option<Vec<Found>> {
+fn walk(root: &Path, dirs: &[Folder<'_>], entries: &[Entry], stamp: Stamp) -> Option<Vec<Found>> {
     let next = AtomicUsize::new(0);
     let give_up = AtomicBool::new(false);
     let work = || {
@@ -391,7 +268,7 @@ fn visit(
     root: &Path,
     dir: &Folder<'_>,
     entries: &[Entry],
-    stamp: (i32, u32),
+    stamp: Stamp,
     out: &mut Vec<Found>,
 ) -> Option<()> {
     let path = root.join(dir.rel);
@@ -408,7 +285,7 @@ fn visit(
                 if let Ok(at) = dir.files.binary_search_by(|f| f.0.cmp(name)) {
                     seen[at] = true;
                     let e = &entries[dir.files[at].1];
-                    if e.mode == MODE_GITLINK {
+                    if e.entry.mode == MODE_GITLINK {
                         continue; // submodules are left out, as the status options say
                     }
                     let meta = match item.metadata() {
@@ -419,7 +296,7 @@ fn visit(
                         }
                         Err(_) => return None,
                     };
-                    match compare(e, &meta, stamp)? {
+                    match index::compare(&e.entry, &meta, stamp)? {
                         Compared::Same => {}
                         Compared::Changed(c) => out.push(Found::Changed(e.path.clone(), c)),
                         Compared::Uncertain => out.push(Found::Ask(e.path.clone())),
@@ -444,65 +321,9 @@ fn visit(
     }
     for (&(_, i), _) in dir.files.iter().zip(&seen).filter(|(_, seen)| !**seen) {
         let e = &entries[i];
-        if e.mode != MODE_GITLINK {
+        if e.entry.mode != MODE_GITLINK {
             out.push(Found::Changed(e.path.clone(), 'D'));
         }
     }
     Some(())
-}
-
-/// A tracked file against its index entry, by stat data alone.
-#[derive(Debug, PartialEq, Eq)]
-enum Compared {
-    Same,
-    Changed(char),
-    Uncertain,
-}
-
-/// libgit2's rules (`maybe_modified` in diff_generate.c): a change of type is `T`; a change of
-/// mode or size is `M` (unless the index holds size 0, a "smudged" racy entry: hash to know);
-/// any other change of stat data, or a file not older than the index, needs its content hashed.
-/// `None` for a folder or a special file where a file was.
-fn compare(e: &Entry, m: &fs::Metadata, stamp: (i32, u32)) -> Option<Compared> {
-    let kind = m.file_type();
-    let mode = if kind.is_symlink() {
-        MODE_LINK
-    } else if kind.is_file() {
-        if m.mode() & 0o100 != 0 {
-            MODE_EXEC
-        } else {
-            MODE_FILE
-        }
-    } else {
-        return None;
-    };
-    let size = m.size() as u32;
-    if e.mode & MODE_TYPE != mode & MODE_TYPE {
-        return Some(Compared::Changed('T'));
-    }
-    if e.mode != mode || e.size != size {
-        let smudged = e.mode == mode && e.size == 0 && size > 0;
-        return Some(if smudged {
-            Compared::Uncertain
-        } else {
-            Compared::Changed('M')
-        });
-    }
-    let mtime = (m.mtime() as u32, m.mtime_nsec() as u32);
-    let racy = match (mtime.0 as i32).cmp(&stamp.0) {
-        std::cmp::Ordering::Greater => true,
-        std::cmp::Ordering::Equal => stamp.1 <= mtime.1,
-        std::cmp::Ordering::Less => false,
-    };
-    let same = e.mtime == mtime
-        && e.ctime == (m.ctime() as u32, m.ctime_nsec() as u32)
-        && e.ino == m.ino() as u32
-        && e.uid == m.uid()
-        && e.gid == m.gid()
-        && !racy;
-    Some(if same {
-        Compared::Same
-    } else {
-        Compared::Uncertain
-    })
 }
