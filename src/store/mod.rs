@@ -12,6 +12,7 @@ mod fsio;
 mod prune;
 mod record;
 mod remote;
+mod roster;
 pub mod shared;
 mod write;
 
@@ -330,11 +331,11 @@ impl Store {
             .collect())
     }
 
-    /// The sessions other than `except` listed under the worktree at `root` whose listing was
-    /// written at or after `since` (seconds since the Unix epoch), newest first, by their index
-    /// marker's modification time: one `stat` each, no file read. A session's marker is
-    /// rewritten with its record, so its time trails the session's last activity by at most the
-    /// coalescing window; ended sessions are not listed.
+    /// The sessions other than `except` working in the worktree at `root` whose last recorded
+    /// activity is at or after `since` (seconds since the Unix epoch), newest first: one read
+    /// of the worktree's roster (a store written before rosters: one `stat` per marker). The
+    /// recorded activity trails the session's last by at most the coalescing window; ended
+    /// sessions are not listed.
     pub fn recent_in(
         &self,
         root: &Path,
@@ -342,30 +343,43 @@ impl Store {
         since: u64,
     ) -> Result<Vec<Listed>, StoreError> {
         let dir = self.index_dir(&record::worktree_digest(root));
-        let Some(entries) = list_index(&dir)? else {
-            return Ok(Vec::new());
-        };
         let skip = session_key(except);
         let mut out = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(io_err(&dir))?;
-            let name = entry.file_name();
-            if name == skip.as_str() || name.as_encoded_bytes().starts_with(b".") {
-                continue;
+        if let Some(roster) = self.roster(root)? {
+            for (written, key) in roster {
+                if key != skip && written >= since {
+                    out.push(Listed {
+                        marker: dir.join(&key),
+                        key,
+                        written,
+                    });
+                }
             }
-            // An empty marker is a claim on the worktree, or left by a session that moved on.
-            let Ok(meta) = entry.metadata() else { continue };
-            let written = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_secs());
-            if meta.len() > 0 && written >= since {
-                out.push(Listed {
-                    marker: entry.path(),
-                    key: name.to_string_lossy().into_owned(),
-                    written,
-                });
+        } else {
+            // A store from before rosters: one stat per marker.
+            let Some(entries) = list_index(&dir)? else {
+                return Ok(Vec::new());
+            };
+            for entry in entries {
+                let entry = entry.map_err(io_err(&dir))?;
+                let name = entry.file_name();
+                if name == skip.as_str() || name.as_encoded_bytes().starts_with(b".") {
+                    continue;
+                }
+                // An empty marker is a claim on the worktree, or left by a session that moved on.
+                let Ok(meta) = entry.metadata() else { continue };
+                let written = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_secs());
+                if meta.len() > 0 && written >= since {
+                    out.push(Listed {
+                        marker: entry.path(),
+                        key: name.to_string_lossy().into_owned(),
+                        written,
+                    });
+                }
             }
         }
         out.sort_by(|a, b| b.written.cmp(&a.written).then_with(|| a.key.cmp(&b.key)));

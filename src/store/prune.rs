@@ -53,6 +53,9 @@ impl Store {
                     self.remove_marker(&digest, &name);
                 }
             }
+            if let Some(w) = &session.worktree {
+                self.set_roster(w, &name, None)?;
+            }
             let dead_since = session
                 .ended
                 .unwrap_or(session.last_seen + ttl.as_secs())
@@ -78,11 +81,15 @@ impl Store {
             };
             for marker in markers.flatten() {
                 let mut record = marker.file_name();
+                if record == super::roster::ROSTER {
+                    continue;
+                }
                 record.push(".json");
                 if !sessions.join(&record).exists() {
                     let _ = fs::remove_file(marker.path());
                 }
             }
+            self.sweep_roster(&dir.path());
             let _ = fs::remove_dir(dir.path());
         }
         Ok(())

@@ -256,7 +256,7 @@ fn time_only_changes_within_a_minute_are_not_written() {
 }
 
 #[test]
-fn the_sessions_of_a_worktree_are_listed_from_their_markers() {
+fn the_sessions_of_a_worktree_are_listed_from_its_roster() {
     let (_dir, store) = store();
     let here = |w: &str| Change::Activity {
         worktree: Some(w.into()),
@@ -330,6 +330,17 @@ fn the_sessions_of_a_worktree_are_listed_from_their_markers() {
     assert!(
         store
             .recent_in(std::path::Path::new("/w/lane"), "x", u64::MAX)
+            .unwrap()
+            .is_empty()
+    );
+    // Pruning a dead session takes it off the roster too.
+    store
+        .prune_if_due(|| Duration::from_secs(60), 10_000)
+        .unwrap();
+    assert!(ids("/w/lane").is_empty());
+    assert!(
+        store
+            .recent_in(std::path::Path::new("/w/lane"), "x", 0)
             .unwrap()
             .is_empty()
     );

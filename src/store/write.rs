@@ -383,12 +383,17 @@ impl Store {
         if let Some(prev) = old.and_then(|o| o.worktree.as_ref())
             && new.worktree.as_ref() != Some(prev)
         {
+            let _ = self.set_roster(prev, name, None);
             let stale = self
                 .index_dir(&super::record::worktree_digest(prev))
                 .join(name);
             if stale.exists() {
                 let _ = fs::File::create(stale);
             }
+        }
+        if let Some(w) = &new.worktree {
+            let listed = new.ended.is_none().then_some(new.last_seen);
+            let _ = self.set_roster(w, name, listed);
         }
         if let Some(w) = &new.worktree {
             let marker = self
