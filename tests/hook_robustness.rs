@@ -231,9 +231,7 @@ fn twenty_four_sessions_claiming_at_once_all_land() {
         &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
     );
     let msg = run.json()["systemMessage"].as_str().unwrap().to_owned();
-    let named = (0..24)
-        .filter(|i| msg.contains(&format!("{i:08}")))
-        .count();
+    let named = (0..24).filter(|i| msg.contains(&format!("{i:08}"))).count();
     assert_eq!(named, 3, "{msg}");
     assert!(msg.contains("And 21 more holdings"), "{msg}");
 }

@@ -1,43 +1,136 @@
-//! The git config that applies to one worktree, read once from its files (no repository is
-//! opened), with typed getters for git-dibs settings.
+//! The git config that applies to one worktree, read from its files (no repository is
+//! opened): the `dibs.*` settings, with typed getters, and a fingerprint of the files so a
+//! caller can keep the settings and skip reading the config while none of the files changed.
 
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::path::Path;
 use std::time::Duration;
 
 use super::status::{config_files, parse_duration};
 
-/// The config that applies to a worktree: system, global, the clone's and the worktree's.
+/// The `dibs.*` settings that apply to a worktree (system, global, the clone's and the
+/// worktree's config), by lower-case key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Settings {
-    config: Option<git2::Config>,
+    values: BTreeMap<String, String>,
 }
 
 impl Settings {
     /// Read the config files of the worktree whose git dir is `git_dir`. Unreadable files are
-    /// skipped: every getter then answers `None`.
+    /// skipped.
     pub fn load(git_dir: &Path) -> Settings {
-        let config = git2::Config::new().ok().map(|mut config| {
-            for (file, level) in config_files(git_dir) {
-                if file.is_file() {
-                    let _ = config.add_file(&file, level, false);
-                }
+        let Ok(mut config) = git2::Config::new() else {
+            return Settings::default();
+        };
+        for (file, level) in config_files(git_dir) {
+            if file.is_file() {
+                let _ = config.add_file(&file, level, false);
             }
-            config
-        });
-        Settings { config }
+        }
+        let mut names = Vec::new();
+        if let Ok(entries) = config.entries(Some("dibs\\..*")) {
+            let _ = entries.for_each(|e| {
+                if let Some(name) = e.name() {
+                    names.push(name.to_ascii_lowercase());
+                }
+            });
+        }
+        let values = names
+            .into_iter()
+            .filter_map(|name| {
+                // The value that wins; a key written without a value is a boolean true.
+                let value = match config.get_string(&name) {
+                    Ok(v) if v.is_empty() => config.get_bool(&name).ok()?.to_string(),
+                    Ok(v) => v,
+                    Err(_) => config.get_bool(&name).ok()?.to_string(),
+                };
+                Some((name, value))
+            })
+            .collect();
+        Settings { values }
+    }
+
+    /// Settings kept from an earlier [`Settings::load`] ([`Settings::values`]).
+    pub fn from_values(values: BTreeMap<String, String>) -> Settings {
+        Settings { values }
+    }
+
+    /// Every `dibs.*` setting, by lower-case key.
+    pub fn values(&self) -> &BTreeMap<String, String> {
+        &self.values
+    }
+
+    /// A fingerprint of the config files of the worktree whose git dir is `git_dir` (their
+    /// paths and contents): equal fingerprints mean equal settings. `None` when a file includes
+    /// others (their changes would not show) or one cannot be read.
+    pub fn fingerprint(git_dir: &Path) -> Option<String> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for (file, _) in config_files(git_dir) {
+            file.hash(&mut hasher);
+            match std::fs::read(&file) {
+                Ok(bytes) => {
+                    if bytes.windows(7).any(|w| w.eq_ignore_ascii_case(b"include")) {
+                        return None;
+                    }
+                    bytes.hash(&mut hasher);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0u8.hash(&mut hasher),
+                Err(_) => return None,
+            }
+        }
+        Some(format!("v1-{:016x}", hasher.finish()))
     }
 
     /// A string setting, when set.
     pub fn string(&self, key: &str) -> Option<String> {
-        self.config.as_ref()?.get_string(key).ok()
+        self.values.get(&key.to_ascii_lowercase()).cloned()
     }
 
     /// A boolean setting (`true`/`yes`/`on`/`1` and their opposites), when set and readable.
     pub fn bool(&self, key: &str) -> Option<bool> {
-        self.config.as_ref()?.get_bool(key).ok()
+        match self.string(key)?.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "on" | "1" => Some(true),
+            "false" | "no" | "off" | "0" | "" => Some(false),
+            _ => None,
+        }
     }
 
     /// A duration setting (`90m`, `2h`, a bare number of seconds), when set and readable.
     pub fn duration(&self, key: &str) -> Option<Duration> {
         parse_duration(&self.string(key)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_follow_gits_precedence_and_forms() {
+        let dir = tempfile::tempdir().unwrap();
+        let git_dir = dir.path();
+        std::fs::write(
+            git_dir.join("config"),
+            "[dibs]\n\tsync\n\tsyncInterval = 90s\n\tmachine = box\n[DIBS]\n\tmachine = laptop\n",
+        )
+        .unwrap();
+        let before = Settings::fingerprint(git_dir).unwrap();
+        let s = Settings::load(git_dir);
+        assert_eq!(s.bool("dibs.sync"), Some(true));
+        assert_eq!(
+            s.duration("dibs.syncInterval"),
+            Some(Duration::from_secs(90))
+        );
+        assert_eq!(s.string("dibs.machine").as_deref(), Some("laptop"));
+        assert_eq!(s.string("dibs.remote"), None);
+        assert_eq!(Settings::from_values(s.values().clone()), s);
+        // The worktree's own config wins, and changes the fingerprint.
+        std::fs::write(git_dir.join("config.worktree"), "[dibs]\n\tsync = off\n").unwrap();
+        assert_ne!(Settings::fingerprint(git_dir).unwrap(), before);
+        assert_eq!(Settings::load(git_dir).bool("dibs.sync"), Some(false));
+        // An include makes the files alone not enough to tell.
+        std::fs::write(git_dir.join("config.worktree"), "[include]\n\tpath = x\n").unwrap();
+        assert_eq!(Settings::fingerprint(git_dir), None);
     }
 }

@@ -6,7 +6,8 @@
 //! marker saying that session `<key>` holds something with that digest (a file, a claim target,
 //! or works in a worktree), so finding the holders of a file costs one directory listing
 //! whatever the number of sessions; `cleared/<process>` remembers a session ended by `/clear`;
-//! `lock` is the write lock; `audit.log` is JSON lines; `pruned` stamps the last pruning.
+//! `lock` is the write lock; `audit.log` is JSON lines; `pruned` stamps the last pruning;
+//! `settings.json` keeps the `dibs.*` settings with the fingerprint of the config they came from.
 
 mod fsio;
 mod prune;
@@ -16,6 +17,7 @@ mod roster;
 pub mod shared;
 mod write;
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
@@ -126,6 +128,13 @@ fn read_small(path: &Path) -> Option<Vec<u8>> {
 /// A digest of file content, as kept in [`SeenFile`].
 pub fn content_digest(bytes: &[u8]) -> String {
     format!("{:016x}-{}", record::fnv1a(bytes), bytes.len())
+}
+
+/// The settings kept in `settings.json`, with the fingerprint of the config they came from.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KeptSettings {
+    fingerprint: String,
+    values: BTreeMap<String, String>,
 }
 
 /// A session listed under a worktree, found by [`Store::recent_in`].
@@ -398,6 +407,26 @@ impl Store {
                     .join(format!("{}.json", listed.key));
                 serde_json::from_slice::<SessionHead>(&fs::read(path).ok()?).ok()
             })
+    }
+
+    /// The `dibs.*` settings kept for config files with this `fingerprint`, if they are the
+    /// ones kept (`settings.json`): a hook then needs no config parser.
+    pub fn cached_settings(&self, fingerprint: &str) -> Option<BTreeMap<String, String>> {
+        let bytes = read_small(&self.dir.join("settings.json"))?;
+        let kept: KeptSettings = serde_json::from_slice(&bytes).ok()?;
+        (kept.fingerprint == fingerprint).then_some(kept.values)
+    }
+
+    /// Keep `values` as the settings of config files with this `fingerprint`. Best effort: a
+    /// lost race or a failed write only means the next call reads the config again.
+    pub fn cache_settings(&self, fingerprint: &str, values: &BTreeMap<String, String>) {
+        let kept = KeptSettings {
+            fingerprint: fingerprint.to_owned(),
+            values: values.clone(),
+        };
+        if let Ok(bytes) = serde_json::to_vec(&kept) {
+            let _ = fsio::write_atomic(&self.dir.join("settings.json"), &bytes);
+        }
     }
 
     /// Append one line to the audit log (`audit.log`, JSON lines), under the lock.

@@ -35,9 +35,24 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The git config of the worktree, read on first use.
+    /// The `dibs.*` settings of the worktree, on first use.
     pub fn settings(&self, wt: &Worktree) -> &Settings {
-        self.settings.get_or_init(|| Settings::load(&wt.git_dir))
+        self.settings.get_or_init(|| {
+            // Kept in the store while the config files stay the same: no config parser (and no
+            // libgit2 start-up) on the hooks' path.
+            let fingerprint = Settings::fingerprint(&wt.git_dir);
+            let store = Store::open(&wt.common_dir).ok();
+            if let (Some(fp), Some(store)) = (&fingerprint, &store)
+                && let Some(values) = store.cached_settings(fp)
+            {
+                return Settings::from_values(values);
+            }
+            let settings = Settings::load(&wt.git_dir);
+            if let (Some(fp), Some(store)) = (&fingerprint, &store) {
+                store.cache_settings(fp, settings.values());
+            }
+            settings
+        })
     }
 
     /// The lease (`dibs.ttl`, default 2 h), read from git config on first use.
