@@ -61,19 +61,15 @@ pub(crate) fn scan(repo: &git2::Repository) -> Option<Scan> {
         return None;
     }
     let (index, stamp) = read_index(repo.path())?;
-    let head_tree = repo.head().ok()?.peel_to_commit().ok()?.tree_id();
-    if index.tree != Some(head_tree) {
-        return None; // something is staged, or the cached tree cannot tell
-    }
-    if index
-        .entries
-        .iter()
-        .any(|e| ![MODE_FILE, MODE_EXEC, MODE_LINK, MODE_GITLINK].contains(&e.entry.mode))
-    {
-        return None;
-    }
-    let dirs = folders(&index.entries);
-    let found = walk(root, &dirs, &index.entries, stamp)?;
+    let dirs = folders(&index);
+    // Whether HEAD's tree is the index's is told on the first thread while the others start
+    // on the folders: the scan gives up if it is not.
+    let head_is_index = || {
+        let head_tree = repo.head().ok()?.peel_to_commit().ok()?.tree_id();
+        // Otherwise something is staged, or the cached tree cannot tell.
+        (index.tree == Some(head_tree)).then_some(())
+    };
+    let found = walk(root, &dirs, &index, stamp, head_is_index)?;
 
     let mut scan = Scan::default();
     let mut untracked = Vec::new();
@@ -108,37 +104,47 @@ pub(crate) fn scan(repo: &git2::Repository) -> Option<Scan> {
     Some(scan)
 }
 
-/// One tracked file: its path and its index entry.
-#[derive(Debug)]
-struct Entry {
-    path: String,
-    entry: index::Entry,
-}
-
 /// The index: its entries in order, and the id of the tree its cache says it holds.
 #[derive(Debug)]
 struct Index {
-    entries: Vec<Entry>,
+    /// Every entry's path, one after the other (one allocation, not one per entry).
+    paths: String,
+    /// Each entry, with where its path ends in `paths`.
+    entries: Vec<(usize, index::Entry)>,
     tree: Option<git2::Oid>,
+}
+
+impl Index {
+    /// The path of entry `i`.
+    fn path(&self, i: usize) -> &str {
+        let start = i.checked_sub(1).map_or(0, |p| self.entries[p].0);
+        &self.paths[start..self.entries[i].0]
+    }
 }
 
 /// The index of the git dir `git_dir` and its time stamp. `None` for anything the scan must not
 /// rely on (see [`index::walk`]), and for conflicts, assume-unchanged, skip-worktree or
-/// intent-to-add entries and non-UTF-8 paths.
+/// intent-to-add entries, a mode other than a file's, a link's or a submodule's, and non-UTF-8
+/// paths.
 fn read_index(git_dir: &Path) -> Option<(Index, Stamp)> {
     let (mut file, stamp) = index::open(git_dir, u64::MAX)?;
+    let mut paths = String::new();
     let mut entries = Vec::new();
     let tree = index::walk(&mut file, |path, raw| {
-        if raw.special() {
+        let entry = raw.entry()?;
+        if entry.special || ![MODE_FILE, MODE_EXEC, MODE_LINK, MODE_GITLINK].contains(&entry.mode) {
             return None;
         }
-        entries.push(Entry {
-            path: std::str::from_utf8(path).ok()?.to_owned(),
-            entry: raw.entry()?,
-        });
+        paths.push_str(std::str::from_utf8(path).ok()?);
+        entries.push((paths.len(), entry));
         Some(())
     })?;
-    Some((Index { entries, tree }, stamp))
+    let index = Index {
+        paths,
+        entries,
+        tree,
+    };
+    Some((index, stamp))
 }
 
 /// A folder that holds tracked files: its path, its entries' names (with their place in the
@@ -155,7 +161,7 @@ fn split(rel: &str) -> (&str, &str) {
 }
 
 /// Every folder that holds tracked files (the root first), from the index entries.
-fn folders(entries: &[Entry]) -> Vec<Folder<'_>> {
+fn folders(index: &Index) -> Vec<Folder<'_>> {
     fn folder<'a>(
         rel: &'a str,
         dirs: &mut Vec<Folder<'a>>,
@@ -182,8 +188,8 @@ fn folders(entries: &[Entry]) -> Vec<Folder<'_>> {
     }];
     let mut at = HashMap::from([("", 0)]);
     let mut last = ("", 0);
-    for (i, e) in entries.iter().enumerate() {
-        let (parent, name) = split(&e.path);
+    for i in 0..index.entries.len() {
+        let (parent, name) = split(index.path(i));
         if parent != last.0 {
             // Entries are in path order, so most share the previous entry's folder.
             last = (parent, folder(parent, &mut dirs, &mut at));
@@ -208,9 +214,16 @@ enum Found {
     Untracked(String, bool),
 }
 
-/// List every folder in `dirs` and stat every tracked file, on up to [`THREADS_MAX`] threads.
-/// `None` when something turned up that only libgit2's full status handles.
-fn walk(root: &Path, dirs: &[Folder<'_>], entries: &[Entry], stamp: Stamp) -> Option<Vec<Found>> {
+/// List every folder in `dirs` and stat every tracked file, on up to [`THREADS_MAX`] threads,
+/// while the first thread tells `check` before it joins in. `None` when `check` says so or
+/// something turned up that only libgit2's full status handles.
+fn walk(
+    root: &Path,
+    dirs: &[Folder<'_>],
+    index: &Index,
+    stamp: Stamp,
+    check: impl FnOnce() -> Option<()>,
+) -> Option<Vec<Found>> {
     let next = AtomicUsize::new(0);
     let give_up = AtomicBool::new(false);
     let work = || {
@@ -218,13 +231,13 @@ fn walk(root: &Path, dirs: &[Folder<'_>], entries: &[Entry], stamp: Stamp) -> Op
         while !give_up.load(Ordering::Relaxed) {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(dir) = dirs.get(i) else { break };
-            if visit(root, dir, entries, stamp, &mut out).is_none() {
+            if visit(root, dir, index, stamp, &mut out).is_none() {
                 give_up.store(true, Ordering::Relaxed);
             }
         }
         out
     };
-    let threads = if entries.len() >= THREADS_FROM {
+    let threads = if index.entries.len() >= THREADS_FROM {
         std::thread::available_parallelism().map_or(1, |n| n.get().min(THREADS_MAX))
     } else {
         1
@@ -234,6 +247,9 @@ fn walk(root: &Path, dirs: &[Folder<'_>], entries: &[Entry], stamp: Stamp) -> Op
         let helpers: Vec<_> = (1..threads)
             .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
             .collect();
+        if check().is_none() {
+            give_up.store(true, Ordering::Relaxed);
+        }
         let mut found = work();
         for h in helpers {
             found.extend(h.join().ok()?);
@@ -267,7 +283,7 @@ fn join(dir: &str, name: &str) -> String {
 fn visit(
     root: &Path,
     dir: &Folder<'_>,
-    entries: &[Entry],
+    index: &Index,
     stamp: Stamp,
     out: &mut Vec<Found>,
 ) -> Option<()> {
@@ -284,22 +300,25 @@ fn visit(
                 }
                 if let Ok(at) = dir.files.binary_search_by(|f| f.0.cmp(name)) {
                     seen[at] = true;
-                    let e = &entries[dir.files[at].1];
-                    if e.entry.mode == MODE_GITLINK {
+                    let i = dir.files[at].1;
+                    let e = &index.entries[i].1;
+                    if e.mode == MODE_GITLINK {
                         continue; // submodules are left out, as the status options say
                     }
                     let meta = match item.metadata() {
                         Ok(m) => m,
                         Err(err) if err.kind() == ErrorKind::NotFound => {
-                            out.push(Found::Changed(e.path.clone(), 'D'));
+                            out.push(Found::Changed(index.path(i).to_owned(), 'D'));
                             continue;
                         }
                         Err(_) => return None,
                     };
-                    match index::compare(&e.entry, &meta, stamp)? {
+                    match index::compare(e, &meta, stamp)? {
                         Compared::Same => {}
-                        Compared::Changed(c) => out.push(Found::Changed(e.path.clone(), c)),
-                        Compared::Uncertain => out.push(Found::Ask(e.path.clone())),
+                        Compared::Changed(c) => {
+                            out.push(Found::Changed(index.path(i).to_owned(), c))
+                        }
+                        Compared::Uncertain => out.push(Found::Ask(index.path(i).to_owned())),
                     }
                     continue;
                 }
@@ -320,9 +339,8 @@ fn visit(
         Err(_) => return None,
     }
     for (&(_, i), _) in dir.files.iter().zip(&seen).filter(|(_, seen)| !**seen) {
-        let e = &entries[i];
-        if e.entry.mode != MODE_GITLINK {
-            out.push(Found::Changed(e.path.clone(), 'D'));
+        if index.entries[i].1.mode != MODE_GITLINK {
+            out.push(Found::Changed(index.path(i).to_owned(), 'D'));
         }
     }
     Some(())
