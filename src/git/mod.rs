@@ -8,7 +8,9 @@ mod status;
 
 pub use config::Settings;
 pub use discover::{Located, Worktree, locate, worktree_at, worktree_roots};
-pub use stat_clean::{uncommitted_files, uncommitted_files_in};
+pub use stat_clean::{
+    head_commit, tree_of, uncommitted_files, uncommitted_files_at, uncommitted_files_in,
+};
 pub use status::{GitError, dirty_paths, parse_duration, read_config_duration, uncommitted_among};
 mod args;
 pub mod dibsrefs;

@@ -32,10 +32,20 @@ pub fn uncommitted_files(root: &Path, paths: &[String]) -> Result<BTreeSet<Strin
 
 /// [`uncommitted_files`] in a worktree already located.
 pub fn uncommitted_files_in(wt: &Worktree, paths: &[String]) -> Result<BTreeSet<String>, GitError> {
+    uncommitted_files_at(wt, paths, None)
+}
+
+/// [`uncommitted_files_in`], told HEAD's tree (hex) when the caller already knows it (see
+/// [`head_commit`] and [`tree_of`]): then no object is read.
+pub fn uncommitted_files_at(
+    wt: &Worktree,
+    paths: &[String],
+    head_tree: Option<&str>,
+) -> Result<BTreeSet<String>, GitError> {
     if paths.is_empty() {
         return Ok(BTreeSet::new());
     }
-    let Some(settled) = settle(&wt.root, wt, paths) else {
+    let Some(settled) = settle(&wt.root, wt, paths, head_tree) else {
         return uncommitted_among(&wt.root, paths);
     };
     let mut dirty = settled.dirty;
@@ -60,11 +70,16 @@ const INDEX_BYTES_PER_PATH: u64 = 16 * 1024;
 /// `None` when the index cannot vouch for HEAD (something staged, no valid cached tree, an
 /// index or HEAD this reader does not understand) or is too large for so few files: the caller
 /// asks libgit2 about every path.
-fn settle(root: &Path, wt: &Worktree, paths: &[String]) -> Option<Settled> {
+fn settle(
+    root: &Path,
+    wt: &Worktree,
+    paths: &[String],
+    head_tree: Option<&str>,
+) -> Option<Settled> {
     let mut wanted: Vec<&str> = paths.iter().map(String::as_str).collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let (entries, stamp) = read_index(wt, &wanted)?;
+    let (entries, stamp) = read_index(wt, &wanted, head_tree)?;
     let mut out = Settled::default();
     for (rel, entry) in wanted.iter().zip(entries) {
         let state = match (entry, fs::symlink_metadata(root.join(rel))) {
@@ -98,16 +113,24 @@ fn settle(root: &Path, wt: &Worktree, paths: &[String]) -> Option<Settled> {
 
 /// The index entries of `wanted` (sorted) and the index's time stamp, when the index vouches
 /// for HEAD and is small enough to be worth reading for them.
-fn read_index(wt: &Worktree, wanted: &[&str]) -> Option<(Vec<Option<Entry>>, Stamp)> {
+fn read_index(
+    wt: &Worktree,
+    wanted: &[&str],
+    head_tree: Option<&str>,
+) -> Option<(Vec<Option<Entry>>, Stamp)> {
     let max_len = INDEX_BYTES_PER_PATH.saturating_mul(wanted.len() as u64);
     let (mut index, stamp) = index::open(&wt.git_dir, max_len)?;
     let (entries, cached_tree) = lookup(&mut index, wanted)?;
-    (cached_tree? == head_tree(wt)?).then_some((entries, stamp))
+    let head_tree = match head_tree {
+        Some(hex) => git2::Oid::from_str(hex).ok()?,
+        None => git2::Oid::from_str(&tree_of(wt, &head_commit(wt)?)?).ok()?,
+    };
+    (cached_tree? == head_tree).then_some((entries, stamp))
 }
 
-/// The id of HEAD's tree, from the ref files and the commit object (loose or packed); `None`
-/// for an unborn branch, a ref outside `refs/heads/`, a non-SHA-1 repository or a read error.
-fn head_tree(wt: &Worktree) -> Option<git2::Oid> {
+/// The id (hex) of HEAD's commit, from the ref files alone; `None` for an unborn branch, a ref
+/// outside `refs/heads/`, a non-SHA-1 repository or a read error.
+pub fn head_commit(wt: &Worktree) -> Option<String> {
     let head = fs::read_to_string(wt.git_dir.join("HEAD")).ok()?;
     let head = head.trim_end();
     let commit = match head.strip_prefix("ref: ") {
@@ -115,18 +138,22 @@ fn head_tree(wt: &Worktree) -> Option<git2::Oid> {
         Some(_) => return None,
         None => head.to_owned(),
     };
-    if commit.len() != 40 {
-        return None;
-    }
+    (commit.len() == 40).then_some(commit)
+}
+
+/// The id (hex) of the tree of `commit`, read from the object (loose or packed). A commit
+/// never changes, so a caller may keep the answer.
+pub fn tree_of(wt: &Worktree, commit: &str) -> Option<String> {
     let odb = git2::Odb::new().ok()?;
     odb.add_disk_alternate(wt.common_dir.join("objects").to_str()?)
         .ok()?;
-    let object = odb.read(git2::Oid::from_str(&commit).ok()?).ok()?;
+    let object = odb.read(git2::Oid::from_str(commit).ok()?).ok()?;
     if object.kind() != git2::ObjectType::Commit {
         return None;
     }
     let hex = object.data().strip_prefix(b"tree ")?.get(..40)?;
-    git2::Oid::from_str(std::str::from_utf8(hex).ok()?).ok()
+    let hex = std::str::from_utf8(hex).ok()?;
+    git2::Oid::from_str(hex).is_ok().then(|| hex.to_owned())
 }
 
 /// A branch's commit id (hex): its loose ref file, else its line in `packed-refs`.

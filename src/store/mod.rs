@@ -7,7 +7,8 @@
 //! or works in a worktree), so finding the holders of a file costs one directory listing
 //! whatever the number of sessions; `cleared/<process>` remembers a session ended by `/clear`;
 //! `lock` is the write lock; `audit.log` is JSON lines; `pruned` stamps the last pruning;
-//! `settings.json` keeps the `dibs.*` settings with the fingerprint of the config they came from.
+//! `settings.json` keeps the `dibs.*` settings with the fingerprint of the config they came from;
+//! `trees` keeps the tree of the last few HEAD commits.
 
 mod fsio;
 mod prune;
@@ -129,6 +130,9 @@ fn read_small(path: &Path) -> Option<Vec<u8>> {
 pub fn content_digest(bytes: &[u8]) -> String {
     format!("{:016x}-{}", record::fnv1a(bytes), bytes.len())
 }
+
+/// How many commits' trees [`Store::remember_tree`] keeps.
+const MEMO_TREES: usize = 16;
 
 /// The settings kept in `settings.json`, with the fingerprint of the config they came from.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -427,6 +431,34 @@ impl Store {
         if let Ok(bytes) = serde_json::to_vec(&kept) {
             let _ = fsio::write_atomic(&self.dir.join("settings.json"), &bytes);
         }
+    }
+
+    /// The tree (hex) of `commit`, as kept by [`Store::remember_tree`]: a commit never
+    /// changes, so this saves reading its object on a hook's path.
+    pub fn tree_of(&self, commit: &str) -> Option<String> {
+        let bytes = read_small(&self.dir.join("trees"))?;
+        let text = std::str::from_utf8(&bytes).ok()?;
+        text.lines()
+            .filter_map(|l| l.split_once(' '))
+            .find(|(c, _)| *c == commit)
+            .map(|(_, t)| t.to_owned())
+    }
+
+    /// Keep the tree of `commit` (the last few commits asked about). Best effort.
+    pub fn remember_tree(&self, commit: &str, tree: &str) {
+        let path = self.dir.join("trees");
+        let old = read_small(&path).unwrap_or_default();
+        let old = String::from_utf8_lossy(&old);
+        let mut text = format!("{commit} {tree}\n");
+        for line in old
+            .lines()
+            .filter(|l| !l.starts_with(commit))
+            .take(MEMO_TREES - 1)
+        {
+            text.push_str(line);
+            text.push('\n');
+        }
+        let _ = fsio::write_atomic(&path, text.as_bytes());
     }
 
     /// Append one line to the audit log (`audit.log`, JSON lines), under the lock.

@@ -42,7 +42,7 @@ const SHOWN_PEERS: usize = 5;
 
 /// Dirty files of each of `sessions`: one check per worktree involved, over just the files
 /// those sessions hold (`here` is already located).
-fn dirty_files(sessions: &[Session], here: &Worktree) -> Vec<Vec<String>> {
+fn dirty_files(sessions: &[Session], here: &Worktree, store: &Store) -> Vec<Vec<String>> {
     let mut held: BTreeMap<&Path, Vec<String>> = BTreeMap::new();
     for f in sessions.iter().flat_map(|s| &s.files) {
         held.entry(f.key.worktree.as_path())
@@ -51,7 +51,7 @@ fn dirty_files(sessions: &[Session], here: &Worktree) -> Vec<Vec<String>> {
     }
     let dirty: BTreeMap<&Path, BTreeSet<String>> = held
         .into_iter()
-        .map(|(root, paths)| (root, uncommitted(root, here, &paths)))
+        .map(|(root, paths)| (root, uncommitted(root, here, &paths, store)))
         .collect();
     sessions
         .iter()
@@ -71,9 +71,17 @@ fn dirty_files(sessions: &[Session], here: &Worktree) -> Vec<Vec<String>> {
 
 /// Of `paths` in the worktree at `root`, those that differ from HEAD (none when that cannot be
 /// read); `here` is a worktree already located, used when it is that one.
-fn uncommitted(root: &Path, here: &Worktree, paths: &[String]) -> BTreeSet<String> {
+fn uncommitted(root: &Path, here: &Worktree, paths: &[String], store: &Store) -> BTreeSet<String> {
     let dirty = if root == here.root {
-        git::uncommitted_files_in(here, paths)
+        // HEAD's tree from the store's memo when it was asked before: no object read.
+        let tree = git::head_commit(here).and_then(|commit| {
+            store.tree_of(&commit).or_else(|| {
+                let tree = git::tree_of(here, &commit)?;
+                store.remember_tree(&commit, &tree);
+                Some(tree)
+            })
+        });
+        git::uncommitted_files_at(here, paths, tree.as_deref())
     } else {
         git::uncommitted_files(root, paths)
     };
@@ -151,7 +159,7 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
         }
     }
     let more = listed.len() - checked;
-    let dirty = dirty_files(&others, wt);
+    let dirty = dirty_files(&others, wt, &store);
     let peers: Vec<Peer> = others
         .into_iter()
         .zip(dirty)
@@ -220,7 +228,7 @@ pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
                     .entry(mine.key.worktree.clone())
                     .or_insert_with(|| {
                         let root = &mine.key.worktree;
-                        uncommitted(root, wt, &mine_in(root))
+                        uncommitted(root, wt, &mine_in(root), &store)
                     })
                     .contains(&mine.key.path);
             if !warm {

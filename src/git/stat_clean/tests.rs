@@ -86,7 +86,7 @@ const CHANGED: &[&str] = &[
 ];
 
 fn settled(root: &Path, paths: &[String]) -> Option<Settled> {
-    settle(root, &worktree_at(root).unwrap(), paths)
+    settle(root, &worktree_at(root).unwrap(), paths, None)
 }
 
 #[test]
@@ -106,6 +106,20 @@ fn stat_data_settles_what_libgit2_would_hash_and_says_the_same() {
     assert_eq!(
         uncommitted_files(root, &paths[..3]).unwrap(),
         set(&["src/f1.rs", "src/f2.rs"])
+    );
+    // Told HEAD's tree, it reads no object; told a wrong one, it falls back: same answer.
+    let wt = worktree_at(root).unwrap();
+    let tree = tree_of(&wt, &head_commit(&wt).unwrap()).unwrap();
+    assert_eq!(
+        uncommitted_files_at(&wt, &paths, Some(&tree)).unwrap(),
+        want
+    );
+    assert!(settle(root, &wt, &paths, Some(&tree)).is_some());
+    let wrong = "0".repeat(40);
+    assert!(settle(root, &wt, &paths, Some(&wrong)).is_none());
+    assert_eq!(
+        uncommitted_files_at(&wt, &paths, Some(&wrong)).unwrap(),
+        want
     );
 }
 
