@@ -203,6 +203,11 @@ impl<R: Read + Seek> Window<R> {
         }
     }
 
+    /// How many bytes the walk covers: the whole index less its checksum.
+    pub(crate) fn len(&self) -> usize {
+        self.limit as usize
+    }
+
     /// Up to `want` bytes from offset `at`, fewer only at the limit; `None` before the window,
     /// past the limit, or on a read error.
     #[inline]
@@ -234,6 +239,12 @@ impl<R: Read + Seek> Window<R> {
         let from = (at - self.base) as usize;
         self.buf[..self.filled].get(from..from + want)
     }
+}
+
+/// How many entries the index holds, by its header (`None` for what is not an index file).
+pub(crate) fn entry_count<R: Read + Seek>(index: &mut Window<R>) -> Option<usize> {
+    let header = index.get(0, 12)?;
+    (header.get(..4)? == b"DIRC").then_some(be32(header, 8)? as usize)
 }
 
 /// One entry as the walk meets it: its path and its raw bytes, decoded on demand.

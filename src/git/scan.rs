@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::io::ErrorKind;
 use std::path::Path;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::facts::FileState;
@@ -60,16 +61,39 @@ pub(crate) fn scan(repo: &git2::Repository) -> Option<Scan> {
     {
         return None;
     }
-    let (index, stamp) = read_index(repo.path())?;
-    let dirs = folders(&index);
-    // Whether HEAD's tree is the index's is told on the first thread while the others start
-    // on the folders: the scan gives up if it is not.
-    let head_is_index = || {
-        let head_tree = repo.head().ok()?.peel_to_commit().ok()?.tree_id();
-        // Otherwise something is staged, or the cached tree cannot tell.
-        (index.tree == Some(head_tree)).then_some(())
+    let (mut file, stamp) = index::open(repo.path(), u64::MAX)?;
+    let count = index::entry_count(&mut file)?;
+    let threads = if count >= THREADS_FROM {
+        THREADS_MAX
+    } else {
+        1
     };
-    let found = walk(root, &dirs, &index, stamp, head_is_index)?;
+    let walk = Walk {
+        root,
+        stamp,
+        index: OnceLock::new(),
+        dirs: OnceLock::new(),
+        ready: OnceLock::new(),
+        next: AtomicUsize::new(0),
+        give_up: AtomicBool::new(false),
+    };
+    // The other threads start while the index is read, and wait for its folders.
+    let found = walk.run(
+        threads,
+        || {
+            let index = read_index(file, count)?;
+            index.tree?; // no valid cached tree: it cannot tell whether anything is staged
+            let index = walk.index.get_or_init(|| index);
+            walk.dirs.get_or_init(|| folders(index));
+            Some(index)
+        },
+        |index| {
+            // Whether HEAD's tree is the index's is told on this thread while the others start
+            // on the folders. Otherwise something is staged.
+            let head_tree = repo.head().ok()?.peel_to_commit().ok()?.tree_id();
+            (index.tree == Some(head_tree)).then_some(())
+        },
+    )?;
 
     let mut scan = Scan::default();
     let mut untracked = Vec::new();
@@ -122,14 +146,15 @@ impl Index {
     }
 }
 
-/// The index of the git dir `git_dir` and its time stamp. `None` for anything the scan must not
+/// The index read through `file`, which holds `count` entries. `None` for anything the scan must not
 /// rely on (see [`index::walk`]), and for conflicts, assume-unchanged, skip-worktree or
 /// intent-to-add entries, a mode other than a file's, a link's or a submodule's, and non-UTF-8
 /// paths.
-fn read_index(git_dir: &Path) -> Option<(Index, Stamp)> {
-    let (mut file, stamp) = index::open(git_dir, u64::MAX)?;
-    let mut paths = String::new();
-    let mut entries = Vec::new();
+fn read_index(mut file: index::Window<fs::File>, count: usize) -> Option<Index> {
+    // Room for all at once (growing copies, and each new page costs a fault), as much as the
+    // file can hold: an entry takes at least 62 bytes.
+    let mut paths = String::with_capacity(count.saturating_mul(24).min(file.len()));
+    let mut entries = Vec::with_capacity(count.min(file.len() / 62));
     let tree = index::walk(&mut file, |path, raw| {
         let entry = raw.entry()?;
         if entry.special || ![MODE_FILE, MODE_EXEC, MODE_LINK, MODE_GITLINK].contains(&entry.mode) {
@@ -139,12 +164,11 @@ fn read_index(git_dir: &Path) -> Option<(Index, Stamp)> {
         entries.push((paths.len(), entry));
         Some(())
     })?;
-    let index = Index {
+    Some(Index {
         paths,
         entries,
         tree,
-    };
-    Some((index, stamp))
+    })
 }
 
 /// A folder that holds tracked files: its path, its entries' names (with their place in the
@@ -214,53 +238,117 @@ enum Found {
     Untracked(String, bool),
 }
 
-/// List every folder in `dirs` and stat every tracked file, on up to [`THREADS_MAX`] threads,
-/// while the first thread tells `check` before it joins in. `None` when `check` says so or
-/// something turned up that only libgit2's full status handles.
-fn walk(
-    root: &Path,
-    dirs: &[Folder<'_>],
-    index: &Index,
+/// Sets the walk off when dropped, unless it was set already.
+struct Release<'a>(&'a OnceLock<bool>);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.set(false);
+    }
+}
+
+/// One walk of the worktree: what its threads share.
+struct Walk<'a> {
+    root: &'a Path,
     stamp: Stamp,
-    check: impl FnOnce() -> Option<()>,
-) -> Option<Vec<Found>> {
-    let next = AtomicUsize::new(0);
-    let give_up = AtomicBool::new(false);
-    let work = || {
-        let mut out = Vec::new();
-        while !give_up.load(Ordering::Relaxed) {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(dir) = dirs.get(i) else { break };
-            if visit(root, dir, index, stamp, &mut out).is_none() {
-                give_up.store(true, Ordering::Relaxed);
+    index: OnceLock<Index>,
+    dirs: OnceLock<Vec<Folder<'a>>>,
+    /// Set once the folders are known (`true`) or the walk is off (`false`).
+    ready: OnceLock<bool>,
+    /// The next folder to take.
+    next: AtomicUsize,
+    give_up: AtomicBool,
+}
+
+impl<'a> Walk<'a> {
+    /// List every folder and stat every tracked file, on up to `threads` threads (as many as
+    /// the machine has cores). This thread first runs `prepare`, which reads the index into
+    /// [`Walk::index`] and its folders into [`Walk::dirs`], then `check`, then joins the others,
+    /// which start meanwhile. `None` when either says so or something turned up that only
+    /// libgit2's full status handles.
+    fn run(
+        &'a self,
+        threads: usize,
+        prepare: impl FnOnce() -> Option<&'a Index>,
+        check: impl FnOnce(&'a Index) -> Option<()>,
+    ) -> Option<Vec<Found>> {
+        let mut found = std::thread::scope(|s| {
+            // A helper that cannot be started leaves its share to the others.
+            let helper = (threads > 1)
+                .then(|| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, || self.help(s, threads))
+                        .ok()
+                })
+                .flatten();
+            // Whatever happens here (even a panic), the others stop waiting.
+            let release = Release(&self.ready);
+            let index = prepare();
+            let _ = self.ready.set(index.is_some());
+            drop(release);
+            let checked = index.and_then(check);
+            if checked.is_none() {
+                self.give_up.store(true, Ordering::Relaxed);
             }
+            let mut found = self.work();
+            if let Some(h) = helper {
+                found.extend(h.join().ok()??);
+            }
+            checked.map(|()| found)
+        })?;
+        if self.give_up.load(Ordering::Relaxed) {
+            return None;
         }
-        out
-    };
-    let threads = if index.entries.len() >= THREADS_FROM {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(THREADS_MAX))
-    } else {
-        1
-    };
-    let mut found = std::thread::scope(|s| {
-        // A helper that cannot be started leaves its share to the others.
-        let helpers: Vec<_> = (1..threads)
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+        found.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+        Some(found)
+    }
+
+    /// The first helper: starts the others the machine has cores for (up to `threads` in all;
+    /// counting the cores takes a few file reads, done here off the first thread's path), then
+    /// works with them once the folders are known.
+    fn help<'s>(&'s self, s: &'s std::thread::Scope<'s, '_>, threads: usize) -> Option<Vec<Found>>
+    where
+        'a: 's,
+    {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if cores < 2 {
+            return Some(Vec::new());
+        }
+        let others: Vec<_> = (2..threads.min(cores))
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, || {
+                        self.ready.wait();
+                        self.work()
+                    })
+                    .ok()
+            })
             .collect();
-        if check().is_none() {
-            give_up.store(true, Ordering::Relaxed);
-        }
-        let mut found = work();
-        for h in helpers {
+        self.ready.wait();
+        let mut found = self.work();
+        for h in others {
             found.extend(h.join().ok()?);
         }
         Some(found)
-    })?;
-    if give_up.load(Ordering::Relaxed) {
-        return None;
     }
-    found.sort_unstable_by(|a, b| key(a).cmp(key(b)));
-    Some(found)
+
+    /// Take folders until none is left or the walk is off.
+    fn work(&self) -> Vec<Found> {
+        let mut out = Vec::new();
+        let (Some(true), Some(index), Some(dirs)) =
+            (self.ready.get(), self.index.get(), self.dirs.get())
+        else {
+            return out;
+        };
+        while !self.give_up.load(Ordering::Relaxed) {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(dir) = dirs.get(i) else { break };
+            if visit(self.root, dir, index, self.stamp, &mut out).is_none() {
+                self.give_up.store(true, Ordering::Relaxed);
+            }
+        }
+        out
+    }
 }
 
 fn key(f: &Found) -> &str {
