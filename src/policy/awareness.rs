@@ -120,7 +120,7 @@ pub fn prompt(sharing: &[Sharing]) -> Response {
         "git-dibs: live peer{} {} also work{} on files you have in progress.\nShared: {}. \
          Coordinate before changing them; never revert or commit their changes.",
         if peers.len() == 1 { "" } else { "s" },
-        peers.join(", "),
+        few(&peers, 3),
         if peers.len() == 1 { "s" } else { "" },
         few(&files, 4),
     );
@@ -188,5 +188,20 @@ mod tests {
         assert_eq!(t.lines().count(), 2, "{t}");
         assert!(t.contains("[claimed: renaming the parser]"), "{t}");
         assert!(t.contains("f0.rs, f1.rs, f2.rs, f3.rs and 3 more"), "{t}");
+    }
+
+    #[test]
+    fn the_prompt_block_names_three_peers_and_counts_the_rest() {
+        let sharing: Vec<Sharing> = (0..40)
+            .map(|i| Sharing {
+                session: peer(&format!("peer{i:04}-x"), &[]).session,
+                files: vec!["src/lib.rs".into()],
+                intents: Vec::new(),
+            })
+            .collect();
+        let t = text(&prompt(&sharing));
+        assert_eq!(t.lines().count(), 2, "{t}");
+        assert_eq!(t.matches("claude session").count(), 3, "{t}");
+        assert!(t.contains("and 37 more also work"), "{t}");
     }
 }
