@@ -226,16 +226,31 @@ fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
         return Ok(state);
     }
     state.branch = git::worktree_at(&entry.root).and_then(|w| w.branch());
-    let repo = Repo::open(&entry.root)?;
-    state.status = repo
-        .status()?
-        .iter()
-        .map(git::FileState::porcelain)
-        .collect();
-    state.head = repo.head();
-    if let Some(head) = &state.head {
-        state.unpushed = repo.unpushed(head, COMMIT_LIMIT)?;
-    }
+    // HEAD and what of it is unpushed are read on a second thread, through a repository of its
+    // own, while the status is read on this one.
+    let pushed = |root: &Path| -> Result<_> {
+        let repo = Repo::open(root)?;
+        let head = repo.head();
+        let unpushed = match &head {
+            Some(head) => repo.unpushed(head, COMMIT_LIMIT)?,
+            None => Vec::new(),
+        };
+        Ok((repo, head, unpushed))
+    };
+    let (repo, status) = std::thread::scope(|s| {
+        let other = std::thread::Builder::new()
+            .spawn_scoped(s, || pushed(&entry.root))
+            .ok();
+        let status = Repo::open(&entry.root).and_then(|r| r.status());
+        let (repo, head, unpushed) = match other.map(|h| h.join()) {
+            Some(Ok(done)) => done?,
+            _ => pushed(&entry.root)?,
+        };
+        state.head = head;
+        state.unpushed = unpushed;
+        Ok::<_, anyhow::Error>((repo, status?))
+    })?;
+    state.status = status.iter().map(git::FileState::porcelain).collect();
     if entry.main {
         for (name, tip) in repo.local_branches() {
             if !repo.unpushed(&tip, 1)?.is_empty() {
