@@ -5,6 +5,8 @@ mod config;
 mod discover;
 mod stat_clean;
 mod status;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use config::Settings;
 pub use discover::{Located, Worktree, locate, worktree_at, worktree_roots};
