@@ -37,8 +37,9 @@ fn related_worktrees(wt: &Worktree) -> Vec<PathBuf> {
     roots
 }
 
-/// How many peers the session-start block names one by one.
-const SHOWN_PEERS: usize = 5;
+/// How many peers the session-start block names one by one, with their dirty files; the rest
+/// are counted. Three, as the co-edit warning and the prompt block.
+const SHOWN_PEERS: usize = 3;
 
 /// Dirty files of each of `sessions`: one check per worktree involved, over just the files
 /// those sessions hold (`here` is already located).
