@@ -116,6 +116,19 @@ fn places(specs: &[HookSpec]) -> String {
         .join(", ")
 }
 
+/// A problem for each hook command whose program is an absolute path that does not exist.
+fn check_programs(r: &mut Report, shown: &impl std::fmt::Display, fix: &str, commands: &[String]) {
+    for command in commands {
+        let program = settings::program_of(command).map(PathBuf::from);
+        if let Some(p) = program.filter(|p| p.is_absolute() && !p.is_file()) {
+            r.problem(format!(
+                "{shown} runs {}, which does not exist: {fix}",
+                p.display()
+            ));
+        }
+    }
+}
+
 /// Check one settings file's wiring; returns its command lines when it wires git-dibs at all.
 fn check_wiring(r: &mut Report, scope: Scope, path: &Path, s: &Settings) -> Option<Vec<String>> {
     let shown = path.display();
@@ -156,15 +169,7 @@ fn check_wiring(r: &mut Report, scope: Scope, path: &Path, s: &Settings) -> Opti
             w.commands.len()
         ));
     }
-    for command in &w.commands {
-        let program = settings::program_of(command).map(PathBuf::from);
-        if let Some(p) = program.filter(|p| p.is_absolute() && !p.is_file()) {
-            r.problem(format!(
-                "{shown} runs {}, which does not exist: {fix}",
-                p.display()
-            ));
-        }
-    }
+    check_programs(r, &shown, &fix, &w.commands);
     if w.is_complete() {
         r.ok(format!(
             "hooks are wired in the {} settings ({shown}): all {} of them",
@@ -285,15 +290,7 @@ fn check_hosts(r: &mut Report, wt: &Worktree) {
                 w.stale.join("; ")
             ));
         }
-        for command in &w.commands {
-            let program = settings::program_of(command).map(PathBuf::from);
-            if let Some(p) = program.filter(|p| p.is_absolute() && !p.is_file()) {
-                r.problem(format!(
-                    "{shown} runs {}, which does not exist: {fix}",
-                    p.display()
-                ));
-            }
-        }
+        check_programs(r, &shown, &fix, &w.commands);
         if w.is_complete() {
             r.ok(format!(
                 "{host} hooks are wired in {shown}: all {} of them",

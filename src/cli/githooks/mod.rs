@@ -185,7 +185,34 @@ struct AuditLine<'a> {
     commits: Vec<AuditCommit>,
 }
 
-impl AuditLine<'_> {
+impl<'a> AuditLine<'a> {
+    /// A refusal by `hook`, or a bypass when `WT_GUARD_BYPASS=1` is set, stamped now; what is
+    /// at risk is filled in by the caller.
+    fn decided(
+        hook: &'static str,
+        session: &'a str,
+        cwd: &'a Path,
+        command: String,
+        reason: &'a str,
+    ) -> Self {
+        AuditLine {
+            at: now_rfc3339(),
+            verdict: if bypassed() { "bypass" } else { "block" },
+            hook,
+            session,
+            cwd,
+            command,
+            reason,
+            files: Vec::new(),
+            commits: Vec::new(),
+        }
+    }
+
+    /// Whether the command goes ahead anyway.
+    fn is_bypass(&self) -> bool {
+        self.verdict == "bypass"
+    }
+
     /// Append this line to the audit log of the clone whose common dir is `common_dir`; a
     /// failure is said in one line on stderr and changes no verdict.
     fn write(&self, common_dir: &Path) {

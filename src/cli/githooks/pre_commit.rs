@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::{AuditLine, Committer, bypassed, fail_open, git_argv, sh_quote};
+use super::{AuditLine, Committer, fail_open, git_argv, sh_quote};
 use crate::policy::claims::{ago, describe};
 use crate::store::{self, FileKey, Session, Store};
 
@@ -74,20 +74,12 @@ fn check(cwd: &Path, wt: &crate::git::Worktree) -> Result<ExitCode> {
         "the commit includes files a live session holds: {}",
         holders.join("; ")
     );
-    let bypass = bypassed();
-    AuditLine {
-        at: super::now_rfc3339(),
-        verdict: if bypass { "bypass" } else { "block" },
-        hook: HOOK,
-        session: &me.id,
-        cwd,
-        command: git_argv().join(" "),
-        reason: &reason,
+    let line = AuditLine {
         files: files.clone(),
-        commits: Vec::new(),
-    }
-    .write(&wt.common_dir);
-    if bypass {
+        ..AuditLine::decided(HOOK, &me.id, cwd, git_argv().join(" "), &reason)
+    };
+    line.write(&wt.common_dir);
+    if line.is_bypass() {
         eprintln!("git-dibs: WT_GUARD_BYPASS=1: committing anyway ({reason}); this is audited");
         return Ok(ExitCode::SUCCESS);
     }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::{AuditCommit, AuditLine, Committer, bypassed, fail_open, git_argv};
+use super::{AuditCommit, AuditLine, Committer, fail_open, git_argv};
 
 const HOOK: &str = "reference-transaction";
 /// How many lost commits a message lists per branch.
@@ -120,16 +120,7 @@ fn check(updates: &[Update]) -> Result<ExitCode> {
         "deleting branch {} would lose commits that are on no remote-tracking ref",
         branches.join(", ")
     );
-    let bypass = bypassed();
-    AuditLine {
-        at: super::now_rfc3339(),
-        verdict: if bypass { "bypass" } else { "block" },
-        hook: HOOK,
-        session: &me.id,
-        cwd: &cwd,
-        command: command.clone(),
-        reason: &reason,
-        files: Vec::new(),
+    let line = AuditLine {
         commits: at_risk
             .iter()
             .flat_map(|a| {
@@ -140,9 +131,10 @@ fn check(updates: &[Update]) -> Result<ExitCode> {
                 })
             })
             .collect(),
-    }
-    .write(repo.commondir());
-    if bypass {
+        ..AuditLine::decided(HOOK, &me.id, &cwd, command.clone(), &reason)
+    };
+    line.write(repo.commondir());
+    if line.is_bypass() {
         eprintln!("git-dibs: WT_GUARD_BYPASS=1: {reason}; deleting anyway, and this is audited");
         return Ok(ExitCode::SUCCESS);
     }
