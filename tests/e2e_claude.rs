@@ -103,13 +103,7 @@ fn settings_are_accepted_and_hooks_run() {
         format!("src/lib.rs not edited: {text:?}")
     });
     s.step("the host was told nothing (no overlap)");
-    s.check(
-        s.api
-            .system_texts(marker)
-            .iter()
-            .all(|t| !t.contains("hook additional context")),
-        || format!("unexpected hook context: {:?}", s.api.system_texts(marker)),
-    );
+    told_nothing(&s, marker, "unexpected hook context");
     s.step("git dibs doctor agrees after the session");
     doctor_agrees(&s, &root);
 }
@@ -129,11 +123,7 @@ fn co_edit_warning_reaches_the_model() {
     let (a, a_id) = s.start_holding("a", ma, &root, a_edits(&lib), &release, "add from_a");
     s.api.script(
         mb,
-        vec![
-            Step::read(&lib),
-            Step::edit(&lib, "pub fn a() {}", "pub fn a() { /* b */ }"),
-            Step::Text("done".into()),
-        ],
+        [b_edits(&lib), vec![Step::Text("done".into())]].concat(),
     );
     let b = s.start("b", &root, &format!("{mb} touch a"));
     let b_done = s.finish(b);
@@ -145,15 +135,12 @@ fn co_edit_warning_reaches_the_model() {
 
     let short = &a_id[..8];
     s.step("B's model received the warning naming A and the file");
-    let texts = s.api.system_texts(mb);
-    let warning = texts
-        .iter()
-        .find(|t| t.starts_with("PreToolUse:Edit hook additional context:"));
-    let Some(warning) = warning else {
-        s.fail(&format!(
-            "no PreToolUse:Edit additional context reached B's model; system messages: {texts:?}"
-        ))
-    };
+    let warning = system_text(
+        &s,
+        mb,
+        "PreToolUse:Edit hook additional context:",
+        "no PreToolUse:Edit additional context reached B's model; system messages",
+    );
     s.check(
         warning.contains(short) && warning.contains("src/lib.rs"),
         || format!("the warning does not name A ({short}) and src/lib.rs: {warning:?}"),
@@ -166,13 +153,7 @@ fn co_edit_warning_reaches_the_model() {
         || format!("no informational PreToolUse:Edit event naming A: {info:?}"),
     );
     s.step("A was told nothing when it edited first");
-    s.check(
-        s.api
-            .system_texts(ma)
-            .iter()
-            .all(|t| !t.contains("hook additional context")),
-        || format!("A was warned: {:?}", s.api.system_texts(ma)),
-    );
+    told_nothing(&s, ma, "A was warned");
     s.step("both edits are on disk");
     let text = std::fs::read_to_string(&lib).unwrap();
     s.check(text.contains("/* b */") && text.contains("from_a"), || {
@@ -254,12 +235,14 @@ fn start_disclosure_and_prompt_block_reach_the_model() {
     let (a, a_id) = s.start_holding("a", ma, &root, a_edits(&lib), &release, "add from_a");
     s.api.script(
         mb,
-        vec![
-            Step::read(&lib),
-            Step::edit(&lib, "pub fn a() {}", "pub fn a() { /* b */ }"),
-            Step::Text("first prompt done".into()),
-            Step::Text("second prompt done".into()),
-        ],
+        [
+            b_edits(&lib),
+            vec![
+                Step::Text("first prompt done".into()),
+                Step::Text("second prompt done".into()),
+            ],
+        ]
+        .concat(),
     );
     let mut b = s.start_streaming("b", &root);
     s.say(&mut b, &format!("{mb} touch a"));
@@ -274,15 +257,12 @@ fn start_disclosure_and_prompt_block_reach_the_model() {
     let short = &a_id[..8];
     let requests = s.api.conversation(mb);
     s.step("B's model was told at start who else works here");
-    let texts = s.api.system_texts(mb);
-    let start = texts
-        .iter()
-        .find(|t| t.starts_with("SessionStart hook additional context:"));
-    let Some(start) = start else {
-        s.fail(&format!(
-            "no SessionStart context reached B's model: {texts:?}"
-        ))
-    };
+    let start = system_text(
+        &s,
+        mb,
+        "SessionStart hook additional context:",
+        "no SessionStart context reached B's model",
+    );
     s.check(
         start.contains(short) && start.contains("src/lib.rs") && start.contains("House rule"),
         || format!("the start disclosure does not name A ({short}), its file and the house rule: {start:?}"),
@@ -305,7 +285,6 @@ fn start_disclosure_and_prompt_block_reach_the_model() {
     });
 }
 
-/// `git dibs doctor` in `dir` finds nothing wrong.
 /// Session A's work in the scenarios with a live peer: read `lib`, then add a function to it.
 fn a_edits(lib: &Path) -> Vec<Step> {
     vec![
@@ -314,6 +293,34 @@ fn a_edits(lib: &Path) -> Vec<Step> {
     ]
 }
 
+/// Session B's edit in the scenarios with a live peer: read `lib`, then change `a` in it.
+fn b_edits(lib: &Path) -> Vec<Step> {
+    vec![
+        Step::read(lib),
+        Step::edit(lib, "pub fn a() {}", "pub fn a() { /* b */ }"),
+    ]
+}
+
+/// The system message to `marker`'s model that starts with `prefix`; fails with `missing` and
+/// every system message when there is none.
+fn system_text(s: &Scenario, marker: &str, prefix: &str, missing: &str) -> String {
+    let texts = s.api.system_texts(marker);
+    match texts.iter().find(|t| t.starts_with(prefix)) {
+        Some(text) => text.clone(),
+        None => s.fail(&format!("{missing}: {texts:?}")),
+    }
+}
+
+/// Fail with `complaint` and the system messages if any hook context reached `marker`'s model.
+fn told_nothing(s: &Scenario, marker: &str, complaint: &str) {
+    let texts = s.api.system_texts(marker);
+    s.check(
+        texts.iter().all(|t| !t.contains("hook additional context")),
+        || format!("{complaint}: {texts:?}"),
+    );
+}
+
+/// `git dibs doctor` in `dir` finds nothing wrong.
 fn doctor_agrees(s: &Scenario, dir: &Path) {
     let out = s.dibs(dir, &["doctor"]);
     s.check(out.status.success(), || {

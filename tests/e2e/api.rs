@@ -6,12 +6,16 @@
 //! get a short text; `count_tokens` gets a fixed count.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
 use serde_json::{Value, json};
+
+/// The request reader shared with the Gemini CLI and Codex stand-ins.
+#[path = "../e2e_hosts/http.rs"]
+mod http;
 
 /// One scripted assistant turn.
 #[derive(Debug, Clone)]
@@ -253,36 +257,7 @@ fn find_marker(body: &Value, scripts: &HashMap<String, Vec<Step>>) -> Option<Str
 
 /// Handle one connection: one request, one answer, then close.
 fn serve(stream: TcpStream, state: &Mutex<Shared>) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let mut parts = line.split_whitespace();
-    let method = parts.next().unwrap_or("").to_owned();
-    let path = parts.next().unwrap_or("").to_owned();
-    let mut length = 0usize;
-    let mut chunked = false;
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
-            break;
-        }
-        let (name, value) = header.split_once(':').unwrap_or((&header, ""));
-        let name = name.trim().to_ascii_lowercase();
-        let value = value.trim();
-        if name == "content-length" {
-            length = value.parse().unwrap_or(0);
-        } else if name == "transfer-encoding" && value.eq_ignore_ascii_case("chunked") {
-            chunked = true;
-        }
-    }
-    let body = if chunked {
-        read_chunked(&mut reader)?
-    } else {
-        let mut buf = vec![0; length];
-        reader.read_exact(&mut buf)?;
-        buf
-    };
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let (method, path, body) = http::read_request(&stream)?;
     let mut out = stream;
     let route = path.split('?').next().unwrap_or("");
     if method != "POST" || !route.starts_with("/v1/messages") {
@@ -352,24 +327,6 @@ fn record(
         marker,
         step,
     });
-}
-
-fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        let mut size = String::new();
-        reader.read_line(&mut size)?;
-        let n =
-            usize::from_str_radix(size.trim().split(';').next().unwrap_or("0"), 16).unwrap_or(0);
-        if n == 0 {
-            let mut rest = String::new();
-            let _ = reader.read_line(&mut rest);
-            return Ok(body);
-        }
-        let mut chunk = vec![0; n + 2];
-        reader.read_exact(&mut chunk)?;
-        body.extend_from_slice(&chunk[..n]);
-    }
 }
 
 fn respond_json(out: &mut TcpStream, status: u16, value: &Value) -> std::io::Result<()> {

@@ -106,6 +106,26 @@ impl Server {
 }
 
 fn serve(stream: TcpStream, log: &Mutex<Vec<Request>>, handler: &Handler) -> std::io::Result<()> {
+    let (method, path, body) = read_request(&stream)?;
+    let request = Request { method, path, body };
+    log.lock().unwrap().push(request.clone());
+    let reply = handler(&request);
+    let mut out = stream;
+    write!(
+        out,
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
+        reply.status,
+        if reply.status == 200 { "OK" } else { "Error" },
+        reply.content_type,
+        reply.body.len(),
+        reply.body
+    )?;
+    out.flush()
+}
+
+/// Read one request from `stream`: its method, its path with query and its JSON body (Null when
+/// there was none or it did not parse). The Claude stand-in (`tests/e2e/api.rs`) reads with it too.
+pub fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Value)> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut line = String::new();
     reader.read_line(&mut line)?;
@@ -132,24 +152,11 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Request>>, handler: &Handler) -> std
         reader.read_exact(&mut buf)?;
         buf
     };
-    let request = Request {
+    Ok((
         method,
         path,
-        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-    };
-    log.lock().unwrap().push(request.clone());
-    let reply = handler(&request);
-    let mut out = stream;
-    write!(
-        out,
-        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
-        reply.status,
-        if reply.status == 200 { "OK" } else { "Error" },
-        reply.content_type,
-        reply.body.len(),
-        reply.body
-    )?;
-    out.flush()
+        serde_json::from_slice(&body).unwrap_or(Value::Null),
+    ))
 }
 
 fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
