@@ -55,15 +55,6 @@ pub fn is_git(word: &str) -> bool {
     base == "git" || base == "git.exe"
 }
 
-fn absolute(cwd: &Path, p: &str) -> PathBuf {
-    let p = Path::new(p);
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        cwd.join(p)
-    }
-}
-
 /// Split a `git` argv into its global options and the subcommand, the way git does. `assignments`
 /// are the command's leading `NAME=value` words (`GIT_DIR`, `GIT_WORK_TREE` count). Returns
 /// `None` when `argv[0]` is not git. Pure: no file is read.
@@ -93,7 +84,7 @@ pub fn parse_invocation(
             if let Some(dir) = argv.get(i + 1)
                 && !dir.is_empty()
             {
-                cwd = absolute(&cwd, dir);
+                cwd = cwd.join(dir);
             }
             i += 2;
         } else if a == "-c" {
@@ -123,8 +114,8 @@ pub fn parse_invocation(
         } else if a.starts_with('-') {
             // --version, --help, --list-cmds=...: no subcommand runs.
             return Some(GitInvocation {
-                git_dir: git_dir.map(|d| absolute(&cwd, &d)),
-                work_tree: work_tree.map(|d| absolute(&cwd, &d)),
+                git_dir: git_dir.map(|d| cwd.join(d)),
+                work_tree: work_tree.map(|d| cwd.join(d)),
                 cwd,
                 config,
                 args: Vec::new(),
@@ -136,8 +127,8 @@ pub fn parse_invocation(
     let mut args: Vec<String> = argv.get(i..).map(<[String]>::to_vec).unwrap_or_default();
     expand_inline_alias(&config, &mut args);
     Some(GitInvocation {
-        git_dir: git_dir.map(|d| absolute(&cwd, &d)),
-        work_tree: work_tree.map(|d| absolute(&cwd, &d)),
+        git_dir: git_dir.map(|d| cwd.join(d)),
+        work_tree: work_tree.map(|d| cwd.join(d)),
         cwd,
         config,
         args,

@@ -89,13 +89,7 @@ pub fn after(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Result<Response, StoreError> {
             .filter_map(|l| digest_of(l).map(|d| Change::Seen(key(l), d))),
     );
     ctx.record(&store, &first.worktree, false, &changes)?;
-    crate::cli::lane::refresh_autolock(
-        &store,
-        &first.worktree,
-        &ctx.event.session_id,
-        ctx.now,
-        ctx.ttl(&first.worktree),
-    );
+    ctx.refresh_autolock(&store, &first.worktree);
     Ok(Response::Silent)
 }
 

@@ -90,6 +90,18 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Lock or unlock the lane at `wt` as this session's files there say (see
+    /// `lane::refresh_autolock`).
+    pub fn refresh_autolock(&self, store: &Store, wt: &Worktree) {
+        crate::cli::lane::refresh_autolock(
+            store,
+            wt,
+            &self.event.session_id,
+            self.now,
+            self.ttl(wt),
+        );
+    }
+
     /// Apply `changes` for this session, then prune when due.
     pub fn record(
         &self,

@@ -187,13 +187,7 @@ pub fn end(ctx: &Ctx<'_>, reason: &str) -> Result<Response, StoreError> {
             &[Change::ReleaseAll, Change::End],
         )?;
     }
-    crate::cli::lane::refresh_autolock(
-        &store,
-        &here.worktree,
-        &ctx.event.session_id,
-        ctx.now,
-        ctx.ttl(&here.worktree),
-    );
+    ctx.refresh_autolock(&store, &here.worktree);
     Ok(Response::Silent)
 }
 

@@ -128,15 +128,6 @@ pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
     }
 }
 
-fn absolute(cwd: &Path, p: &str) -> PathBuf {
-    let p = Path::new(p);
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        cwd.join(p)
-    }
-}
-
 /// `rm` with `-r`, `-R` or `--recursive` in any spelling; its operands, made absolute.
 pub fn classify_rm(argv: &[String], cwd: &Path, open: bool) -> Option<(Op, Vec<String>)> {
     let first = argv.first()?;
@@ -160,7 +151,7 @@ pub fn classify_rm(argv: &[String], cwd: &Path, open: bool) -> Option<(Op, Vec<S
     if !recursive || (operands.is_empty() && !open) {
         return None;
     }
-    let paths = operands.iter().map(|o| absolute(cwd, o)).collect();
+    let paths = operands.iter().map(|o| cwd.join(o)).collect();
     Some((Op::RemoveTree { paths }, operands))
 }
 
@@ -191,7 +182,7 @@ pub fn classify_find(argv: &[String], cwd: &Path) -> Option<(Op, Vec<String>)> {
     } else {
         starts
     };
-    let paths = starts.iter().map(|s| absolute(cwd, s)).collect();
+    let paths = starts.iter().map(|s| cwd.join(s)).collect();
     Some((Op::FindDelete { paths }, starts))
 }
 
