@@ -36,11 +36,7 @@ fn context(run: &HookRun, event: &str) -> String {
 }
 
 fn session_ids(dir: &Path) -> Vec<String> {
-    let out = dibs(dir, &["status", "--json"]);
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["sessions"]
-        .as_array()
-        .unwrap()
+    session_list(&status_of(dir))
         .iter()
         .map(|s| s["id"].as_str().unwrap().to_owned())
         .collect()
@@ -133,7 +129,6 @@ fn nested_worktrees_share_a_checkout_and_sibling_worktrees_do_not() {
 #[test]
 fn the_prompt_block_names_peers_sharing_warm_files_in_two_lines() {
     let repo = TestRepo::new();
-    let file = repo.root.join("src/lib.rs");
     let mut host_a = FakeHost::start();
     let mut host_b = FakeHost::start();
     host_a
@@ -142,14 +137,8 @@ fn the_prompt_block_names_peers_sharing_warm_files_in_two_lines() {
     host_b
         .hook(&repo.root, &prompt(B, &repo.root, "Fix the lexer"))
         .assert_silent();
-    host_a.hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", A, &repo.root, &file),
-    );
-    host_b.hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
-    );
+    host_a.hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
+    host_b.hook(&repo.root, &repo.pre_edit(B, "src/lib.rs"));
     for i in 0..6 {
         let f = repo.root.join(format!("src/m{i}.rs"));
         host_a.hook(
@@ -179,17 +168,10 @@ fn the_prompt_block_names_peers_sharing_warm_files_in_two_lines() {
 fn a_file_committed_long_ago_is_not_warm() {
     let repo = TestRepo::new();
     git(&repo.root, &["config", "dibs.warm", "1s"]);
-    let file = repo.root.join("src/lib.rs");
     let mut host_a = FakeHost::start();
     let mut host_b = FakeHost::start();
-    host_a.hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", A, &repo.root, &file),
-    );
-    host_b.hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
-    );
+    host_a.hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
+    host_b.hook(&repo.root, &repo.pre_edit(B, "src/lib.rs"));
     std::thread::sleep(std::time::Duration::from_millis(1100));
     host_a
         .hook(&repo.root, &prompt(A, &repo.root, "go on"))
@@ -206,29 +188,18 @@ fn a_file_committed_long_ago_is_not_warm() {
 #[test]
 fn a_crashed_agent_stops_holding_at_once_and_status_reports_it_once() {
     let repo = TestRepo::new();
-    let file = repo.root.join("src/lib.rs");
     let mut host_a = FakeHost::start();
     host_a.hook(&repo.root, &start(A, &repo.root, "startup"));
-    host_a.hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", A, &repo.root, &file),
-    );
+    host_a.hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
     repo.write(&repo.root, "src/lib.rs", "pub fn half_done() {}\n");
-    let run = hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
-    );
+    let run = hook(&repo.root, &repo.pre_edit(B, "src/lib.rs"));
     assert!(
         run.stdout.contains("aaaaaaaa"),
         "a live peer warns: {run:?}"
     );
 
     host_a.kill();
-    hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
-    )
-    .assert_silent();
+    hook(&repo.root, &repo.pre_edit(B, "src/lib.rs")).assert_silent();
 
     let first = String::from_utf8(dibs(&repo.root, &["status"]).stdout).unwrap();
     assert!(
@@ -271,16 +242,10 @@ fn a_session_resumed_in_another_process_fences_the_old_one() {
     );
     assert_eq!(end.code, 0);
 
-    let out = dibs(&repo.root, &["status", "--json"]);
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = status_of(&repo.root);
     let s = &v["sessions"][0];
     assert_eq!(s["generation"], 1);
-    let files: Vec<&str> = s["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let files = held_paths(s);
     assert_eq!(
         files,
         ["README.md"],
@@ -295,13 +260,9 @@ fn a_session_resumed_in_another_process_fences_the_old_one() {
 #[test]
 fn clear_hands_the_claims_to_the_new_session_of_the_same_process_only() {
     let repo = TestRepo::new();
-    let file = repo.root.join("src/lib.rs");
     let mut host = FakeHost::start();
     host.hook(&repo.root, &start(A, &repo.root, "startup"));
-    host.hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", A, &repo.root, &file),
-    );
+    host.hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
     host.hook(
         &repo.root,
         &claude_event("SessionEnd", A, &repo.root, json!({"reason": "clear"})),
@@ -309,10 +270,7 @@ fn clear_hands_the_claims_to_the_new_session_of_the_same_process_only() {
     host.hook(&repo.root, &start(B, &repo.root, "clear"))
         .assert_silent();
     assert_eq!(session_ids(&repo.root), [B]);
-    let run = hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", "cccccccc-3", &repo.root, &file),
-    );
+    let run = hook(&repo.root, &repo.pre_edit("cccccccc-3", "src/lib.rs"));
     assert!(
         run.stdout.contains("bbbbbbbb") && !run.stdout.contains("aaaaaaaa"),
         "{run:?}"
@@ -322,15 +280,8 @@ fn clear_hands_the_claims_to_the_new_session_of_the_same_process_only() {
     let mut other = FakeHost::start();
     let run = other.hook(&repo.root, &start("dddddddd-4", &repo.root, "clear"));
     assert_eq!(run.code, 0);
-    let out = dibs(&repo.root, &["status", "--json"]);
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let d = v["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == "dddddddd-4")
-        .unwrap();
-    assert!(d["files"].as_array().unwrap().is_empty());
+    let v = status_of(&repo.root);
+    assert!(held_paths(session_of(&v, "dddddddd-4")).is_empty());
 }
 
 #[test]
@@ -347,15 +298,9 @@ fn a_whole_file_write_over_a_peers_newer_change_is_refused() {
     };
     // A reads; B edits the file afterwards; A's whole-file Write would erase B's change.
     hook(&repo.root, &read(A)).assert_silent();
-    hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", A, &repo.root, &file),
-    );
+    hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
     std::thread::sleep(std::time::Duration::from_millis(1100));
-    hook(
-        &repo.root,
-        &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
-    );
+    hook(&repo.root, &repo.pre_edit(B, "src/lib.rs"));
     repo.write(&repo.root, "src/lib.rs", "pub fn from_b() {}\n");
     hook(
         &repo.root,

@@ -105,18 +105,7 @@ fn write_multiedit_and_notebookedit_claim_their_files() {
         assert!(person.contains("aaaaaaaa"), "{tool}: {person}");
     }
     let status = status_json(&repo.root, false);
-    let a = status["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == A)
-        .unwrap();
-    let paths: Vec<&str> = a["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = held_paths(session_of(&status, A));
     assert_eq!(
         paths,
         ["src/new_module.rs", "README.md", "notes/latency.ipynb"]
@@ -187,20 +176,13 @@ fn session_end_releases_the_claims() {
     .assert_silent();
     pre("Edit", B, &repo.root, &file).assert_silent();
     let live = status_json(&repo.root, false);
-    let ids: Vec<&str> = live["sessions"]
-        .as_array()
-        .unwrap()
+    let ids: Vec<&str> = session_list(&live)
         .iter()
         .map(|s| s["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids, [B], "an ended session is not live");
     let all = status_json(&repo.root, true);
-    let a = all["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == A)
-        .unwrap();
+    let a = session_of(&all, A);
     assert_eq!(a["live"], false);
     assert!(a["ended"].is_string());
 }

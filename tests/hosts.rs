@@ -133,6 +133,18 @@ fn cursor_is_recognised_from_claude_settings_and_explicit_host_wins() {
     assert!(branch_exists(&repo, "feature/auth"));
 }
 
+/// The answer's `additionalContext` names the peer `short` and `src/lib.rs`.
+#[track_caller]
+fn assert_context_names(v: &Value, short: &str) {
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains(short) && context.contains("src/lib.rs"),
+        "{v}"
+    );
+}
+
 fn hook_with_host(root: &Path, event: &Value, host: &str) -> HookRun {
     let mut cmd = std::process::Command::new(bin());
     cmd.args(["hook", "--host", host])
@@ -179,13 +191,7 @@ fn gemini_fixture_through_the_binary() {
     after["tool_response"] = json!({"llmContent": "ok", "returnDisplay": "ok"});
     let v = hook(root, &after).json();
     assert_eq!(v["hookSpecificOutput"]["hookEventName"], "AfterTool");
-    let context = v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
-    assert!(
-        context.contains(short.as_str()) && context.contains("src/lib.rs"),
-        "{v}"
-    );
+    assert_context_names(&v, &short);
     // The guard refuses with Gemini's decision.
     unpushed_branch(&repo, "gone");
     let mut shell = before.clone();
@@ -231,13 +237,7 @@ fn codex_fixture_and_apply_patch_through_the_binary() {
     patch["tool_input"] = json!({"command":
         "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-pub fn a() {}\n+pub fn b() {}\n*** End Patch\n"});
     let v = hook(root, &patch).json();
-    let context = v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
-    assert!(
-        context.contains(short.as_str()) && context.contains("src/lib.rs"),
-        "{v}"
-    );
+    assert_context_names(&v, &short);
     assert!(
         v["hookSpecificOutput"].get("permissionDecision").is_none(),
         "{v}"

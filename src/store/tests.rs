@@ -5,14 +5,37 @@ use std::time::Duration;
 use super::*;
 use crate::protocol::Host;
 
-fn store() -> (tempfile::TempDir, Store) {
+pub(super) fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
     (dir, store)
 }
 
-fn key(path: &str) -> FileKey {
+pub(super) fn key(path: &str) -> FileKey {
     FileKey::new("/work/repo", path)
+}
+
+/// Apply `changes` to session `id` (a Claude session) as an anonymous writer at `now`.
+pub(super) fn apply_anon(store: &Store, id: &str, now: u64, changes: &[Change]) -> Session {
+    store
+        .apply(id, Host::Claude, Writer::Anonymous, now, changes)
+        .unwrap()
+}
+
+/// Assert that `err` fences a writer of generation 0 off a record at generation 1.
+#[track_caller]
+pub(super) fn assert_fenced_0_1(err: &StoreError) {
+    assert!(
+        matches!(
+            err,
+            StoreError::Fenced {
+                held: 0,
+                current: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -33,17 +56,7 @@ fn a_writer_with_an_older_generation_is_refused() {
             &[Change::Touch(vec![key("b.rs")])],
         )
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            StoreError::Fenced {
-                held: 0,
-                current: 1,
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_fenced_0_1(&err);
     let err = store
         .apply(
             "s1",
@@ -69,24 +82,19 @@ fn a_writer_with_an_older_generation_is_refused() {
             &[Change::Touch(vec![key("b.rs")])],
         )
         .unwrap();
-    store
-        .apply("s1", Host::Claude, Writer::Anonymous, 104, &[])
-        .unwrap();
+    apply_anon(&store, "s1", 104, &[]);
     assert_eq!(store.session("s1").unwrap().unwrap().files.len(), 2);
 }
 
 #[test]
 fn holders_follow_touches_and_releases() {
     let (_dir, store) = store();
-    store
-        .apply(
-            "s1",
-            Host::Claude,
-            Writer::Anonymous,
-            100,
-            &[Change::Touch(vec![key("a.rs"), key("b.rs")])],
-        )
-        .unwrap();
+    apply_anon(
+        &store,
+        "s1",
+        100,
+        &[Change::Touch(vec![key("a.rs"), key("b.rs")])],
+    );
     store
         .apply(
             "s2",
@@ -102,15 +110,7 @@ fn holders_follow_touches_and_releases() {
     assert_eq!(holders[0].touch.as_ref().unwrap().first, 100);
     assert!(store.holders(&key("b.rs"), "s1", 0).unwrap().is_empty());
 
-    store
-        .apply(
-            "s1",
-            Host::Claude,
-            Writer::Anonymous,
-            120,
-            &[Change::ReleaseAll],
-        )
-        .unwrap();
+    apply_anon(&store, "s1", 120, &[Change::ReleaseAll]);
     assert!(store.holders(&key("a.rs"), "s2", 0).unwrap().is_empty());
     assert!(
         !store.index_dir(&key("b.rs").digest()).exists(),
@@ -129,15 +129,7 @@ fn unusual_session_ids_get_safe_file_names() {
         "ü-unicode",
         &"x".repeat(300),
     ] {
-        store
-            .apply(
-                id,
-                Host::Claude,
-                Writer::Anonymous,
-                100,
-                &[Change::Touch(vec![key("a.rs")])],
-            )
-            .unwrap();
+        apply_anon(&store, id, 100, &[Change::Touch(vec![key("a.rs")])]);
         assert_eq!(store.session(id).unwrap().unwrap().id, id);
     }
     assert_eq!(store.sessions().unwrap().len(), 6);
@@ -149,24 +141,8 @@ fn pruning_unindexes_dead_sessions_and_later_deletes_them() {
     let (_dir, store) = store();
     let ttl = Duration::from_secs(60);
     let day = 24 * 60 * 60;
-    store
-        .apply(
-            "old",
-            Host::Claude,
-            Writer::Anonymous,
-            1_000,
-            &[Change::Touch(vec![key("a.rs")])],
-        )
-        .unwrap();
-    store
-        .apply(
-            "new",
-            Host::Claude,
-            Writer::Anonymous,
-            1_050,
-            &[Change::Touch(vec![key("a.rs")])],
-        )
-        .unwrap();
+    apply_anon(&store, "old", 1_000, &[Change::Touch(vec![key("a.rs")])]);
+    apply_anon(&store, "new", 1_050, &[Change::Touch(vec![key("a.rs")])]);
     store.prune_locked(ttl, 1_100).unwrap();
     let holders = store.holders(&key("a.rs"), "x", 0).unwrap();
     assert_eq!(holders.len(), 1, "the dead session left the index");
@@ -177,9 +153,7 @@ fn pruning_unindexes_dead_sessions_and_later_deletes_them() {
     );
 
     // Coming back to life puts it back in the index.
-    store
-        .apply("old", Host::Claude, Writer::Anonymous, 1_200, &[])
-        .unwrap();
+    apply_anon(&store, "old", 1_200, &[]);
     assert_eq!(store.holders(&key("a.rs"), "x", 0).unwrap().len(), 2);
 
     store.prune_locked(ttl, 1_200 + 60 + day).unwrap();
@@ -190,49 +164,26 @@ fn pruning_unindexes_dead_sessions_and_later_deletes_them() {
 #[test]
 fn prune_is_rate_limited() {
     let (_dir, store) = store();
-    store
-        .apply(
-            "s",
-            Host::Claude,
-            Writer::Anonymous,
-            1,
-            &[Change::Touch(vec![key("a.rs")])],
-        )
-        .unwrap();
+    apply_anon(&store, "s", 1, &[Change::Touch(vec![key("a.rs")])]);
     let mut asked = 0;
-    store
-        .prune_if_due(
-            || {
-                asked += 1;
-                Duration::from_secs(1)
-            },
-            now_secs(),
-        )
-        .unwrap();
-    store
-        .prune_if_due(
-            || {
-                asked += 1;
-                Duration::from_secs(1)
-            },
-            now_secs(),
-        )
-        .unwrap();
+    for _ in 0..2 {
+        store
+            .prune_if_due(
+                || {
+                    asked += 1;
+                    Duration::from_secs(1)
+                },
+                now_secs(),
+            )
+            .unwrap();
+    }
     assert_eq!(asked, 1, "the second call found pruning not due");
 }
 
 #[test]
 fn pruning_removes_markers_of_records_that_are_gone() {
     let (_dir, store) = store();
-    store
-        .apply(
-            "gone",
-            Host::Claude,
-            Writer::Anonymous,
-            1_000,
-            &[Change::Touch(vec![key("a.rs")])],
-        )
-        .unwrap();
+    apply_anon(&store, "gone", 1_000, &[Change::Touch(vec![key("a.rs")])]);
     std::fs::remove_file(store.session_path("gone")).unwrap();
     assert!(store.index_dir(&key("a.rs").digest()).exists());
     store.prune_locked(Duration::from_secs(60), 1_001).unwrap();

@@ -3,18 +3,9 @@
 
 use std::time::Duration;
 
+use super::tests::{apply_anon, assert_fenced_0_1, key, store};
 use super::*;
 use crate::protocol::Host;
-
-fn store() -> (tempfile::TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
-    (dir, store)
-}
-
-fn key(path: &str) -> FileKey {
-    FileKey::new("/work/repo", path)
-}
 
 fn process(pid: u32) -> crate::agent::AgentProcess {
     crate::agent::AgentProcess {
@@ -59,17 +50,7 @@ fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
         },
     ] {
         let err = call(&p1, 4, &[change]).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                StoreError::Fenced {
-                    held: 0,
-                    current: 1,
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        assert_fenced_0_1(&err);
     }
     let stale = Writer::Agent {
         process: &p1,
@@ -152,15 +133,7 @@ fn activity_on_a_claimed_file_renews_its_lease() {
             |_| true,
         )
         .unwrap();
-    store
-        .apply(
-            "s",
-            Host::Claude,
-            Writer::Anonymous,
-            1_090,
-            &[Change::Touch(vec![key("a.rs")])],
-        )
-        .unwrap();
+    apply_anon(&store, "s", 1_090, &[Change::Touch(vec![key("a.rs")])]);
     let s = store.session("s").unwrap().unwrap();
     assert_eq!(s.claims[0].until, 1_190);
     assert!(s.claims[0].token.starts_with("s-"), "{}", s.claims[0].token);
@@ -225,32 +198,23 @@ fn time_only_changes_within_a_minute_are_not_written() {
         Change::Touch(vec![key("a.rs")]),
         Change::Seen(key("a.rs"), "d1".into()),
     ];
-    store
-        .apply("s", Host::Claude, Writer::Anonymous, 1_000, &touch)
-        .unwrap();
+    apply_anon(&store, "s", 1_000, &touch);
     let path = store.session_path("s");
     let before = std::fs::read(&path).unwrap();
     // Renewing the same file within the minute writes nothing...
-    let s = store
-        .apply("s", Host::Claude, Writer::Anonymous, 1_030, &touch)
-        .unwrap();
+    let s = apply_anon(&store, "s", 1_030, &touch);
     assert_eq!(s.last_seen, 1_030, "the caller still sees the new record");
     assert_eq!(std::fs::read(&path).unwrap(), before);
     // ...a new file, a new digest or a minute's drift does.
-    store
-        .apply(
-            "s",
-            Host::Claude,
-            Writer::Anonymous,
-            1_031,
-            &[Change::Seen(key("a.rs"), "d2".into())],
-        )
-        .unwrap();
+    apply_anon(
+        &store,
+        "s",
+        1_031,
+        &[Change::Seen(key("a.rs"), "d2".into())],
+    );
     assert_ne!(std::fs::read(&path).unwrap(), before);
     let before = std::fs::read(&path).unwrap();
-    store
-        .apply("s", Host::Claude, Writer::Anonymous, 1_100, &touch[..1])
-        .unwrap();
+    apply_anon(&store, "s", 1_100, &touch[..1]);
     assert_eq!(store.session("s").unwrap().unwrap().last_seen, 1_100);
     assert_ne!(std::fs::read(&path).unwrap(), before);
 }
@@ -262,24 +226,8 @@ fn the_sessions_of_a_worktree_are_listed_from_its_roster() {
         worktree: Some(w.into()),
         branch: None,
     };
-    store
-        .apply(
-            "a",
-            Host::Claude,
-            Writer::Anonymous,
-            100,
-            &[here("/w/main")],
-        )
-        .unwrap();
-    store
-        .apply(
-            "b",
-            Host::Claude,
-            Writer::Anonymous,
-            100,
-            &[here("/w/main")],
-        )
-        .unwrap();
+    apply_anon(&store, "a", 100, &[here("/w/main")]);
+    apply_anon(&store, "b", 100, &[here("/w/main")]);
     let ids = |root: &str| -> Vec<String> {
         let mut v: Vec<String> = store
             .recent_in(std::path::Path::new(root), "nobody", 0)
@@ -306,21 +254,11 @@ fn the_sessions_of_a_worktree_are_listed_from_its_roster() {
             true
         })
         .unwrap();
-    store
-        .apply(
-            "b",
-            Host::Claude,
-            Writer::Anonymous,
-            200,
-            &[here("/w/lane")],
-        )
-        .unwrap();
+    apply_anon(&store, "b", 200, &[here("/w/lane")]);
     assert_eq!(ids("/w/main"), ["a"]);
     assert_eq!(ids("/w/lane"), ["b"]);
     // An ended session leaves the listing; a live one's header follows its record.
-    store
-        .apply("a", Host::Claude, Writer::Anonymous, 300, &[Change::End])
-        .unwrap();
+    apply_anon(&store, "a", 300, &[Change::End]);
     assert!(ids("/w/main").is_empty());
     let lane = store
         .recent_in(std::path::Path::new("/w/lane"), "x", 0)

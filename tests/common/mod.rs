@@ -30,16 +30,20 @@ pub fn git(dir: &Path, args: &[&str]) -> Output {
 /// A `git` command with a clean, fixed environment.
 pub fn git_command(dir: &Path) -> Command {
     let mut cmd = Command::new("git");
-    cmd.current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+    with_git_env(cmd.current_dir(dir))
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE");
+    cmd
+}
+
+/// No user or system git config, and a fixed author and committer.
+pub fn with_git_env(cmd: &mut Command) -> &mut Command {
+    cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_AUTHOR_NAME", "Test")
         .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
         .env("GIT_COMMITTER_NAME", "Test")
         .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE");
-    cmd
 }
 
 /// Trimmed stdout of a git command.
@@ -204,6 +208,57 @@ pub fn edit_event(name: &str, tool: &str, session: &str, cwd: &Path, file: &Path
 }
 
 /// A Claude Code `PreToolUse` for Bash.
+/// A Bash `PreToolUse` by `session` in `cwd`, run with extra environment.
+pub fn bash_hook_env(cwd: &Path, session: &str, command: &str, env: &[(&str, &str)]) -> HookRun {
+    let ev = bash_event(session, cwd, command);
+    hook_raw(cwd, format!("{ev}\n").as_bytes(), env)
+}
+
+/// The (decision, reason, whole answer) of a hook run, None when it said nothing.
+pub fn hook_decision(run: &HookRun) -> Option<(String, String, Value)> {
+    if run.stdout.trim().is_empty() {
+        return None;
+    }
+    let v = run.json();
+    let out = &v["hookSpecificOutput"];
+    Some((
+        out["permissionDecision"].as_str().unwrap_or("").to_owned(),
+        out["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned(),
+        v.clone(),
+    ))
+}
+
+/// `status --json` in `dir`, parsed.
+pub fn status_of(dir: &Path) -> Value {
+    serde_json::from_slice(&dibs(dir, &["status", "--json"]).stdout).expect("status --json is JSON")
+}
+
+/// The sessions of a `status --json` answer.
+pub fn session_list(status: &Value) -> &Vec<Value> {
+    status["sessions"].as_array().expect("a sessions array")
+}
+
+/// Session `id` of a `status --json` answer (panics when it is not listed).
+pub fn session_of<'a>(status: &'a Value, id: &str) -> &'a Value {
+    session_list(status)
+        .iter()
+        .find(|s| s["id"] == id)
+        .unwrap_or_else(|| panic!("session {id} listed: {status}"))
+}
+
+/// The paths one session of a `status --json` answer holds, in order.
+pub fn held_paths(session: &Value) -> Vec<&str> {
+    session["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect()
+}
+
 pub fn bash_event(session: &str, cwd: &Path, command: &str) -> Value {
     claude_event(
         "PreToolUse",

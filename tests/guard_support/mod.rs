@@ -64,24 +64,11 @@ pub fn bash(cwd: &Path, command: &str) -> HookRun {
 }
 
 pub fn bash_env(cwd: &Path, command: &str, env: &[(&str, &str)]) -> HookRun {
-    let ev = bash_event(ME, cwd, command);
-    hook_raw(cwd, format!("{ev}\n").as_bytes(), env)
+    bash_hook_env(cwd, ME, command, env)
 }
 
 pub fn decision(run: &HookRun) -> Option<(String, String, Value)> {
-    if run.stdout.trim().is_empty() {
-        return None;
-    }
-    let v = run.json();
-    let out = &v["hookSpecificOutput"];
-    Some((
-        out["permissionDecision"].as_str().unwrap_or("").to_owned(),
-        out["permissionDecisionReason"]
-            .as_str()
-            .unwrap_or("")
-            .to_owned(),
-        v.clone(),
-    ))
+    hook_decision(run)
 }
 
 /// The reason of a deny (panics when the command was not denied).

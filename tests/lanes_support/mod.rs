@@ -11,14 +11,7 @@ use serde_json::Value;
 /// Run the binary as session `session` (with a committer identity for rebases and merges).
 pub fn dibs_as(dir: &Path, session: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(bin());
-    cmd.args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+    with_git_env(cmd.args(args).current_dir(dir))
         .env("DIBS_SESSION", session)
         .env_remove("CLAUDE_CODE_SESSION_ID");
     for (k, v) in env {

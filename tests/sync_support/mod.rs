@@ -316,24 +316,12 @@ pub fn warning(run: &HookRun) -> String {
 
 /// A Bash `PreToolUse` by `session` in `dir`, with extra environment.
 pub fn bash_as(dir: &Path, session: &str, command: &str, env: &[(&str, &str)]) -> HookRun {
-    let ev = bash_event(session, dir, command);
-    hook_raw(dir, format!("{ev}\n").as_bytes(), env)
+    bash_hook_env(dir, session, command, env)
 }
 
 /// The (decision, reason) of a hook answer, None when it said nothing.
 pub fn decision(run: &HookRun) -> Option<(String, String)> {
-    if run.stdout.trim().is_empty() {
-        return None;
-    }
-    let v = run.json();
-    let out = &v["hookSpecificOutput"];
-    Some((
-        out["permissionDecision"].as_str().unwrap_or("").to_owned(),
-        out["permissionDecisionReason"]
-            .as_str()
-            .unwrap_or("")
-            .to_owned(),
-    ))
+    hook_decision(run).map(|(d, reason, _)| (d, reason))
 }
 
 /// A PATH whose `gh` answers "no pull requests" for everything (the guard asks `gh` about
