@@ -6,7 +6,6 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -14,6 +13,11 @@ use serde_json::{Value, json};
 use super::api::StandIn;
 use super::cli;
 use crate::common::{self, TestRepo};
+use report::Progress;
+
+/// The failure report shared with the Gemini CLI and Codex scenarios.
+#[path = "../e2e_hosts/report.rs"]
+mod report;
 
 /// How long a scenario waits for a session to reach a scripted point.
 pub const REACH: Duration = Duration::from_secs(60);
@@ -39,8 +43,7 @@ pub struct Scenario {
     /// Scratch folder outside the repository (homes, logs, flag files).
     pub scratch: PathBuf,
     claude: PathBuf,
-    step: Mutex<String>,
-    logs: Mutex<Vec<(String, PathBuf, PathBuf)>>,
+    progress: Progress,
 }
 
 /// A running `claude -p` session.
@@ -128,35 +131,20 @@ impl Scenario {
             api: StandIn::start(),
             scratch,
             claude,
-            step: Mutex::new("setup".into()),
-            logs: Mutex::new(Vec::new()),
+            progress: Progress::new("session ", "…"),
         }
     }
 
     /// Name the step being checked, for failure reports.
     pub fn step(&self, what: &str) {
-        *self.step.lock().unwrap() = what.to_owned();
+        self.progress.step(what);
     }
 
     /// Fail the scenario: the step, `message`, the tails of every session's output and what
     /// the stand-in received.
     #[track_caller]
     pub fn fail(&self, message: &str) -> ! {
-        let mut report = format!(
-            "e2e scenario `{}` failed at step `{}`: {message}\n",
-            self.name,
-            self.step.lock().unwrap()
-        );
-        for (name, out, err) in self.logs.lock().unwrap().iter() {
-            report.push_str(&format!(
-                "--- session {name}: stdout (tail) ---\n{}\n",
-                tail(out)
-            ));
-            report.push_str(&format!(
-                "--- session {name}: stderr (tail) ---\n{}\n",
-                tail(err)
-            ));
-        }
+        let mut report = self.progress.report(&self.name, message);
         report.push_str(&format!(
             "--- stand-in requests ---\n{}",
             self.api.summary()
@@ -230,10 +218,7 @@ impl Scenario {
         fs::create_dir_all(&home).unwrap();
         let stdout = self.scratch.join(format!("{name}.stdout"));
         let stderr = self.scratch.join(format!("{name}.stderr"));
-        self.logs
-            .lock()
-            .unwrap()
-            .push((name.to_owned(), stdout.clone(), stderr.clone()));
+        self.progress.session(name, &stdout, &stderr);
         let mut cmd = Command::new(&self.claude);
         cmd.args(args)
             .args(["--output-format", "stream-json", "--verbose"])
@@ -487,23 +472,4 @@ fn session_id(events: &[Value]) -> Option<String> {
     events
         .iter()
         .find_map(|e| e["session_id"].as_str().map(str::to_owned))
-}
-
-/// The last 40 lines of a file (each cut to 400 characters).
-fn tail(path: &Path) -> String {
-    let text = fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    let from = lines.len().saturating_sub(40);
-    lines[from..]
-        .iter()
-        .map(|l| {
-            let cut: String = l.chars().take(400).collect();
-            if cut.len() < l.len() {
-                format!("{cut}…")
-            } else {
-                cut
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }

@@ -8,4 +8,5 @@ pub mod codex_api;
 pub mod fetch;
 pub mod gemini_api;
 pub mod http;
+pub mod report;
 pub mod scenario;

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::http::Server;
+use super::report::Progress;
 use crate::common::{self, TestRepo};
 
 /// How long one host session may run: 60 s, or `GIT_DIBS_E2E_SESSION_SECS`.
@@ -41,8 +42,7 @@ pub struct Scenario {
     pub repo: TestRepo,
     /// A folder outside the repository for homes and logs.
     pub scratch: PathBuf,
-    step: Mutex<String>,
-    logs: Mutex<Vec<(String, PathBuf, PathBuf)>>,
+    progress: Progress,
     api: Mutex<Option<Server>>,
 }
 
@@ -60,8 +60,7 @@ impl Scenario {
             name: name.to_owned(),
             repo,
             scratch,
-            step: Mutex::new("setup".into()),
-            logs: Mutex::new(Vec::new()),
+            progress: Progress::new("", ""),
             api: Mutex::new(None),
         }
     }
@@ -73,21 +72,13 @@ impl Scenario {
 
     /// Name the step being checked.
     pub fn step(&self, what: &str) {
-        *self.step.lock().unwrap() = what.to_owned();
+        self.progress.step(what);
     }
 
     /// Fail the scenario with the step, `message`, the host's output and the stand-in's log.
     #[track_caller]
     pub fn fail(&self, message: &str) -> ! {
-        let mut report = format!(
-            "e2e scenario `{}` failed at step `{}`: {message}\n",
-            self.name,
-            self.step.lock().unwrap()
-        );
-        for (name, out, err) in self.logs.lock().unwrap().iter() {
-            report.push_str(&format!("--- {name}: stdout (tail) ---\n{}\n", tail(out)));
-            report.push_str(&format!("--- {name}: stderr (tail) ---\n{}\n", tail(err)));
-        }
+        let mut report = self.progress.report(&self.name, message);
         if let Some(api) = self.api.lock().unwrap().as_ref() {
             report.push_str(&format!("--- stand-in requests ---\n{}", api.summary()));
         }
@@ -193,10 +184,7 @@ impl Scenario {
     pub fn run(&self, name: &str, mut cmd: Command) -> Finished {
         let stdout = self.scratch.join(format!("{name}.stdout"));
         let stderr = self.scratch.join(format!("{name}.stderr"));
-        self.logs
-            .lock()
-            .unwrap()
-            .push((name.to_owned(), stdout.clone(), stderr.clone()));
+        self.progress.session(name, &stdout, &stderr);
         self.step(&format!("session {name} runs to the end"));
         cmd.current_dir(&self.repo.root)
             .stdin(Stdio::null())
@@ -253,15 +241,4 @@ impl Scenario {
         }
         cmd
     }
-}
-
-/// The last 40 lines of a file, each cut to 400 characters.
-fn tail(path: &Path) -> String {
-    let text = fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(40)..]
-        .iter()
-        .map(|l| l.chars().take(400).collect::<String>())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
