@@ -42,30 +42,16 @@ pub(super) fn assert_fenced_0_1(err: &StoreError) {
 fn a_writer_with_an_older_generation_is_refused() {
     let (_dir, store) = store();
     let touch = [Change::Touch(vec![key("a.rs")])];
-    store
-        .apply("s1", Host::Claude, Writer::Stamped(0), 100, &touch)
-        .unwrap();
+    // A write by a writer holding generation `g`.
+    let stamped = |g, now, changes: &[Change]| {
+        store.apply("s1", Host::Claude, Writer::Stamped(g), now, changes)
+    };
+    stamped(0, 100, &touch).unwrap();
     assert_eq!(store.bump_generation("s1", Host::Claude, 101).unwrap(), 1);
 
-    let err = store
-        .apply(
-            "s1",
-            Host::Claude,
-            Writer::Stamped(0),
-            102,
-            &[Change::Touch(vec![key("b.rs")])],
-        )
-        .unwrap_err();
+    let err = stamped(0, 102, &[Change::Touch(vec![key("b.rs")])]).unwrap_err();
     assert_fenced_0_1(&err);
-    let err = store
-        .apply(
-            "s1",
-            Host::Claude,
-            Writer::Stamped(0),
-            102,
-            &[Change::ReleaseAll],
-        )
-        .unwrap_err();
+    let err = stamped(0, 102, &[Change::ReleaseAll]).unwrap_err();
     assert!(matches!(err, StoreError::Fenced { .. }));
     // Nothing the stale writer tried landed.
     let s = store.session("s1").unwrap().unwrap();
@@ -73,15 +59,7 @@ fn a_writer_with_an_older_generation_is_refused() {
     assert_eq!(s.last_seen, 101);
 
     // The current generation, and callers without a stamp, still write.
-    store
-        .apply(
-            "s1",
-            Host::Claude,
-            Writer::Stamped(1),
-            103,
-            &[Change::Touch(vec![key("b.rs")])],
-        )
-        .unwrap();
+    stamped(1, 103, &[Change::Touch(vec![key("b.rs")])]).unwrap();
     apply_anon(&store, "s1", 104, &[]);
     assert_eq!(store.session("s1").unwrap().unwrap().files.len(), 2);
 }
