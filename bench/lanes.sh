@@ -24,7 +24,8 @@ export DIBS_SESSION=bench-session
 unset CARGO_TARGET_DIR CLAUDE_CODE_SESSION_ID
 
 (cd "$REPO_ROOT" && cargo build --quiet $([ "$PROFILE" = release ] && echo --release))
-DIBS="$REPO_ROOT/target/$PROFILE/git-dibs"
+# .cargo/config.toml builds for the host as an explicit target: output is under target/<host tuple>/.
+DIBS="$REPO_ROOT/target/$(rustc --print host-tuple)/$PROFILE/git-dibs"
 
 now_ms() { date +%s%3N; }
 kib() { du -sk "$1" | cut -f1; }
