@@ -226,8 +226,9 @@ fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
         return Ok(state);
     }
     state.branch = git::worktree_at(&entry.root).and_then(|w| w.branch());
-    // HEAD and what of it is unpushed are read on a second thread, through a repository of its
-    // own, while the status is read on this one.
+    // The worktree is walked against its index on this thread (no repository needed) while a
+    // second one opens the repository and reads HEAD and what of it is unpushed; the repository
+    // then confirms the walk and settles what stat data could not.
     let pushed = |root: &Path| -> Result<_> {
         let repo = Repo::open(root)?;
         let head = repo.head();
@@ -237,19 +238,21 @@ fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
         };
         Ok((repo, head, unpushed))
     };
-    let (repo, status) = std::thread::scope(|s| {
+    let (walked, other) = std::thread::scope(|s| {
         let other = std::thread::Builder::new()
             .spawn_scoped(s, || pushed(&entry.root))
             .ok();
-        let status = Repo::open(&entry.root).and_then(|r| r.status());
-        let (repo, head, unpushed) = match other.map(|h| h.join()) {
-            Some(Ok(done)) => done?,
-            _ => pushed(&entry.root)?,
+        let walked = git::Walked::run(&entry.root, &entry.git_dir);
+        let other = match other.map(|h| h.join()) {
+            Some(Ok(done)) => done,
+            _ => pushed(&entry.root),
         };
-        state.head = head;
-        state.unpushed = unpushed;
-        Ok::<_, anyhow::Error>((repo, status?))
-    })?;
+        (walked, other)
+    });
+    let (repo, head, unpushed) = other?;
+    state.head = head;
+    state.unpushed = unpushed;
+    let status = repo.status_after(walked)?;
     state.status = status.iter().map(git::FileState::porcelain).collect();
     if entry.main {
         for (name, tip) in repo.local_branches() {

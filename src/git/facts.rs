@@ -75,6 +75,17 @@ impl Repo {
         worktree_status(&self.repo).map_err(read_err("cannot read the status"))
     }
 
+    /// As [`Repo::status`], from a walk of the worktree already done while this repository was
+    /// being opened (see [`Walked`](super::Walked)); with no walk, or one this repository
+    /// does not confirm, the status is read here.
+    pub(crate) fn status_after(
+        &self,
+        walked: Option<super::Walked>,
+    ) -> Result<Vec<FileState>, ReadError> {
+        let scan = walked.and_then(|w| super::scan::settle(&self.repo, w));
+        status_from(&self.repo, scan).map_err(read_err("cannot read the status"))
+    }
+
     /// The state of just these paths (relative, `/`-separated); clean, ignored and absent
     /// ones are left out. Cheaper than [`Repo::status`] when few paths are asked about.
     pub fn status_of<'a>(
@@ -270,7 +281,16 @@ const ASK_AT_MOST: usize = 500;
 /// [`scan`](super::scan::scan) where stat data tells, the rest (or everything, when the scan
 /// cannot answer) from libgit2.
 pub(crate) fn worktree_status(repo: &git2::Repository) -> Result<Vec<FileState>, git2::Error> {
-    let mut out = match super::scan::scan(repo) {
+    status_from(repo, super::scan::scan(repo))
+}
+
+/// The status of `repo`'s worktree from what a scan found (libgit2 settling what the scan
+/// could not), or libgit2's full status when there was no usable scan.
+fn status_from(
+    repo: &git2::Repository,
+    scan: Option<super::scan::Scan>,
+) -> Result<Vec<FileState>, git2::Error> {
+    let mut out = match scan {
         Some(scan) if scan.ask.len() <= ASK_AT_MOST => {
             let mut found = scan.found;
             if !scan.ask.is_empty() {

@@ -144,6 +144,75 @@ pub(crate) fn open(git_dir: &Path, max_len: u64) -> Option<(Window<fs::File>, St
     Some((Window::new(file, meta.len().checked_sub(20)?), stamp))
 }
 
+/// The index file of the git dir `git_dir`, mapped into memory (less its trailing checksum), and
+/// its time stamp; `None` when it cannot be read.
+///
+/// Mapping costs no copy and no fresh memory: the pages are the page cache's. git and libgit2
+/// map the index the same way, and for the same reason it is safe: git never rewrites an index
+/// in place, it writes a new file and renames it over, so a mapped index never changes.
+pub(crate) fn map(git_dir: &Path) -> Option<(Mapped, Stamp)> {
+    let file = fs::File::open(git_dir.join("index")).ok()?;
+    let meta = file.metadata().ok()?;
+    let stamp = (meta.mtime(), meta.mtime_nsec());
+    let limit = usize::try_from(meta.len()).ok()?.checked_sub(20)?;
+    // SAFETY: the mapping is read-only and private, and git replaces an index by renaming a new
+    // file over it rather than by changing it in place (see above); `limit` is checked against
+    // the mapped length before use.
+    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    (map.len() >= limit + 20).then_some((Mapped { map, limit }, stamp))
+}
+
+/// An index file mapped into memory: [`Source`] over all of it but its checksum.
+pub(crate) struct Mapped {
+    map: memmap2::Mmap,
+    limit: usize,
+}
+
+impl Mapped {
+    /// The bytes a walk covers.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.map[..self.limit]
+    }
+}
+
+/// Where a walk reads an index from: a window on the file, or the whole of it in memory.
+pub(crate) trait Source {
+    /// Up to `want` bytes from offset `at`, fewer only at the end; `None` past the end, or
+    /// before what a forward-only source still holds, or on a read error.
+    fn get(&mut self, at: usize, want: usize) -> Option<&[u8]>;
+    /// How many bytes the walk covers: the whole index less its checksum.
+    fn len(&self) -> usize;
+}
+
+impl Source for &[u8] {
+    fn get(&mut self, at: usize, want: usize) -> Option<&[u8]> {
+        let end = at.checked_add(want)?.min(<[u8]>::len(self));
+        <[u8]>::get(self, at..end)
+    }
+
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+}
+
+/// The entry at offset `at` of an index's bytes (where [`Raw::at`] said it was).
+pub(crate) fn entry_at(bytes: &[u8], at: usize) -> Option<Entry> {
+    let e = bytes.get(at..at.checked_add(64)?)?;
+    let flags = be16(e, 60)?;
+    let extended = if flags & 0x4000 != 0 {
+        be16(bytes, at + 62)?
+    } else {
+        0
+    };
+    Raw {
+        bytes: e,
+        flags,
+        extended,
+        at,
+    }
+    .entry()
+}
+
 fn be32(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_be_bytes(
         b.get(at..at.checked_add(4)?)?.try_into().ok()?,
@@ -202,14 +271,13 @@ impl<R: Read + Seek> Window<R> {
             limit,
         }
     }
+}
 
-    /// How many bytes the walk covers: the whole index less its checksum.
-    pub(crate) fn len(&self) -> usize {
+impl<R: Read + Seek> Source for Window<R> {
+    fn len(&self) -> usize {
         self.limit as usize
     }
 
-    /// Up to `want` bytes from offset `at`, fewer only at the limit; `None` before the window,
-    /// past the limit, or on a read error.
     #[inline]
     fn get(&mut self, at: usize, want: usize) -> Option<&[u8]> {
         let at = at as u64;
@@ -242,7 +310,7 @@ impl<R: Read + Seek> Window<R> {
 }
 
 /// How many entries the index holds, by its header (`None` for what is not an index file).
-pub(crate) fn entry_count<R: Read + Seek>(index: &mut Window<R>) -> Option<usize> {
+pub(crate) fn entry_count(index: &mut impl Source) -> Option<usize> {
     let header = index.get(0, 12)?;
     (header.get(..4)? == b"DIRC").then_some(be32(header, 8)? as usize)
 }
@@ -252,6 +320,8 @@ pub(crate) struct Raw<'a> {
     bytes: &'a [u8],
     flags: u16,
     extended: u16,
+    /// Where the entry starts in the file.
+    pub at: usize,
 }
 
 impl Raw<'_> {
@@ -283,8 +353,8 @@ impl Raw<'_> {
 /// path, and return the root tree id the index's cache holds, if valid. `None` for anything
 /// this reader must not rely on (a malformed file, a split or sparse index, an unknown required
 /// extension) or when `each` says `None`.
-pub(crate) fn walk<R: Read + Seek>(
-    index: &mut Window<R>,
+pub(crate) fn walk(
+    index: &mut impl Source,
     mut each: impl FnMut(&[u8], Raw<'_>) -> Option<()>,
 ) -> Option<Option<git2::Oid>> {
     let header = index.get(0, 12)?;
@@ -296,7 +366,7 @@ pub(crate) fn walk<R: Read + Seek>(
         return None;
     }
     let count = be32(header, 8)? as usize;
-    let end = index.limit as usize;
+    let end = index.len();
     let mut at = 12;
     let mut prev: Vec<u8> = Vec::new();
     for _ in 0..count {
@@ -334,6 +404,7 @@ pub(crate) fn walk<R: Read + Seek>(
             bytes: e,
             flags,
             extended,
+            at,
         };
         each(name, raw)?;
         at += len;
@@ -374,3 +445,6 @@ fn cached_root_tree(data: &[u8]) -> Option<git2::Oid> {
     }
     git2::Oid::from_bytes(rest.get(line_end + 1..line_end + 21)?).ok()
 }
+
+#[cfg(test)]
+mod tests;

@@ -30,4 +30,5 @@ pub use args::{
 };
 pub use facts::{CommitInfo, FileState, ReadError, Repo};
 pub use gh::{GH_TIMEOUT, PullRequest, open_pull_request, pull_requests};
+pub(crate) use scan::Walked;
 pub use worktrees::{WorktreeEntry, list_worktrees, worktree_roots_under};

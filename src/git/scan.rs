@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::fs;
 use std::io::ErrorKind;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -46,58 +46,97 @@ pub(crate) struct Scan {
 /// The status of the worktree of `repo`, when it can be read exactly without libgit2's status
 /// (see the module documentation); `None` when the caller must run libgit2's full status.
 pub(crate) fn scan(repo: &git2::Repository) -> Option<Scan> {
-    let root = repo.workdir()?;
-    let config = repo.config().ok()?;
+    if !usable(repo) {
+        return None;
+    }
+    settle(repo, Walked::run(repo.workdir()?, repo.path())?)
+}
+
+/// Whether the configuration lets stat data alone tell a tracked file's state as libgit2 would.
+fn usable(repo: &git2::Repository) -> bool {
+    let Ok(config) = repo.config() else {
+        return false;
+    };
     let flag = |key: &str, default: bool| config.get_bool(key).unwrap_or(default);
-    if !flag("core.filemode", true)
-        || !flag("core.symlinks", true)
-        || flag("core.ignorecase", false)
-    {
-        return None;
-    }
-    if config
-        .get_string("extensions.objectformat")
-        .is_ok_and(|f| !f.eq_ignore_ascii_case("sha1"))
-    {
-        return None;
-    }
-    let (mut file, stamp) = index::open(repo.path(), u64::MAX)?;
-    let count = index::entry_count(&mut file)?;
-    let threads = if count >= THREADS_FROM {
-        THREADS_MAX
-    } else {
-        1
-    };
-    let walk = Walk {
-        root,
-        stamp,
-        index: OnceLock::new(),
-        dirs: OnceLock::new(),
-        ready: OnceLock::new(),
-        next: AtomicUsize::new(0),
-        give_up: AtomicBool::new(false),
-    };
-    // The other threads start while the index is read, and wait for its folders.
-    let found = walk.run(
-        threads,
-        || {
-            let index = read_index(file, count)?;
-            index.tree?; // no valid cached tree: it cannot tell whether anything is staged
+    flag("core.filemode", true)
+        && flag("core.symlinks", true)
+        && !flag("core.ignorecase", false)
+        && config
+            .get_string("extensions.objectformat")
+            .map_or(true, |f| f.eq_ignore_ascii_case("sha1"))
+}
+
+/// A worktree's files compared with its index by stat data, read without libgit2: it needs no
+/// open repository, so it can run while one is being opened. What only the repository can tell
+/// (its configuration, HEAD's tree, ignore rules) is settled afterwards by [`settle`].
+#[derive(Debug)]
+pub(crate) struct Walked {
+    root: PathBuf,
+    git_dir: PathBuf,
+    /// The tree the index's cache says it holds: when HEAD's tree is this one, nothing is staged.
+    tree: git2::Oid,
+    found: Vec<Found>,
+}
+
+impl Walked {
+    /// Walk the worktree at `root`, whose own git dir (holding its index) is `git_dir`. `None`
+    /// when the index is one this reader does not rely on, or something turned up that only
+    /// libgit2's full status handles.
+    pub(crate) fn run(root: &Path, git_dir: &Path) -> Option<Walked> {
+        let (map, stamp) = index::map(git_dir)?;
+        let mut bytes = map.bytes();
+        let count = index::entry_count(&mut bytes)?;
+        let threads = if count >= THREADS_FROM {
+            THREADS_MAX
+        } else {
+            1
+        };
+        let walk = Walk {
+            root,
+            stamp,
+            index: OnceLock::new(),
+            dirs: OnceLock::new(),
+            ready: OnceLock::new(),
+            next: AtomicUsize::new(0),
+            give_up: AtomicBool::new(false),
+        };
+        // The other threads start while the index is read, and wait for its folders.
+        let (found, tree) = walk.run(threads, || {
+            let index = read_index(bytes, count)?;
+            // Without a valid cached tree it cannot tell whether anything is staged.
+            index.tree?;
             let index = walk.index.get_or_init(|| index);
             walk.dirs.get_or_init(|| folders(index));
             Some(index)
-        },
-        |index| {
-            // Whether HEAD's tree is the index's is told on this thread while the others start
-            // on the folders. Otherwise something is staged.
-            let head_tree = repo.head().ok()?.peel_to_commit().ok()?.tree_id();
-            (index.tree == Some(head_tree)).then_some(())
-        },
-    )?;
+        })?;
+        Some(Walked {
+            root: root.to_path_buf(),
+            git_dir: git_dir.to_path_buf(),
+            tree: tree?,
+            found,
+        })
+    }
+}
 
+/// What `walked` found, once `repo` confirms the walk read its worktree and index as libgit2
+/// would (same folders, usable configuration, nothing staged), with ignore rules asked about the
+/// untracked paths; `None` when libgit2's full status must answer instead.
+pub(crate) fn settle(repo: &git2::Repository, walked: Walked) -> Option<Scan> {
+    let same = |a: &Path, b: &Path| a == b || fs::canonicalize(a).ok() == fs::canonicalize(b).ok();
+    if !same(repo.workdir()?, &walked.root) || !same(repo.path(), &walked.git_dir) {
+        return None;
+    }
+    if !usable(repo) {
+        return None;
+    }
+    // Whether HEAD's tree is the index's: otherwise something is staged.
+    let head_tree = repo.head().ok()?.peel_to_commit().ok()?.tree_id();
+    if head_tree != walked.tree {
+        return None;
+    }
     let mut scan = Scan::default();
     let mut untracked = Vec::new();
-    for f in found {
+    for f in walked.found {
         match f {
             Found::Changed(path, worktree) => scan.found.push(FileState {
                 path,
@@ -130,41 +169,54 @@ pub(crate) fn scan(repo: &git2::Repository) -> Option<Scan> {
 
 /// The index: its entries in order, and the id of the tree its cache says it holds.
 #[derive(Debug)]
-struct Index {
+struct Index<'m> {
+    /// The index file's bytes (mapped), where each entry's stat data is read when needed.
+    bytes: &'m [u8],
     /// Every entry's path, one after the other (one allocation, not one per entry).
     paths: String,
-    /// Each entry, with where its path ends in `paths`.
-    entries: Vec<(usize, index::Entry)>,
+    /// Each entry: where its path ends in `paths`, and where it starts in `bytes`.
+    entries: Vec<(u32, u32)>,
     tree: Option<git2::Oid>,
 }
 
-impl Index {
+impl Index<'_> {
     /// The path of entry `i`.
     fn path(&self, i: usize) -> &str {
-        let start = i.checked_sub(1).map_or(0, |p| self.entries[p].0);
-        &self.paths[start..self.entries[i].0]
+        let start = i.checked_sub(1).map_or(0, |p| self.entries[p].0 as usize);
+        &self.paths[start..self.entries[i].0 as usize]
+    }
+
+    /// The stat data, mode and id of entry `i`.
+    fn entry(&self, i: usize) -> Option<index::Entry> {
+        index::entry_at(self.bytes, self.entries[i].1 as usize)
     }
 }
 
-/// The index read through `file`, which holds `count` entries. `None` for anything the scan must not
+/// The index in `bytes`, which holds `count` entries. `None` for anything the scan must not
 /// rely on (see [`index::walk`]), and for conflicts, assume-unchanged, skip-worktree or
-/// intent-to-add entries, a mode other than a file's, a link's or a submodule's, and non-UTF-8
-/// paths.
-fn read_index(mut file: index::Window<fs::File>, count: usize) -> Option<Index> {
+/// intent-to-add entries, a mode other than a file's, a link's or a submodule's, non-UTF-8
+/// paths, and an index of 4 GiB or more.
+fn read_index(bytes: &[u8], count: usize) -> Option<Index<'_>> {
+    u32::try_from(bytes.len()).ok()?;
     // Room for all at once (growing copies, and each new page costs a fault), as much as the
     // file can hold: an entry takes at least 62 bytes.
-    let mut paths = String::with_capacity(count.saturating_mul(24).min(file.len()));
-    let mut entries = Vec::with_capacity(count.min(file.len() / 62));
-    let tree = index::walk(&mut file, |path, raw| {
-        let entry = raw.entry()?;
-        if entry.special || ![MODE_FILE, MODE_EXEC, MODE_LINK, MODE_GITLINK].contains(&entry.mode) {
+    let mut paths = String::with_capacity(count.saturating_mul(24).min(bytes.len()));
+    let mut entries = Vec::with_capacity(count.min(bytes.len() / 62));
+    let mut source = bytes;
+    let tree = index::walk(&mut source, |path, raw| {
+        if raw.special() {
+            return None;
+        }
+        let mode = raw.entry()?.mode;
+        if ![MODE_FILE, MODE_EXEC, MODE_LINK, MODE_GITLINK].contains(&mode) {
             return None;
         }
         paths.push_str(std::str::from_utf8(path).ok()?);
-        entries.push((paths.len(), entry));
+        entries.push((u32::try_from(paths.len()).ok()?, raw.at as u32));
         Some(())
     })?;
     Some(Index {
+        bytes,
         paths,
         entries,
         tree,
@@ -185,7 +237,7 @@ fn split(rel: &str) -> (&str, &str) {
 }
 
 /// Every folder that holds tracked files (the root first), from the index entries.
-fn folders(index: &Index) -> Vec<Folder<'_>> {
+fn folders<'a>(index: &'a Index<'_>) -> Vec<Folder<'a>> {
     fn folder<'a>(
         rel: &'a str,
         dirs: &mut Vec<Folder<'a>>,
@@ -251,7 +303,7 @@ impl Drop for Release<'_> {
 struct Walk<'a> {
     root: &'a Path,
     stamp: Stamp,
-    index: OnceLock<Index>,
+    index: OnceLock<Index<'a>>,
     dirs: OnceLock<Vec<Folder<'a>>>,
     /// Set once the folders are known (`true`) or the walk is off (`false`).
     ready: OnceLock<bool>,
@@ -263,16 +315,15 @@ struct Walk<'a> {
 impl<'a> Walk<'a> {
     /// List every folder and stat every tracked file, on up to `threads` threads (as many as
     /// the machine has cores). This thread first runs `prepare`, which reads the index into
-    /// [`Walk::index`] and its folders into [`Walk::dirs`], then `check`, then joins the others,
-    /// which start meanwhile. `None` when either says so or something turned up that only
-    /// libgit2's full status handles.
+    /// [`Walk::index`] and its folders into [`Walk::dirs`], then joins the others, which start
+    /// meanwhile. What was found, sorted by path, and the index's cached tree; `None` when
+    /// `prepare` says so or something turned up that only libgit2's full status handles.
     fn run(
         &'a self,
         threads: usize,
-        prepare: impl FnOnce() -> Option<&'a Index>,
-        check: impl FnOnce(&'a Index) -> Option<()>,
-    ) -> Option<Vec<Found>> {
-        let mut found = std::thread::scope(|s| {
+        prepare: impl FnOnce() -> Option<&'a Index<'a>>,
+    ) -> Option<(Vec<Found>, Option<git2::Oid>)> {
+        let (mut found, tree) = std::thread::scope(|s| {
             // A helper that cannot be started leaves its share to the others.
             let helper = (threads > 1)
                 .then(|| {
@@ -286,21 +337,18 @@ impl<'a> Walk<'a> {
             let index = prepare();
             let _ = self.ready.set(index.is_some());
             drop(release);
-            let checked = index.and_then(check);
-            if checked.is_none() {
-                self.give_up.store(true, Ordering::Relaxed);
-            }
+            let tree = index?.tree;
             let mut found = self.work();
             if let Some(h) = helper {
                 found.extend(h.join().ok()??);
             }
-            checked.map(|()| found)
+            Some((found, tree))
         })?;
         if self.give_up.load(Ordering::Relaxed) {
             return None;
         }
         found.sort_unstable_by(|a, b| key(a).cmp(key(b)));
-        Some(found)
+        Some((found, tree))
     }
 
     /// The first helper: starts the others the machine has cores for (up to `threads` in all;
@@ -371,7 +419,7 @@ fn join(dir: &str, name: &str) -> String {
 fn visit(
     root: &Path,
     dir: &Folder<'_>,
-    index: &Index,
+    index: &Index<'_>,
     stamp: Stamp,
     out: &mut Vec<Found>,
 ) -> Option<()> {
@@ -389,7 +437,7 @@ fn visit(
                 if let Ok(at) = dir.files.binary_search_by(|f| f.0.cmp(name)) {
                     seen[at] = true;
                     let i = dir.files[at].1;
-                    let e = &index.entries[i].1;
+                    let e = index.entry(i)?;
                     if e.mode == MODE_GITLINK {
                         continue; // submodules are left out, as the status options say
                     }
@@ -401,7 +449,7 @@ fn visit(
                         }
                         Err(_) => return None,
                     };
-                    match index::compare(e, &meta, stamp)? {
+                    match index::compare(&e, &meta, stamp)? {
                         Compared::Same => {}
                         Compared::Changed(c) => {
                             out.push(Found::Changed(index.path(i).to_owned(), c))
@@ -427,7 +475,7 @@ fn visit(
         Err(_) => return None,
     }
     for (&(_, i), _) in dir.files.iter().zip(&seen).filter(|(_, seen)| !**seen) {
-        if index.entries[i].1.mode != MODE_GITLINK {
+        if index.entry(i)?.mode != MODE_GITLINK {
             out.push(Found::Changed(index.path(i).to_owned(), 'D'));
         }
     }

@@ -334,4 +334,60 @@ mod tests {
         assert!(!scanned);
         assert_eq!(fast, full);
     }
+
+    #[test]
+    fn a_walk_done_before_the_repository_opened_is_used_only_for_its_own_worktree() {
+        use crate::git::{Repo, Walked};
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main");
+        std::fs::create_dir_all(main.join("src")).unwrap();
+        git(&main, &["init", "-q", "-b", "main"]);
+        for i in 0..20 {
+            std::fs::write(main.join(format!("src/f{i}.rs")), format!("{i}\n")).unwrap();
+        }
+        git(&main, &["add", "-A"]);
+        git(&main, &["commit", "-qm", "init"]);
+        let linked = dir.path().join("linked");
+        git(&main, &["worktree", "add", "-q", linked.to_str().unwrap()]);
+        std::fs::write(linked.join("src/f3.rs"), "changed in the linked worktree\n").unwrap();
+        std::fs::write(linked.join("new.txt"), "untracked\n").unwrap();
+        let linked_git_dir = main.join(".git/worktrees/linked");
+        let lines =
+            |v: Vec<crate::git::FileState>| v.iter().map(|f| f.porcelain()).collect::<Vec<_>>();
+        let want = vec!["?? new.txt".to_owned(), " M src/f3.rs".to_owned()];
+
+        // Its own worktree: the walk's findings are the status.
+        let walked = Walked::run(&linked, &linked_git_dir);
+        assert!(walked.is_some());
+        assert_eq!(
+            lines(Repo::open(&linked).unwrap().status_after(walked).unwrap()),
+            want
+        );
+        // Another worktree's walk is not taken for this one's status.
+        let walked = Walked::run(&linked, &linked_git_dir);
+        assert!(lines(Repo::open(&main).unwrap().status_after(walked).unwrap()).is_empty());
+        // A configuration that stat data cannot follow (file modes not tracked), set after the
+        // walk saw a mode change: the repository reads the status itself, where a mode change
+        // is no change.
+        std::fs::set_permissions(
+            linked.join("src/f4.rs"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let walked = Walked::run(&linked, &linked_git_dir);
+        assert!(
+            format!("{walked:?}").contains("src/f4.rs"),
+            "the walk saw the mode change"
+        );
+        git(&main, &["config", "core.filemode", "false"]);
+        assert_eq!(
+            lines(Repo::open(&linked).unwrap().status_after(walked).unwrap()),
+            want
+        );
+        // No walk at all: the same.
+        assert_eq!(
+            lines(Repo::open(&linked).unwrap().status_after(None).unwrap()),
+            want
+        );
+    }
 }
