@@ -8,6 +8,10 @@
 //! checked (git itself only checks it in `git fsck`), HEAD against the index is one comparison of
 //! tree ids (the index's cached tree), and the stat calls run in parallel.
 //!
+//! The walk ([`Walked::run`]) needs no repository: the index is mapped and the files stat'ed
+//! first, so a caller can open the repository meanwhile; [`settle`] then checks what only the
+//! repository can tell (configuration, HEAD's tree, ignore rules) before the walk is believed.
+//!
 //! The scan only answers when it can answer exactly as libgit2 would; otherwise it says so and
 //! the caller runs libgit2's full status. It gives up on: an index it does not fully understand
 //! (split or sparse index, unknown required extension, non-UTF-8 paths), conflicts, entries

@@ -357,8 +357,13 @@ mod tests {
         let want = vec!["?? new.txt".to_owned(), " M src/f3.rs".to_owned()];
 
         // Its own worktree: the walk's findings are the status.
+        let repo = git2::Repository::open(&linked).unwrap();
+        let walked = Walked::run(&linked, &linked_git_dir).expect("walked");
+        assert!(
+            super::super::scan::settle(&repo, walked).is_some(),
+            "the walk is taken"
+        );
         let walked = Walked::run(&linked, &linked_git_dir);
-        assert!(walked.is_some());
         assert_eq!(
             lines(Repo::open(&linked).unwrap().status_after(walked).unwrap()),
             want
