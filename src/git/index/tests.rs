@@ -92,3 +92,89 @@ fn a_slice_gives_what_it_has_and_nothing_past_its_end() {
     assert_eq!(Source::get(&mut source, 11, 1), None);
     assert_eq!(Source::get(&mut source, usize::MAX, 2), None);
 }
+
+/// Every entry a walk hands over, or `None` where the walk refused the bytes.
+type Walk = Option<(Vec<(Vec<u8>, usize, Option<Entry>)>, Option<git2::Oid>)>;
+
+fn walk_all(source: &mut impl Source) -> Walk {
+    let mut out = Vec::new();
+    let tree = walk(source, |path, raw| {
+        out.push((path.to_vec(), raw.at, raw.entry()));
+        Some(())
+    })?;
+    Some((out, tree))
+}
+
+proptest::proptest! {
+    /// Whatever the bytes (an index is only as good as the disk and the tools that wrote it):
+    /// no panic, and the mapped reader and the window reader agree on all of it.
+    #[test]
+    fn any_bytes_read_the_same_from_memory_and_through_a_window(
+        version in 2u32..=4,
+        count in 0u32..6,
+        body in proptest::collection::vec(proptest::num::u8::ANY, 0..700),
+        offsets in proptest::collection::vec(0usize..800, 0..8),
+    ) {
+        let mut bytes = b"DIRC".to_vec();
+        bytes.extend_from_slice(&version.to_be_bytes());
+        bytes.extend_from_slice(&count.to_be_bytes());
+        bytes.extend_from_slice(&body);
+        let mut slice = bytes.as_slice();
+        let from_memory = walk_all(&mut slice);
+        let len = bytes.len() as u64;
+        let mut window = Window::new(std::io::Cursor::new(bytes.clone()), len);
+        proptest::prop_assert_eq!(&from_memory, &walk_all(&mut window));
+        for at in offsets {
+            let _ = entry_at(&bytes, at);
+        }
+    }
+}
+
+/// A small index git wrote (version 4 when asked), made once for the mutation test.
+fn real_index(v4: bool) -> &'static [u8] {
+    use std::sync::OnceLock;
+    static INDEXES: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
+    let (v2, v4_bytes) = INDEXES.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        for rel in ["a.txt", "d/b.rs", "d/e/c.md", "z"] {
+            std::fs::create_dir_all(root.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(root.join(rel), rel).unwrap();
+        }
+        git(root, &["add", "-A"]);
+        git(root, &["commit", "-qm", "init"]);
+        let v2 = std::fs::read(root.join(".git/index")).unwrap();
+        git(root, &["update-index", "--index-version", "4"]);
+        (v2, std::fs::read(root.join(".git/index")).unwrap())
+    });
+    if v4 { v4_bytes } else { v2 }
+}
+
+proptest::proptest! {
+    /// A real index with bytes changed or cut short: no panic, and both readers agree.
+    #[test]
+    fn a_damaged_real_index_reads_the_same_from_memory_and_through_a_window(
+        v4 in proptest::bool::ANY,
+        changes in proptest::collection::vec((0usize..2000, proptest::num::u8::ANY), 0..4),
+        cut in 0usize..2000,
+    ) {
+        let real = real_index(v4);
+        // Less the trailing checksum, as `map` and `open` hand it over.
+        let mut bytes = real[..real.len() - 20].to_vec();
+        let whole = changes.is_empty() && cut >= bytes.len();
+        for (at, byte) in changes {
+            let at = at % bytes.len();
+            bytes[at] = byte;
+        }
+        bytes.truncate(cut.max(12));
+        let mut slice = bytes.as_slice();
+        let from_memory = walk_all(&mut slice);
+        if whole {
+            proptest::prop_assert_eq!(from_memory.as_ref().map(|(e, _)| e.len()), Some(4));
+        }
+        let len = bytes.len() as u64;
+        let mut window = Window::new(std::io::Cursor::new(bytes.clone()), len);
+        proptest::prop_assert_eq!(&from_memory, &walk_all(&mut window));
+    }
+}
