@@ -4,7 +4,8 @@
 #      time of `git dibs lane new`, for a clone of this repository and for a larger repository
 #      built here for the purpose (FILES files of FILE_KB KiB each, in a few commits);
 #   2. a cold `cargo build` in a new lane of this repository: with its own target folder, and
-#      with `lane new --shared-target` after the main worktree has been built once.
+#      with `lane new --shared-target` after the main worktree has been built once (lanes kept
+#      outside the main worktree: see the note at that step).
 # Usage: bench/lanes.sh            (from the repository root; builds git-dibs first)
 #        FILES=20000 FILE_KB=4 SKIP_CARGO=1 bench/lanes.sh
 # Needs: git, cargo (dependencies already in the cargo cache: builds run with --offline), python3.
@@ -81,6 +82,10 @@ measure_lane "$WORK/big" bench "generated ($FILES x ${FILE_KB} KiB)"
 
 echo "== cold cargo build in a new lane of this repository (cargo build --offline, $PROFILE)"
 cd "$WORK/this"
+# This repository's .cargo/config.toml sets rustflags (static linking); a lane inside the main
+# worktree would read it twice (its copy and the main worktree's), and cargo joins the two, so a
+# shared target would be rebuilt rather than reused (`lane new` warns). Lanes outside it:
+git config dibs.worktreesDir "$WORK/this-lanes"
 build_in() {
     local dir=$1 t0 t1
     t0=$(now_ms)

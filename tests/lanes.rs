@@ -422,3 +422,69 @@ fn a_dirty_lane_survives_every_lane_command() {
         serde_json::json!(["new.txt", "src/lib.rs"])
     );
 }
+
+#[test]
+fn a_shared_target_lane_inside_the_main_worktree_warns_when_cargo_would_double_its_flags() {
+    let repo = TestRepo::new();
+    // No cargo config with flags: no warning.
+    let out = ok(dibs_as(
+        &repo.root,
+        "s1",
+        &["lane", "new", "plain", "--shared-target"],
+        &[],
+    ));
+    assert!(!text(&out).contains("warning"), "{}", text(&out));
+    // A committed config with rustflags: the lane has its own copy and reads the main
+    // worktree's above it.
+    std::fs::create_dir_all(repo.root.join(".cargo")).unwrap();
+    commit(
+        &repo.root,
+        ".cargo/config.toml",
+        "# rustflags = [\"commented out\"]\n[build]\nrustflags = [\"--cfg\", \"x\"]\n",
+        "cargo flags",
+    );
+    let out = ok(dibs_as(
+        &repo.root,
+        "s2",
+        &[
+            "lane",
+            "new",
+            "doubled",
+            "--shared-target",
+            "--base",
+            "main",
+        ],
+        &[],
+    ));
+    let said = text(&out);
+    assert!(
+        said.contains("warning: the lane reads")
+            && said.contains(&repo.root.join(".cargo/config.toml").display().to_string())
+            && said.contains("dibs.worktreesDir"),
+        "{said}"
+    );
+    // Lanes kept outside the main worktree read only their own copy: no warning.
+    // Given relative to the main worktree, as the README suggests.
+    let outside = repo.root.parent().unwrap().join("lanes-outside");
+    git(
+        &repo.root,
+        &["config", "dibs.worktreesDir", "../lanes-outside"],
+    );
+    let out = ok(dibs_as(
+        &repo.root,
+        "s3",
+        &["lane", "new", "apart", "--shared-target", "--base", "main"],
+        &[],
+    ));
+    assert!(!text(&out).contains("warning"), "{}", text(&out));
+    assert!(
+        outside
+            .join("shared-target/apart/.cargo/config.toml")
+            .is_file()
+    );
+    let exclude = std::fs::read_to_string(repo.root.join(".git/info/exclude")).unwrap();
+    assert!(
+        !exclude.contains(".."),
+        "nothing outside is excluded: {exclude}"
+    );
+}

@@ -178,6 +178,31 @@ fn write_shared_target(group: &Path, target: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The main worktree's cargo config file, when lanes in `group` sit inside the main worktree
+/// and that file sets `rustflags` (or `rustdocflags`): cargo reads a config in every folder above
+/// the one it builds in and joins array settings, so a lane's own copy of the file and the main
+/// worktree's add up, the flags differ from the main worktree's build, and a shared target is
+/// rebuilt instead of reused.
+fn doubled_cargo_flags(main_root: &Path, group: &Path) -> Option<PathBuf> {
+    if !group.starts_with(main_root) {
+        return None;
+    }
+    [".cargo/config.toml", ".cargo/config"]
+        .into_iter()
+        .map(|rel| main_root.join(rel))
+        .find(|path| {
+            fs::read_to_string(path).is_ok_and(|text| {
+                text.lines().any(|line| {
+                    let key = line.split('=').next().unwrap_or("").trim();
+                    line.contains('=')
+                        && !key.starts_with('#')
+                        && key.ends_with("flags")
+                        && key.contains("rust")
+                })
+            })
+        })
+}
+
 /// Undo a half-made lane: the worktree, the branch and its config.
 fn roll_back(ctx: &Ctx, path: &Path, branch: &str, made_dir: bool) {
     let p = path.to_string_lossy();
@@ -264,6 +289,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let shared = if args.shared_target {
             let target = ctx.main_root.join("target");
             write_shared_target(&group, &target)?;
+            if let Some(config) = doubled_cargo_flags(&ctx.main_root, &group) {
+                eprintln!(
+                    "warning: the lane reads {} twice, its own copy and the main worktree's \
+                     above it, and cargo joins their rustflags: builds in the lane will not \
+                     reuse what the main worktree compiled. Keep lanes outside the main \
+                     worktree: `git config dibs.worktreesDir <folder outside it>`",
+                    config.display()
+                );
+            }
             Some(target)
         } else {
             None
