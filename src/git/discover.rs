@@ -37,7 +37,7 @@ pub struct Located {
 
 /// Make `path` absolute against `base` and canonical as far as it exists: symlinks in the
 /// existing part are resolved, `.` and `..` in the rest are folded.
-fn normalize(base: &Path, path: &Path) -> PathBuf {
+pub fn normalize(base: &Path, path: &Path) -> PathBuf {
     let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {

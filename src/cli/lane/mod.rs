@@ -82,21 +82,6 @@ pub(crate) struct Ctx {
     pub ttl: Duration,
 }
 
-/// `path` with `.` and `..` resolved by its text alone.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 impl Ctx {
     /// Open the clone the current directory is in.
     pub fn open() -> Result<Ctx> {
@@ -108,10 +93,10 @@ impl Ctx {
             .config("dibs.worktreesDir")
             .filter(|d| !d.trim().is_empty())
             .unwrap_or_else(|| ".worktrees".into());
-        let dir = main_root.join(dir.trim());
-        // Not there yet (before the first lane): `..` resolved as written, so that a folder
-        // beside the main worktree (`../repo-lanes`) is not taken for one inside it.
-        let dir = std::fs::canonicalize(&dir).unwrap_or_else(|_| lexical(&dir));
+        // Canonical as far as it exists, `..` folded in the rest: before the first lane the
+        // folder does not exist, and `../repo-lanes` must not be taken for one inside the main
+        // worktree.
+        let dir = git::normalize(&main_root, Path::new(dir.trim()));
         let ttl =
             git::read_config_duration(&here.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
         Ok(Ctx {
