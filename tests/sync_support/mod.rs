@@ -176,31 +176,32 @@ pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// `git dibs sync` in `dir`, which must succeed; its stdout.
+/// `git dibs ARGS` in `dir`, which must succeed.
 #[track_caller]
-pub fn sync(dir: &Path) -> String {
-    let out = run(dir, None, &["sync"], &[]);
+fn succeed(dir: &Path, args: &[&str]) -> Output {
+    let out = run(dir, None, args, &[]);
     assert!(
         out.status.success(),
-        "git dibs sync in {} failed ({:?}): {}",
+        "git dibs {} in {} failed ({:?}): {}",
+        args.join(" "),
         dir.display(),
         out.status.code(),
         text(&out)
     );
+    out
+}
+
+/// `git dibs sync` in `dir`, which must succeed; its stdout.
+#[track_caller]
+pub fn sync(dir: &Path) -> String {
+    let out = succeed(dir, &["sync"]);
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 /// `git dibs sync --json` in `dir`, which must succeed.
 #[track_caller]
 pub fn sync_json(dir: &Path) -> Value {
-    let out = run(dir, None, &["sync", "--json"], &[]);
-    assert!(
-        out.status.success(),
-        "git dibs sync --json in {} failed ({:?}): {}",
-        dir.display(),
-        out.status.code(),
-        text(&out)
-    );
+    let out = succeed(dir, &["sync", "--json"]);
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("sync --json is not JSON ({e}): {}", text(&out)))
 }
