@@ -149,27 +149,26 @@ fn a_shared_claim_does_not_block_another_shared_claim_but_blocks_an_exclusive_on
 #[test]
 fn a_claim_lapses_at_its_ttl() {
     let repo = TestRepo::new();
-    assert!(
-        dibs_as(
-            &repo.root,
-            "s1",
-            &["claim", "branch:x", "--exclusive", "--ttl", "3s"]
-        )
-        .status
-        .success()
-    );
-    assert_eq!(
-        dibs_as(&repo.root, "s2", &["claim", "branch:x", "--exclusive"])
-            .status
-            .code(),
-        Some(1)
-    );
-    std::thread::sleep(std::time::Duration::from_millis(4100));
-    assert!(
-        dibs_as(&repo.root, "s2", &["claim", "branch:x", "--exclusive"])
-            .status
-            .success()
-    );
+    // The test-only clock (`DIBS_NOW`, debug builds) instead of sleeping past the lease.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let at = |secs: u64| (secs).to_string();
+    let claim = |session: &str, when: u64| {
+        Command::new(bin())
+            .args(["claim", "branch:x", "--exclusive", "--ttl", "1m"])
+            .current_dir(&repo.root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("DIBS_SESSION", session)
+            .env("DIBS_NOW", at(when))
+            .output()
+            .unwrap()
+    };
+    assert!(claim("s1", now).status.success());
+    assert_eq!(claim("s2", now + 59).status.code(), Some(1));
+    assert!(claim("s2", now + 61).status.success());
 }
 
 #[test]

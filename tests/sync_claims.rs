@@ -6,7 +6,7 @@ mod common;
 mod sync_support;
 
 use std::process::Output;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use sync_support::*;
 
@@ -102,12 +102,18 @@ fn a_lapsed_remote_claim_is_taken_over_only_by_compare_and_swap() {
         m.config(dir, "dibs.sync", "true");
         m.config(dir, "dibs.clockSkew", "0");
     }
-    let ttl = Duration::from_secs(2);
-    let start = Instant::now();
-    let out = dibs_as(
+    // The test-only clock (`DIBS_NOW`, debug builds) instead of sleeping past the lease.
+    let t0 = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let later = (t0 + 61).to_string();
+    let at_t0 = t0.to_string();
+    let out = run(
         &m.a,
-        S1,
-        &["claim", "record:X", "--exclusive", "--ttl", "2s"],
+        Some(S1),
+        &["claim", "record:X", "--exclusive", "--ttl", "1m"],
+        &[("DIBS_NOW", &at_t0)],
     );
     assert!(out.status.success(), "{}", text(&out));
     let refs = m.remote_claims_of("record:X");
@@ -116,27 +122,28 @@ fn a_lapsed_remote_claim_is_taken_over_only_by_compare_and_swap() {
     let alpha_ref = refs[0].clone();
 
     // While alpha's claim is live, beta cannot take it, and holds nothing after trying.
-    let out = dibs_as(&m.b, S2, &["claim", "record:X", "--exclusive"]);
-    if start.elapsed() < ttl - Duration::from_millis(200) {
-        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-        let t = text(&out);
-        assert!(t.contains("record:X is held by"), "{t}");
-        assert!(t.contains("on alpha"), "{t}");
-        assert!(holders(&status(&m.b), "record:X").is_empty());
-        assert_eq!(
-            m.remote_claims_of("record:X"),
-            std::slice::from_ref(&alpha_ref)
-        );
-    } else {
-        panic!("machine too slow: the 2 s claim lapsed before beta tried");
-    }
+    let out = run(
+        &m.b,
+        Some(S2),
+        &["claim", "record:X", "--exclusive"],
+        &[("DIBS_NOW", &at_t0)],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("record:X is held by"), "{t}");
+    assert!(t.contains("on alpha"), "{t}");
+    assert!(holders(&status(&m.b), "record:X").is_empty());
+    assert_eq!(
+        m.remote_claims_of("record:X"),
+        std::slice::from_ref(&alpha_ref)
+    );
 
     // Once lapsed, beta takes it over.
-    std::thread::sleep((ttl + Duration::from_millis(1200)).saturating_sub(start.elapsed()));
-    let out = dibs_as(
+    let out = run(
         &m.b,
-        S2,
+        Some(S2),
         &["claim", "record:X", "--exclusive", "--intent", "mine now"],
+        &[("DIBS_NOW", &later)],
     );
     assert!(out.status.success(), "{}", text(&out));
     let refs = m.remote_claims_of("record:X");
@@ -147,14 +154,21 @@ fn a_lapsed_remote_claim_is_taken_over_only_by_compare_and_swap() {
     assert_eq!(holders(&status(&m.b), "record:X"), [S2]);
 
     // Alpha's renewal now fails: the remote ref is beta's and live.
-    let out = dibs_as(&m.a, S1, &["claim", "record:X", "--exclusive"]);
+    let out = run(
+        &m.a,
+        Some(S1),
+        &["claim", "record:X", "--exclusive"],
+        &[("DIBS_NOW", &later)],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let t = text(&out);
     assert!(
         t.contains("record:X is held by") && t.contains("on beta"),
         "{t}"
     );
-    assert!(holders(&status(&m.a), "record:X").is_empty());
+    let out = run(&m.a, None, &["status", "--json"], &[("DIBS_NOW", &later)]);
+    let alpha: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(holders(&alpha, "record:X").is_empty(), "{alpha}");
     let refs = m.remote_claims_of("record:X");
     assert_eq!(refs[0].1["session"], S2, "beta's claim untouched");
 

@@ -2,7 +2,10 @@
 
 use std::path::Path;
 
+use anyhow::{Result, bail};
+
 use crate::protocol::Host;
+use crate::store::{Session, Store};
 
 /// The session an agent's shell exports: `DIBS_SESSION` (set at session start), else Claude
 /// Code's own `CLAUDE_CODE_SESSION_ID`; with the host that implies where it is known.
@@ -35,5 +38,42 @@ pub(crate) fn person_session() -> String {
     match tty {
         Some(t) => format!("person-{}-{t}", user_name()),
         None => format!("person-{}", user_name()),
+    }
+}
+
+/// The least a session id prefix must have to stand for a session.
+const MIN_PREFIX: usize = 4;
+
+/// The session `text` names (`--session`, `DIBS_SESSION`): the record with exactly that id,
+/// else the one session whose id (or short id) begins with `text`, as every message prints it;
+/// else `text` itself, a new session. Several sessions beginning with `text` is an error that
+/// names them; an empty id is refused.
+pub(crate) fn resolve_session(store: &Store, text: &str) -> Result<String> {
+    let text = text.trim();
+    if text.is_empty() {
+        bail!("an empty session id names no session; give a session's id or its short id");
+    }
+    if store.session(text)?.is_some() || text.chars().count() < MIN_PREFIX {
+        return Ok(text.to_owned());
+    }
+    let everyone = store.everyone()?;
+    let matches: Vec<&Session> = everyone
+        .iter()
+        .filter(|s| s.id.starts_with(text) || s.short_id().starts_with(text))
+        .collect();
+    match matches.as_slice() {
+        [] => Ok(text.to_owned()),
+        [one] => Ok(one.id.clone()),
+        many => {
+            let names: Vec<String> = many
+                .iter()
+                .take(8)
+                .map(|s| format!("{} ({})", s.id, s.host.name()))
+                .collect();
+            bail!(
+                "session `{text}` is ambiguous: it begins {}; give more of the id",
+                names.join(", ")
+            )
+        }
     }
 }

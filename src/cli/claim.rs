@@ -3,7 +3,7 @@
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
@@ -12,7 +12,7 @@ use crate::agent;
 use crate::git;
 use crate::policy::claims::describe;
 use crate::protocol::Host;
-use crate::store::{self, ClaimRequest, Grant, Target, Writer};
+use crate::store::{self, Change, ClaimRequest, Grant, Target, Writer};
 
 /// Options of `claim`.
 #[derive(Debug, clap::Args)]
@@ -57,40 +57,78 @@ pub struct ReleaseArgs {
     pub force: bool,
 }
 
-/// The caller's own session: from the environment an agent's shell exports, else a person's
-/// session named after the user and terminal. The flag says whether it came from the
-/// environment.
-fn own_session() -> (String, Host, bool) {
-    match super::caller::env_session() {
-        Some((id, host)) => (id, host, true),
+/// The caller's own session: from the environment an agent's shell exports (a short id
+/// resolved to the session it abbreviates), else a person's session named after the user and
+/// terminal. The flag says whether it came from the environment.
+fn own_session(store: &store::Store) -> Result<(String, Host, bool)> {
+    Ok(match super::caller::env_session() {
+        Some((id, host)) => (super::caller::resolve_session(store, &id)?, host, true),
         None => (super::caller::person_session(), Host::Person, false),
+    })
+}
+
+/// The session a command acts for: `--session` (resolved as a short id too), else the caller's.
+fn acting_session(store: &store::Store, flag: Option<&str>) -> Result<(String, Host, bool)> {
+    let own = own_session(store)?;
+    match flag {
+        Some(text) => Ok((super::caller::resolve_session(store, text)?, own.1, false)),
+        None => Ok(own),
     }
 }
 
-/// Parse a TARGET argument against the current worktree.
+/// What a TARGET may be, for messages.
+const TARGET_KINDS: &str = "a file path, branch:NAME, worktree:PATH or record:ID";
+
+/// Parse a TARGET argument against the current worktree: a known kind with a well-formed
+/// name (a branch name git accepts, a worktree's top folder), else a path inside a worktree.
 pub(crate) fn parse_target(text: &str, cwd: &Path) -> Result<Target> {
     if let Some(name) = text.strip_prefix("branch:") {
         let name = name.strip_prefix("refs/heads/").unwrap_or(name);
         if name.is_empty() {
             bail!("`{text}` names no branch; write branch:NAME");
         }
+        if !git::is_valid_branch_name(name) {
+            bail!(
+                "`{name}` is not a valid branch name (see `git check-ref-format --branch`); \
+                 write branch:NAME"
+            );
+        }
         return Ok(Target::Branch { name: name.into() });
     }
     if let Some(id) = text.strip_prefix("record:") {
-        if id.is_empty() {
+        if id.trim().is_empty() {
             bail!("`{text}` names no record; write record:ID (an issue id, say)");
         }
         return Ok(Target::Record { id: id.into() });
     }
     if let Some(path) = text.strip_prefix("worktree:") {
+        if path.is_empty() {
+            bail!("`{text}` names no worktree; write worktree:PATH (its top folder)");
+        }
         let loc = git::locate(cwd, Path::new(path))
             .with_context(|| format!("`{path}` is not inside a git worktree"))?;
+        if !loc.relative.is_empty() {
+            bail!(
+                "`{path}` is not a worktree's top folder ({} is); claim worktree:{}, or the \
+                 files themselves",
+                loc.worktree.root.display(),
+                loc.worktree.root.display()
+            );
+        }
         return Ok(Target::Worktree {
             path: loc.worktree.root,
         });
     }
-    let loc = git::locate(cwd, Path::new(text))
-        .with_context(|| format!("`{text}` is not inside a git worktree; claim files of a repository, or use branch:, worktree: or record:"))?;
+    if let Some((kind, _)) = text.split_once(':')
+        && !kind.is_empty()
+        && kind.bytes().all(|b| b.is_ascii_alphabetic())
+        && !cwd.join(text).exists()
+    {
+        bail!("`{text}`: there is no kind of target called `{kind}:`; claim {TARGET_KINDS}");
+    }
+    let loc = git::locate(cwd, Path::new(text)).with_context(|| {
+        format!("`{text}` is not inside a git worktree; claim {TARGET_KINDS} of a repository")
+    })?;
     if loc.relative.is_empty() {
         bail!("`{text}` is a worktree root; claim it as worktree:{text}");
     }
@@ -100,8 +138,37 @@ pub(crate) fn parse_target(text: &str, cwd: &Path) -> Result<Target> {
     )))
 }
 
-fn rfc3339(secs: u64) -> String {
-    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(secs)).to_string()
+/// A file target must name a file that exists (not a folder): a claim on a typo would hold
+/// nothing anyone touches.
+fn check_claimable(target: &Target, text: &str) -> Result<()> {
+    if let Target::File(key) = target {
+        let path = key.worktree.join(&key.path);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => bail!(
+                "`{text}` is a folder; claim the files in it, or the worktree as worktree:PATH"
+            ),
+            Ok(_) => {}
+            Err(_) => bail!(
+                "`{text}` does not exist ({}); claim a file that exists, or {TARGET_KINDS}",
+                path.display()
+            ),
+        }
+    }
+    Ok(())
+}
+
+use crate::store::rfc3339;
+
+/// The lease `--ttl` asks for, within [`store::MIN_LEASE`] and [`store::MAX_LEASE`].
+pub(crate) fn parse_lease(text: &str) -> Result<Duration> {
+    let range = "between 1m and 365d";
+    let lease = git::parse_duration(text).with_context(|| {
+        format!("--ttl `{text}` is not a duration; write e.g. 90m, 2h or 3600 (seconds), {range}")
+    })?;
+    if lease < store::MIN_LEASE || lease > store::MAX_LEASE {
+        bail!("--ttl `{text}` is out of range: a lease is {range}");
+    }
+    Ok(lease)
 }
 
 /// One granted claim, as `--json` prints it.
@@ -121,30 +188,25 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
     let now = store::now_secs();
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let lease = match &args.ttl {
-        Some(t) => git::parse_duration(t).with_context(|| {
-            format!("--ttl `{t}` is not a duration; write e.g. 90m, 2h or 3600")
-        })?,
+        Some(t) => parse_lease(t)?,
         None => ttl,
     };
     let requests = args
         .targets
         .iter()
         .map(|t| {
+            let target = parse_target(t, &cwd)?;
+            check_claimable(&target, t)?;
             Ok(ClaimRequest {
-                target: parse_target(t, &cwd)?,
+                target,
                 intent: args.intent.clone(),
                 exclusive: args.exclusive,
                 ttl: lease,
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let (own, host, from_env) = own_session();
-    let id = args.session.clone().unwrap_or(own);
-    let process = if from_env && args.session.is_none() {
-        agent::current()
-    } else {
-        None
-    };
+    let (id, host, from_env) = acting_session(&store, args.session.as_deref())?;
+    let process = if from_env { agent::current() } else { None };
     let writer = Writer::from_process(process.as_ref());
     let before = store.session(&id)?;
     let host = before.as_ref().map_or(host, |s| s.host);
@@ -213,6 +275,14 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
     if refused {
         return Ok(ExitCode::from(1));
     }
+    // A person's session (and any session first seen here) works where it claims from.
+    if host == Host::Person || before.as_ref().is_none_or(|s| s.worktree.is_none()) {
+        let place = Change::Activity {
+            worktree: Some(wt.root.clone()),
+            branch: wt.branch(),
+        };
+        store.apply(&id, host, writer, now, &[place])?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&granted)?);
     } else {
@@ -266,8 +336,8 @@ pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
     let now = store::now_secs();
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
-    let (own, _, from_env) = own_session();
-    let id = args.session.clone().unwrap_or_else(|| own.clone());
+    let (own, _, own_from_env) = own_session(&store)?;
+    let (id, _, from_env) = acting_session(&store, args.session.as_deref())?;
     let targets = if args.all {
         None
     } else {
@@ -278,18 +348,24 @@ pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
                 .collect::<Result<Vec<_>>>()?,
         )
     };
-    let foreign = id != own;
-    if foreign {
+    // A person or script (no session of its own in the environment) speaks for a live
+    // `--session X` as `claim --session X` does. Another agent session, or a session that is
+    // gone, needs --force, which is refused while it is live and written to the audit log.
+    let mut foreign = false;
+    if id != own {
         let Some(other) = store.session(&id)? else {
             bail!("no session `{id}` in this repository; `git dibs status --all` lists them");
         };
-        if !args.force {
+        let alive = other.is_alive(now, ttl);
+        foreign = args.force || own_from_env || !alive;
+        if foreign && !args.force {
             bail!(
-                "{} is another session; releasing its claims needs --force (and is refused while it is live)",
+                "{} is another session; releasing its claims needs --force (and is refused \
+                 while it is live)",
                 describe(&other)
             );
         }
-        if other.is_alive(now, ttl) {
+        if alive && args.force {
             bail!(
                 "{} is live (active {}); it must release its own claims, or wait until it is gone",
                 describe(&other),

@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, UNIX_EPOCH};
 
 use anyhow::Result;
 use serde::Serialize;
@@ -43,6 +42,9 @@ struct ClaimView {
     since: String,
     until: String,
     token: String,
+    /// The lease ends more than a year from now: no version that checks leases grants that.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    lease_too_long: bool,
 }
 
 /// The `--json` shape of one session.
@@ -86,9 +88,7 @@ struct DeathView {
     files: Vec<String>,
 }
 
-fn rfc3339(secs: u64) -> String {
-    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(secs)).to_string()
-}
+use crate::store::rfc3339;
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let (wt, store) = super::current_store()?;
@@ -157,6 +157,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     since: rfc3339(c.since),
                     until: rfc3339(c.until),
                     token: c.token.clone(),
+                    lease_too_long: c.until.saturating_sub(now) > store::MAX_LEASE.as_secs() + 60,
                 })
                 .collect(),
         })
@@ -241,7 +242,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 .as_deref()
                 .map(|i| format!(" ({i})"))
                 .unwrap_or_default();
-            println!("  {kind} {}{intent} until {}", c.target, c.until);
+            let damaged = if c.lease_too_long {
+                " (a lease longer than a year, which git-dibs never grants: a damaged record or \
+                 an older version made it; `git dibs release` ends it)"
+            } else {
+                ""
+            };
+            println!("  {kind} {}{intent} until {}{damaged}", c.target, c.until);
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -164,3 +164,9 @@ pub fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
     }
     roots
 }
+
+/// Whether `name` is a valid branch name by git's rules (`git check-ref-format --branch`):
+/// no `..`, no spaces or control characters, no `~^:?*[\\`, no leading `-`, and so on.
+pub fn is_valid_branch_name(name: &str) -> bool {
+    !name.starts_with('-') && git2::Reference::is_valid_name(&format!("refs/heads/{name}"))
+}

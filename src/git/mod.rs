@@ -9,7 +9,9 @@ mod status;
 pub(crate) mod testing;
 
 pub use config::Settings;
-pub use discover::{Located, Worktree, locate, normalize, worktree_at, worktree_roots};
+pub use discover::{
+    Located, Worktree, is_valid_branch_name, locate, normalize, worktree_at, worktree_roots,
+};
 pub use stat_clean::{
     head_commit, tree_of, uncommitted_files, uncommitted_files_at, uncommitted_files_in,
 };

@@ -35,6 +35,10 @@ pub use write::{COALESCE, ClaimRequest, Grant, Writer};
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(3);
 /// The default lease: a session is live while idle for less than this.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(2 * 60 * 60);
+/// The shortest lease a claim may ask for.
+pub const MIN_LEASE: Duration = Duration::from_secs(60);
+/// The longest lease a claim may ask for (a year).
+pub const MAX_LEASE: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
 /// What can go wrong in the store.
 #[derive(Debug, thiserror::Error)]
@@ -82,12 +86,32 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
     }
 }
 
-/// Seconds since the Unix epoch.
+/// Seconds since the Unix epoch. Debug builds (the tests' builds) honour `DIBS_NOW` (seconds
+/// since the epoch), a test-only clock so that snapshots of messages with times in them are
+/// stable without sleeping; release builds never read it.
 pub fn now_secs() -> u64 {
+    #[cfg(debug_assertions)]
+    if let Some(now) = std::env::var("DIBS_NOW")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        return now;
+    }
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// The latest time [`rfc3339`] writes as a date: the end of year 9999.
+pub const LATEST_TIME: u64 = 253_402_300_799;
+
+/// `secs` since the Unix epoch as an RFC 3339 time (`2026-11-29T06:41:07Z`). A time past year
+/// 9999, which only a damaged record or an old version's unchecked lease holds, is written as
+/// that year's last second rather than failing.
+pub fn rfc3339(secs: u64) -> String {
+    let secs = secs.min(LATEST_TIME);
+    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(secs)).to_string()
 }
 
 /// A session's file name: its id when that is a plain, safe name, else a digest of it.

@@ -376,9 +376,11 @@ impl SessionHead {
     }
 }
 
-/// The first 8 characters of a session id.
+/// The first 8 characters of a session id; a person's session (`person-<user>-<tty>`) whole,
+/// up to 48 characters, since its first 8 (`person-s`) would say nothing.
 pub fn short_id(id: &str) -> &str {
-    match id.char_indices().nth(8) {
+    let keep = if id.starts_with("person-") { 48 } else { 8 };
+    match id.char_indices().nth(keep) {
         Some((i, _)) => &id[..i],
         None => id,
     }

@@ -201,20 +201,29 @@ impl Store {
         session.ended = None;
         let mut granted = Vec::new();
         for req in requests {
-            let lease = req.ttl.as_secs().max(1);
+            // The command line refuses leases outside this range; the store holds to it too.
+            let lease = req.ttl.clamp(super::MIN_LEASE, super::MAX_LEASE).as_secs();
             let token = format!(
                 "{}-{}-g{}",
                 session.short_id(),
                 &req.target.digest()[..8],
                 session.generation
             );
+            // Claiming again renews; it never turns an exclusive claim into a shared one, nor
+            // drops the intent it had (release it to end it).
+            let held = session.claim_on(&req.target, now);
+            let exclusive = req.exclusive || held.is_some_and(|c| c.exclusive);
+            let intent = req
+                .intent
+                .clone()
+                .or_else(|| held.and_then(|c| c.intent.clone()));
             session.claims.retain(|c| c.target != req.target);
             let claim = Claim {
                 target: req.target.clone(),
-                intent: req.intent.clone(),
-                exclusive: req.exclusive,
+                intent,
+                exclusive,
                 since: now,
-                until: now + lease,
+                until: now.saturating_add(lease),
                 lease,
                 token,
             };

@@ -1,0 +1,260 @@
+//! What a new user meets in the first hour, through the real binary on real repositories:
+//! lease lengths, damaged records, identities, targets, re-claims.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::*;
+use serde_json::Value;
+
+/// Run the binary in `dir` as session `session` (through `DIBS_SESSION`; `None`: a person).
+fn dibs_env(dir: &Path, session: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("USER", "sam")
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env_remove("DIBS_SESSION");
+    if let Some(s) = session {
+        cmd.env("DIBS_SESSION", s);
+    }
+    cmd.output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+#[test]
+fn leases_outside_a_minute_to_a_year_are_refused_with_the_range() {
+    let repo = TestRepo::new();
+    for ttl in [
+        "8000y",
+        "18446744073709551615",
+        "0",
+        "0s",
+        "1ms",
+        "59s",
+        "366d",
+    ] {
+        let out = dibs_env(
+            &repo.root,
+            Some("s1"),
+            &["claim", "README.md", "--ttl", ttl],
+        );
+        assert_eq!(code(&out), 2, "--ttl {ttl}: {}", text(&out));
+        assert!(
+            text(&out).contains("between 1m and 365d"),
+            "--ttl {ttl}: {}",
+            text(&out)
+        );
+        assert!(!text(&out).contains("panicked"), "{}", text(&out));
+    }
+    // Nothing was saved by the refusals, and status still reads.
+    let status = status_of(&repo.root);
+    assert!(session_list(&status).is_empty(), "{status}");
+    for ttl in ["1m", "365d", "90m", "3600"] {
+        let out = dibs_env(
+            &repo.root,
+            Some("s1"),
+            &["claim", "README.md", "--ttl", ttl],
+        );
+        assert!(out.status.success(), "--ttl {ttl}: {}", text(&out));
+    }
+}
+
+#[test]
+fn a_claim_with_an_absurd_lease_on_disk_is_reported_not_a_panic() {
+    let repo = TestRepo::new();
+    let out = dibs_env(&repo.root, Some("old-version"), &["claim", "README.md"]);
+    assert!(out.status.success(), "{}", text(&out));
+    // An older version saved `until` unchecked.
+    let path = repo.store_dir().join("sessions/old-version.json");
+    let mut record: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    record["claims"][0]["until"] = Value::from(u64::MAX);
+    std::fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
+    for args in [&["status"][..], &["status", "--json"], &["status", "--all"]] {
+        let out = dibs_env(&repo.root, Some("other"), args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        assert!(!text(&out).contains("panicked"), "{}", text(&out));
+    }
+    let out = dibs_env(&repo.root, Some("other"), &["status"]);
+    assert!(
+        text(&out).contains("longer than a year"),
+        "the damaged lease is reported: {}",
+        text(&out)
+    );
+    let doc: Value =
+        serde_json::from_slice(&dibs_env(&repo.root, None, &["status", "--json"]).stdout).unwrap();
+    assert_eq!(
+        doc["sessions"][0]["claims"][0]["until"],
+        "9999-12-31T23:59:59Z"
+    );
+}
+
+#[test]
+fn a_persons_claim_shows_its_whole_id_its_worktree_and_its_branch() {
+    let repo = TestRepo::new();
+    let out = dibs_env(&repo.root, None, &["claim", "README.md"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let status = status_of(&repo.root);
+    let person = &session_list(&status)[0];
+    let id = person["id"].as_str().unwrap();
+    assert!(id.starts_with("person-sam"), "{person}");
+    assert_eq!(person["short_id"], id, "a person's id is not cut: {person}");
+    assert_eq!(person["branch"], "main");
+    assert_eq!(person["worktree"], repo.root.to_str().unwrap());
+    let shown = text(&dibs_env(&repo.root, None, &["status"]));
+    assert!(shown.contains("branch main"), "{shown}");
+    assert!(!shown.contains("worktree ?"), "{shown}");
+    assert!(!shown.contains("(detached)"), "{shown}");
+}
+
+#[test]
+fn a_short_id_names_the_session_it_abbreviates() {
+    let repo = TestRepo::new();
+    let long = "5f0c2b7e-1111-4000-8000-000000000001";
+    let out = dibs_env(&repo.root, Some(long), &["claim", "record:7"]);
+    assert!(out.status.success(), "{}", text(&out));
+    // The short id, as `--session` and as `DIBS_SESSION`, is that session, not a new one.
+    let out = dibs_env(
+        &repo.root,
+        None,
+        &["claim", "--session", "5f0c2b7e", "record:8"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let out = dibs_env(&repo.root, Some("5f0c2b7e"), &["claim", "record:9"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let status = status_of(&repo.root);
+    assert_eq!(session_list(&status).len(), 1, "{status}");
+    assert_eq!(
+        session_of(&status, long)["claims"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    // Two sessions beginning alike: the prefix is refused, naming both.
+    let twin = "5f0c2b7e-2222-4000-8000-000000000002";
+    let out = dibs_env(&repo.root, Some(twin), &["claim", "record:10"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = dibs_env(
+        &repo.root,
+        None,
+        &["claim", "--session", "5f0c2b7e", "record:11"],
+    );
+    assert_eq!(code(&out), 2, "{}", text(&out));
+    assert!(
+        text(&out).contains(long) && text(&out).contains(twin),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(session_list(&status_of(&repo.root)).len(), 2);
+}
+
+#[test]
+fn release_with_the_session_that_just_claimed_works() {
+    let repo = TestRepo::new();
+    let out = dibs_env(
+        &repo.root,
+        None,
+        &["claim", "--session", "job-42", "record:1"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let out = dibs_env(
+        &repo.root,
+        None,
+        &["release", "--session", "job-42", "record:1"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("released record:1"), "{}", text(&out));
+    let status = status_of(&repo.root);
+    assert!(
+        session_of(&status, "job-42")["claims"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn an_empty_session_id_is_refused() {
+    let repo = TestRepo::new();
+    for args in [
+        &["claim", "--session", "", "record:1"][..],
+        &["claim", "--session", "  ", "record:1"],
+        &["release", "--session", "", "--all"],
+    ] {
+        let out = dibs_env(&repo.root, None, args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("empty session id"), "{}", text(&out));
+    }
+    assert!(session_list(&status_of(&repo.root)).is_empty());
+}
+
+#[test]
+fn targets_that_name_nothing_claimable_are_refused() {
+    let repo = TestRepo::new();
+    let wt = repo.worktree("feature");
+    for (target, expected) in [
+        ("worktree:src", "not a worktree's top folder"),
+        ("worktree:", "names no worktree"),
+        ("foo:bar", "no kind of target called `foo:`"),
+        ("branch:..bad", "not a valid branch name"),
+        ("branch:a b", "not a valid branch name"),
+        ("branch:-x", "not a valid branch name"),
+        ("branch:x.lock", "not a valid branch name"),
+        ("nonexistent.rs", "does not exist"),
+        ("src", "is a folder"),
+        ("src/", "is a folder"),
+    ] {
+        let out = dibs_env(&repo.root, Some("s1"), &["claim", target]);
+        assert_eq!(code(&out), 2, "{target}: {}", text(&out));
+        assert!(text(&out).contains(expected), "{target}: {}", text(&out));
+    }
+    assert!(session_list(&status_of(&repo.root)).is_empty());
+    // What is well formed still claims: a worktree root, a branch with slashes, a file.
+    let wt_target = format!("worktree:{}", wt.display());
+    for target in [
+        wt_target.as_str(),
+        "worktree:.",
+        "branch:feature/auth-2",
+        "src/lib.rs",
+        "record:ISSUE-1",
+    ] {
+        let out = dibs_env(&repo.root, Some("s1"), &["claim", target]);
+        assert!(out.status.success(), "{target}: {}", text(&out));
+    }
+}
+
+#[test]
+fn claiming_again_without_exclusive_keeps_the_claim_exclusive() {
+    let repo = TestRepo::new();
+    let out = dibs_env(
+        &repo.root,
+        Some("s1"),
+        &["claim", "record:5", "--exclusive", "--intent", "migrating"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let out = dibs_env(&repo.root, Some("s1"), &["claim", "record:5"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let status = status_of(&repo.root);
+    let claim = &session_of(&status, "s1")["claims"][0];
+    assert_eq!(claim["exclusive"], true, "{claim}");
+    assert_eq!(claim["intent"], "migrating", "{claim}");
+    // And so another session's claim is still refused.
+    let out = dibs_env(&repo.root, Some("s2"), &["claim", "record:5"]);
+    assert_eq!(code(&out), 1, "{}", text(&out));
+}
