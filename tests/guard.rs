@@ -285,12 +285,11 @@ fn every_block_ask_and_bypass_is_audited() {
 }
 
 #[test]
-fn unreadable_commands_go_ahead_with_one_line_on_stderr() {
+fn unreadable_commands_that_reach_nothing_guarded_go_ahead() {
     let f = fixture();
     let run = bash(&f.repo.root, "echo \"unterminated");
     assert_eq!(run.code, 0);
     assert_eq!(run.stdout, "");
-    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
 }
 
 #[test]

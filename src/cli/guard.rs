@@ -1,65 +1,143 @@
-//! The Bash guard's orchestration for `git dibs hook`: parse the command line, stop at once when
-//! nothing in it is guarded (no repository or store is opened for `ls` or `cargo test`), gather
-//! the facts each guarded command needs, let the pure policy decide, write the audit log.
+//! The Bash guard's orchestration for `git dibs hook` and `git dibs check`: parse the command
+//! line, stop at once when nothing in it is guarded (no repository or store is opened for `ls`
+//! or `cargo test`), gather the facts each guarded command needs, let the pure policy decide,
+//! write the audit log. It fails closed: an unreadable line that may reach a guarded operation,
+//! or facts that cannot be established, are put to the person.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
-use std::path::{Path, PathBuf};
+mod facts;
+
+use std::path::Path;
 use std::time::SystemTime;
 
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-use crate::git::{self, GitInvocation, Repo, Worktree, WorktreeEntry};
-use crate::policy::claims::describe;
-use crate::policy::guard::{
-    self, BranchState, Facts, Guarded, Op, Peer, PeerFacts, RemoteBranchState, WorktreeFacts,
-    WorktreeState,
-};
+use crate::git::{self, GitInvocation, Repo};
+use crate::policy::guard::{self, Facts, Guarded, Op, Verdict};
 use crate::protocol::{Event, Response};
 use crate::shell;
-use crate::store::{self, Session, Store};
+use crate::store::Store;
+use facts::{SCAN_DEPTH, SCAN_ENTRIES, gather};
 
-/// How many commits a fact lists at most.
-const COMMIT_LIMIT: usize = 50;
-/// How deep and how wide the search for worktrees below an `rm -r` target goes.
-const SCAN_DEPTH: usize = 4;
-const SCAN_ENTRIES: usize = 5000;
-/// Up to this many files held by peers, their status is read file by file.
-const PER_FILE_STATUS: usize = 256;
+/// The guard's answer for one command line, with what decided it.
+pub(crate) struct Judgement {
+    /// The answer to the host.
+    pub response: Response,
+    /// The parsed command line, when it could be parsed.
+    pub cmds: Option<Vec<shell::SimpleCommand>>,
+    /// Each guarded command with its verdict and the facts used.
+    pub items: Vec<Item>,
+}
 
-/// Decide a `Bash` tool call, given its command line parsed into `cmds`. Facts that cannot be
-/// read count as "nothing shown to be at risk".
-pub(crate) fn before_shell(
-    event: &Event,
-    command: &str,
-    cmds: &[shell::SimpleCommand],
-) -> Result<Response> {
+/// One guarded command as `git dibs check` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Item {
+    /// The command as shown in messages.
+    pub command: String,
+    /// `allow`, `block` or `ask`.
+    pub verdict: &'static str,
+    /// The rule that decided, when it was not an allow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<&'static str>,
+    /// The reason given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// `WT_GUARD_BYPASS=1` leads it.
+    pub bypass: bool,
+    /// The facts the decision rests on, one line each (paths, commits, peers).
+    pub facts: Vec<String>,
+}
+
+/// Judge the command line of a `Bash` tool call. `record`: write the audit log and keep
+/// retention refs (the hook); `git dibs check` judges the same way without writing.
+pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
+    let cmds = match shell::parse(command, &event.cwd) {
+        Ok(cmds) => cmds,
+        Err(e) => {
+            let verdict = guard::closed::unparsable(command, &e.to_string());
+            let g = Guarded::unread(command, &event.cwd);
+            let anchor = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree.common_dir);
+            let verdicts = vec![(g, verdict)];
+            let response = conclude(event, command, &verdicts, &[anchor], record);
+            return Judgement {
+                response,
+                cmds: None,
+                items: items(&verdicts, &[Facts::None]),
+            };
+        }
+    };
     let mut alias = |inv: &GitInvocation, name: &str| {
         let wt = git::invocation_worktree(inv)?;
         Repo::open(&wt.git_dir).ok()?.alias(name)
     };
-    let guarded = guard::classify(cmds, &mut alias);
+    let guarded = guard::classify(&cmds, &mut alias);
     if guarded.is_empty() {
-        return Ok(Response::Silent);
+        return Judgement {
+            response: Response::Silent,
+            cmds: Some(cmds),
+            items: Vec::new(),
+        };
     }
     let mut verdicts = Vec::with_capacity(guarded.len());
     let mut anchors = Vec::with_capacity(guarded.len());
+    let mut all_facts = Vec::with_capacity(guarded.len());
     for g in guarded {
-        let (facts, anchor) = match gather(event, &g) {
-            Ok(found) => found,
+        let (verdict, facts, anchor) = match gather(event, &g) {
+            Ok((facts, anchor)) => (guard::evaluate(&g, &facts), facts, anchor),
             Err(e) => {
-                eprintln!("git-dibs: {e:#}; `{}` is not checked", g.display);
-                (Facts::None, None)
+                let anchor = git::locate(&g.cwd, Path::new(".")).map(|l| l.worktree.common_dir);
+                let v = guard::closed::facts_unknown(&g, &format!("{e:#}"));
+                (v, Facts::None, anchor)
             }
         };
-        let verdict = guard::evaluate(&g, &facts);
         anchors.push(anchor);
+        all_facts.push(facts);
         verdicts.push((g, verdict));
     }
-    let decision = guard::decide(&verdicts);
+    let response = conclude(event, command, &verdicts, &anchors, record);
+    Judgement {
+        response,
+        cmds: Some(cmds),
+        items: items(&verdicts, &all_facts),
+    }
+}
+
+fn items(verdicts: &[(Guarded, Verdict)], facts: &[Facts]) -> Vec<Item> {
+    verdicts
+        .iter()
+        .zip(facts)
+        .map(|((g, v), f)| {
+            let (verdict, finding) = match v {
+                Verdict::Allow => ("allow", None),
+                Verdict::Block(f) => ("block", Some(f)),
+                Verdict::Ask(f) => ("ask", Some(f)),
+            };
+            Item {
+                command: g.display.clone(),
+                verdict,
+                rule: finding.map(|f| f.rule),
+                reason: finding.map(|f| f.reason.clone()),
+                bypass: g.bypass,
+                facts: guard::explain::facts(f),
+            }
+        })
+        .collect()
+}
+
+/// Combine the verdicts; when `record`, keep retention refs and write the audit log.
+fn conclude(
+    event: &Event,
+    command: &str,
+    verdicts: &[(Guarded, Verdict)],
+    anchors: &[Option<std::path::PathBuf>],
+    record: bool,
+) -> Response {
+    let decision = guard::decide(verdicts);
+    if !record {
+        return decision.response;
+    }
     if !matches!(decision.response, Response::Deny { .. }) {
-        for (g, _) in &verdicts {
+        for (g, _) in verdicts {
             retain_before(g);
         }
     }
@@ -75,7 +153,7 @@ pub(crate) fn before_shell(
             eprintln!("git-dibs: cannot write the audit log: {e:#}");
         }
     }
-    Ok(decision.response)
+    decision.response
 }
 
 /// One line of `audit.log`.
@@ -87,6 +165,7 @@ struct AuditLine<'a> {
     cwd: &'a Path,
     command: &'a str,
     reason: &'a str,
+    rule: &'a str,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     worktrees: Vec<AuditWorktree<'a>>,
 }
@@ -112,6 +191,7 @@ fn write_audit(
         cwd: &event.cwd,
         command,
         reason: &entry.reason,
+        rule: entry.rule,
         worktrees: entry
             .worktrees
             .iter()
@@ -125,359 +205,6 @@ fn write_audit(
     let text = serde_json::to_string(&line).context("cannot encode the audit line")?;
     Store::open(common_dir)?.append_audit(&text)?;
     Ok(())
-}
-
-/// Gather the facts `g` needs, and the common dir of the clone it acts on (for the audit).
-fn gather(event: &Event, g: &Guarded) -> Result<(Facts, Option<PathBuf>)> {
-    let peer_op = matches!(g.op, Op::Take(_) | Op::Switch | Op::Checkout { .. });
-    if g.unknown.is_some() && !peer_op {
-        let here = git::locate(&g.cwd, Path::new(".")).map(|l| l.worktree.common_dir);
-        return Ok((Facts::None, here));
-    }
-    let wt = g.git.as_ref().and_then(git::invocation_worktree);
-    let anchor = wt.as_ref().map(|w| w.common_dir.clone());
-    let facts = match &g.op {
-        Op::Opaque => Facts::None,
-        Op::WorktreeRemove { target } => {
-            // git finds the repository from its directory, but the target may name a worktree
-            // of it from anywhere: look from the target too (`git -C /tmp worktree remove X`).
-            let resolved = canonical_lenient(&g.cwd.join(target));
-            let via_target = git::locate(&resolved, Path::new(".")).map(|l| l.worktree);
-            match wt.as_ref().or(via_target.as_ref()) {
-                Some(w) => {
-                    let anchor = Some(w.common_dir.clone());
-                    return Ok((
-                        Facts::Worktrees(worktree_remove(w, resolved, target)?),
-                        anchor,
-                    ));
-                }
-                None => Facts::None,
-            }
-        }
-        Op::RemoveTree { paths } | Op::FindDelete { paths } => {
-            let (facts, anchor) = tree(event, &g.cwd, paths)?;
-            return Ok((Facts::Worktrees(facts), anchor));
-        }
-        Op::BranchDelete { names } => match &wt {
-            Some(wt) => Facts::Branches(branches(wt, names)?),
-            None => Facts::None,
-        },
-        Op::PushDelete { remote, branches } => match &wt {
-            Some(wt) => Facts::RemoteBranches(remote_branches(wt, remote, branches)?),
-            None => Facts::None,
-        },
-        Op::PrCreate { head } => {
-            let here = git::locate(&g.cwd, Path::new("."));
-            let branch = head
-                .clone()
-                .or_else(|| here.as_ref().and_then(|l| l.worktree.branch()));
-            let anchor = here.map(|l| l.worktree.common_dir);
-            let facts = match branch {
-                Some(branch) => Facts::PullRequests {
-                    existing: git::pull_requests(&g.cwd, &branch),
-                    branch,
-                },
-                None => Facts::None,
-            };
-            return Ok((facts, anchor));
-        }
-        Op::Take(_) | Op::Switch | Op::Checkout { .. } => match &wt {
-            Some(wt) => Facts::Peers(peers(event, g, wt)?),
-            None => Facts::None,
-        },
-    };
-    Ok((facts, anchor))
-}
-
-/// Canonical as far as the path exists; the rest appended as written.
-fn canonical_lenient(path: &Path) -> PathBuf {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(c) = fs::canonicalize(&existing) {
-            let mut out = c;
-            for part in rest.iter().rev() {
-                out.push(part);
-            }
-            return out;
-        }
-        match (
-            existing.file_name().map(|n| n.to_os_string()),
-            existing.parent(),
-        ) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
-}
-
-fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
-    let mut state = WorktreeState {
-        root: entry.root.clone(),
-        main: entry.main,
-        husk: entry.husk,
-        locked: entry.locked.clone(),
-        ..WorktreeState::default()
-    };
-    if entry.husk {
-        return Ok(state);
-    }
-    state.branch = git::worktree_at(&entry.root).and_then(|w| w.branch());
-    // The worktree is walked against its index on this thread (no repository needed) while a
-    // second one opens the repository and reads HEAD and what of it is unpushed; the repository
-    // then confirms the walk and settles what stat data could not.
-    let pushed = |root: &Path| -> Result<_> {
-        let repo = Repo::open(root)?;
-        let head = repo.head();
-        let unpushed = match &head {
-            Some(head) => repo.unpushed(head, COMMIT_LIMIT)?,
-            None => Vec::new(),
-        };
-        Ok((repo, head, unpushed))
-    };
-    let (walked, other) = std::thread::scope(|s| {
-        let other = std::thread::Builder::new()
-            .spawn_scoped(s, || pushed(&entry.root))
-            .ok();
-        let walked = git::Walked::run(&entry.root, &entry.git_dir);
-        let other = match other.map(|h| h.join()) {
-            Some(Ok(done)) => done,
-            _ => pushed(&entry.root),
-        };
-        (walked, other)
-    });
-    let (repo, head, unpushed) = other?;
-    state.head = head;
-    state.unpushed = unpushed;
-    let status = repo.status_after(walked)?;
-    state.status = status.iter().map(git::FileState::porcelain).collect();
-    if entry.main {
-        for (name, tip) in repo.local_branches() {
-            if !repo.unpushed(&tip, 1)?.is_empty() {
-                state.unpushed_branches.push(name);
-            }
-        }
-    }
-    Ok(state)
-}
-
-fn worktree_remove(wt: &Worktree, resolved: PathBuf, target: &str) -> Result<WorktreeFacts> {
-    let entries = git::list_worktrees(&wt.common_dir);
-    let mut facts = WorktreeFacts {
-        targets: vec![resolved.clone()],
-        worktrees: Vec::new(),
-    };
-    if let Some(entry) = guard::worktree::pick_worktree(&entries, &resolved, target) {
-        facts.worktrees.push(worktree_state(entry)?);
-    }
-    Ok(facts)
-}
-
-/// The worktrees at or below each `rm -r`/`find` target: registered ones of every clone
-/// involved, and any `.git` found by a bounded search.
-fn tree(event: &Event, cwd: &Path, paths: &[PathBuf]) -> Result<(WorktreeFacts, Option<PathBuf>)> {
-    let mut targets = Vec::new();
-    for p in paths {
-        let written = p.as_os_str().to_string_lossy();
-        let is_link = fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
-        if is_link && !written.ends_with('/') {
-            continue; // rm removes the link, not what it points at
-        }
-        if fs::symlink_metadata(p).is_ok() {
-            let t = canonical_lenient(p);
-            // Deleting a repository's own data (`rm -rf .git`, `.git/worktrees`) loses what
-            // only it holds: count it as deleting its main worktree.
-            if let Some(main_root) = inside_repository_data(&t) {
-                targets.push(main_root);
-            }
-            targets.push(t);
-        }
-    }
-    let mut common_dirs: BTreeSet<PathBuf> = BTreeSet::new();
-    for base in [event.cwd.as_path(), cwd] {
-        if let Some(l) = git::locate(base, Path::new(".")) {
-            common_dirs.insert(l.worktree.common_dir);
-        }
-    }
-    let mut found: BTreeMap<PathBuf, WorktreeEntry> = BTreeMap::new();
-    for t in &targets {
-        if let Some(l) = git::locate(t, Path::new(".")) {
-            common_dirs.insert(l.worktree.common_dir);
-        }
-        let (roots, _cut) = git::worktree_roots_under(t, SCAN_DEPTH, SCAN_ENTRIES);
-        for root in roots {
-            let Some(w) = git::worktree_at(&root) else {
-                continue;
-            };
-            common_dirs.insert(w.common_dir.clone());
-            let main = w.git_dir == w.common_dir;
-            found.entry(root.clone()).or_insert(WorktreeEntry {
-                root,
-                git_dir: w.git_dir,
-                main,
-                locked: None,
-                husk: false,
-            });
-        }
-    }
-    for dir in &common_dirs {
-        for e in git::list_worktrees(dir) {
-            if targets.iter().any(|t| e.root.starts_with(t)) {
-                found.insert(e.root.clone(), e);
-            }
-        }
-    }
-    let mut worktrees = Vec::new();
-    for entry in found.values() {
-        worktrees.push(worktree_state(entry)?);
-    }
-    let anchor = common_dirs.into_iter().next();
-    Ok((WorktreeFacts { targets, worktrees }, anchor))
-}
-
-/// When `path` is a clone's `.git` folder or inside it, the main worktree root of that clone.
-fn inside_repository_data(path: &Path) -> Option<PathBuf> {
-    path.ancestors()
-        .find(|d| d.join("HEAD").is_file() && d.join("objects").is_dir() && d.join("refs").is_dir())
-        .filter(|d| d.file_name().is_some_and(|n| n == ".git"))
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-}
-
-fn branches(wt: &Worktree, names: &[String]) -> Result<Vec<BranchState>> {
-    let repo = Repo::open(&wt.git_dir)?;
-    let mut out = Vec::new();
-    for name in names {
-        let tip = repo.branch_tip(name);
-        let unpushed = match &tip {
-            Some(t) => repo.unpushed(t, COMMIT_LIMIT)?,
-            None => Vec::new(),
-        };
-        out.push(BranchState {
-            name: name.clone(),
-            tip,
-            unpushed,
-        });
-    }
-    Ok(out)
-}
-
-/// Live sessions on other machines, known from the last `git dibs sync`, working on `branch`.
-fn working_on(wt: &Worktree, branch: &str) -> Vec<String> {
-    let Ok(sessions) = Store::open(&wt.common_dir).and_then(|s| s.everyone()) else {
-        return Vec::new();
-    };
-    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
-    let now = store::now_secs();
-    sessions
-        .iter()
-        .filter(|s| s.origin.is_some() && s.branch.as_deref() == Some(branch))
-        .filter(|s| s.is_alive(now, ttl))
-        .map(describe)
-        .collect()
-}
-
-fn remote_branches(
-    wt: &Worktree,
-    remote: &str,
-    branches: &[String],
-) -> Result<Vec<RemoteBranchState>> {
-    let repo = Repo::open(&wt.git_dir)?;
-    let name = repo
-        .remote_named(remote)
-        .unwrap_or_else(|| remote.to_owned());
-    let mut out = Vec::new();
-    for b in branches {
-        let only_copy = repo
-            .only_on_remote_branch(&name, b, COMMIT_LIMIT)?
-            .unwrap_or_default();
-        let pr = git::open_pull_request(&wt.root, b);
-        out.push(RemoteBranchState {
-            remote: name.clone(),
-            branch: b.clone(),
-            only_copy,
-            pr,
-            remote_sessions: working_on(wt, b),
-        });
-    }
-    Ok(out)
-}
-
-fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
-    let root = &wt.root;
-    let cwd = canonical_lenient(&g.cwd);
-    let prefix = cwd
-        .strip_prefix(root)
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut facts = PeerFacts {
-        root: root.clone(),
-        branch: wt.branch(),
-        prefix,
-        ..PeerFacts::default()
-    };
-    let store = Store::open(&wt.common_dir)?;
-    let sessions = store.sessions()?;
-    let holds_here = |s: &Session| s.files.iter().any(|f| &f.key.worktree == root);
-    // A session on another machine has its files there: no command here can take them.
-    let mut others: Vec<&Session> = sessions
-        .iter()
-        .filter(|s| s.origin.is_none())
-        .filter(|s| s.id != event.session_id && s.ended.is_none() && holds_here(s))
-        .collect();
-    if others.is_empty() {
-        return Ok(facts);
-    }
-    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
-    let now = store::now_secs();
-    others.retain(|s| s.is_alive(now, ttl));
-    if others.is_empty() {
-        return Ok(facts);
-    }
-    let repo = Repo::open(root)?;
-    let held: BTreeSet<&str> = others
-        .iter()
-        .flat_map(|s| s.files.iter())
-        .filter(|f| &f.key.worktree == root)
-        .map(|f| f.key.path.as_str())
-        .collect();
-    // Asking about each held file beats a full status unless the peers hold a lot of them.
-    let states = if held.len() <= PER_FILE_STATUS {
-        repo.status_of(held.iter().copied())?
-    } else {
-        repo.status()?
-    };
-    let dirty: BTreeMap<String, git::FileState> =
-        states.into_iter().map(|f| (f.path.clone(), f)).collect();
-    for s in others {
-        let files: Vec<git::FileState> = s
-            .files
-            .iter()
-            .filter(|f| &f.key.worktree == root)
-            .filter_map(|f| dirty.get(&f.key.path).cloned())
-            .collect();
-        if !files.is_empty() {
-            facts.peers.push(Peer {
-                name: describe(s),
-                files,
-            });
-        }
-    }
-    if let Some(me) = sessions.iter().find(|s| s.id == event.session_id) {
-        facts.mine = me
-            .files
-            .iter()
-            .filter(|f| &f.key.worktree == root)
-            .map(|f| f.key.path.clone())
-            .collect();
-    }
-    if let Op::Checkout { first, .. } = &g.op {
-        facts.first_is_rev = repo.is_rev(first);
-    }
-    Ok(facts)
 }
 
 /// Before a deletion the guard lets through (pushed, or bypassed): keep a retention ref on any

@@ -101,23 +101,11 @@ fn handle(args: Args) -> protocol::Output {
 fn decide(event: &Event) -> Result<Response, StoreError> {
     match &event.kind {
         EventKind::BeforeShell { command } => {
-            let cmds = match crate::shell::parse(command, &event.cwd) {
-                Ok(cmds) => cmds,
-                Err(e) => {
-                    eprintln!(
-                        "git-dibs: cannot read this command line ({e}); it goes ahead unchecked"
-                    );
-                    return Ok(Response::Silent);
-                }
-            };
-            let verdict = super::guard::before_shell(event, command, &cmds).unwrap_or_else(|e| {
-                eprintln!("git-dibs: {e:#}; the command goes ahead unchecked");
-                Response::Silent
-            });
-            if verdict != Response::Silent {
-                return Ok(verdict);
+            let judged = super::guard::judge(event, command, true);
+            match (judged.response, judged.cmds) {
+                (Response::Silent, Some(cmds)) => shell::before(event, &cmds),
+                (verdict, _) => Ok(verdict),
             }
-            shell::before(event, &cmds)
         }
         EventKind::AfterShell { command } => match crate::shell::parse(command, &event.cwd) {
             Ok(cmds) => shell::after(event, &cmds),

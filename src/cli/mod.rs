@@ -3,6 +3,7 @@
 
 mod audit;
 mod caller;
+mod check;
 mod claim;
 mod doctor;
 mod githooks;
@@ -50,6 +51,8 @@ pub enum Command {
     Uninstall(install::Args),
     /// The guard's audit log: blocks, asks and bypasses, newest last.
     Audit(audit::Args),
+    /// What the guard would answer for a command here and now, the rule and the facts.
+    Check(check::Args),
     /// Check that everything is wired, readable and current.
     Doctor(doctor::Args),
     /// Lanes: a worktree per session, with a life cycle that never loses work.
@@ -113,6 +116,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Release(args) => claim::release(args),
         Command::Install(args) => install::run(args, install::Mode::Install),
         Command::Uninstall(args) => install::run(args, install::Mode::Uninstall),
+        Command::Check(args) => check::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::Audit(args) => audit::run(args),
         Command::Lane(args) => lane::run(args),

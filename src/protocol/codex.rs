@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{
-    CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource, common,
+    CANNOT_ASK, CANNOT_ASK_PERSON, Event, EventKind, Host, Output, ProtocolError, Response,
+    StartSource, common,
 };
 
 /// The fields of Codex's input that git-dibs reads; everything else is ignored.
@@ -192,7 +193,11 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
             None
         }
         Response::Deny { reason, person } => Some((nonempty(reason).to_owned(), person.clone())),
-        Response::Ask { reason } => Some((format!("{}{CANNOT_ASK}", nonempty(reason)), None)),
+        Response::Ask { reason } => {
+            let refusal = format!("{}{CANNOT_ASK}", nonempty(reason));
+            let person = format!("{refusal}{CANNOT_ASK_PERSON}");
+            Some((refusal, Some(person)))
+        }
     };
     if let Some((reason, person)) = refusal {
         match name {

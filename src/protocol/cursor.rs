@@ -8,7 +8,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{
-    CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource, common,
+    CANNOT_ASK, CANNOT_ASK_PERSON, Event, EventKind, Host, Output, ProtocolError, Response,
+    StartSource, common,
 };
 
 /// The fields of Cursor's input that git-dibs reads; everything else is ignored.
@@ -189,7 +190,10 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
             // preToolUse accepts `ask` but does not enforce it: refuse rather than let through.
             let reason = format!("{reason}{CANNOT_ASK}");
             out.insert("permission".into(), json!("deny"));
-            out.insert("user_message".into(), json!(reason));
+            out.insert(
+                "user_message".into(),
+                json!(format!("{reason}{CANNOT_ASK_PERSON}")),
+            );
             out.insert("agent_message".into(), json!(reason));
         }
         Response::Deny { reason, .. } | Response::Ask { reason }

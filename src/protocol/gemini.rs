@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{
-    CANNOT_ASK, Event, EventKind, Host, Output, ProtocolError, Response, StartSource, common,
+    CANNOT_ASK, CANNOT_ASK_PERSON, Event, EventKind, Host, Output, ProtocolError, Response,
+    StartSource, common,
 };
 
 /// The fields of Gemini CLI's input that git-dibs reads; everything else is ignored.
@@ -148,7 +149,10 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
             let reason = format!("{reason}{CANNOT_ASK}");
             out.insert("decision".into(), json!("deny"));
             out.insert("reason".into(), json!(reason));
-            out.insert("systemMessage".into(), json!(reason));
+            out.insert(
+                "systemMessage".into(),
+                json!(format!("{reason}{CANNOT_ASK_PERSON}")),
+            );
         }
         Response::Deny { reason, .. } | Response::Ask { reason } => {
             return Output::blocking(reason.clone());

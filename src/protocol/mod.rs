@@ -239,6 +239,12 @@ fn detect(value: &serde_json::Value) -> Host {
 pub(crate) const CANNOT_ASK: &str =
     " (This host cannot reliably ask the person from a hook, so git-dibs refuses instead.)";
 
+/// Added for the person (never the model) to a question turned into a refusal: how to go ahead
+/// deliberately.
+pub(crate) const CANNOT_ASK_PERSON: &str = " If it is deliberate, run it yourself with \
+     WT_GUARD_BYPASS=1 in front of that very command; the bypass is written to the audit log \
+     (git dibs audit).";
+
 /// What a hook answers, before it is put in a host's format.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Response {

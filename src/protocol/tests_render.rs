@@ -70,6 +70,11 @@ fn asked(q: &str) -> String {
     format!("{q}{CANNOT_ASK}")
 }
 
+/// The person's copy of a question turned into a refusal: it says how to go ahead deliberately.
+fn asked_person(q: &str) -> String {
+    format!("{q}{CANNOT_ASK}{CANNOT_ASK_PERSON}")
+}
+
 #[test]
 fn silent_prints_nothing_for_every_host() {
     for (host, name) in [
@@ -109,7 +114,7 @@ fn cursor_rendering() {
     // preToolUse accepts `ask` without enforcing it: a refusal that says why.
     assert_eq!(
         json_of(h, "preToolUse", &ask()),
-        json!({"permission": "deny", "user_message": asked("Q"), "agent_message": asked("Q")})
+        json!({"permission": "deny", "user_message": asked_person("Q"), "agent_message": asked("Q")})
     );
     assert_eq!(
         json_of(h, "postToolUse", &warn()),
@@ -177,7 +182,7 @@ fn gemini_rendering() {
     for name in ["BeforeTool", "AfterTool", "BeforeAgent"] {
         assert_eq!(
             json_of(h, name, &ask()),
-            json!({"decision": "deny", "reason": asked("Q"), "systemMessage": asked("Q")})
+            json!({"decision": "deny", "reason": asked("Q"), "systemMessage": asked_person("Q")})
         );
     }
     blocks_with(h, "SessionStart", &deny(None), "R");
@@ -230,7 +235,8 @@ fn codex_rendering() {
     assert_eq!(
         json_of(h, "PreToolUse", &ask()),
         json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-               "permissionDecision": "deny", "permissionDecisionReason": asked("Q")}})
+               "permissionDecision": "deny", "permissionDecisionReason": asked("Q")},
+               "systemMessage": asked_person("Q")})
     );
     // A deny always carries a non-empty reason.
     let empty = Response::Deny {

@@ -218,6 +218,12 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                 (!lookup).then_some(n)
             }
             "builtin" => Some(usize::from(rest.first().is_some_and(|a| a.text == "--"))),
+            // `coproc CMD ...` runs CMD in the background (`coproc NAME { ...; }` does not parse
+            // as a simple command and is put to the person as unreadable).
+            "coproc" => {
+                p.external = true;
+                Some(0)
+            }
             "exec" => {
                 let spec = Spec {
                     short_arg: "a",

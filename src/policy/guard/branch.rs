@@ -122,11 +122,14 @@ pub fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
         })
         .collect();
     let names: Vec<&str> = risky.iter().map(|b| b.name.as_str()).collect();
-    Verdict::Block(Finding::new(format!(
-        "git-dibs refused `{}`: {}. Deleting it loses those commits. Push it first (git push -u \
+    Verdict::Block(Finding::new(
+        "branch-unpushed",
+        format!(
+            "git-dibs refused `{}`: {}. Deleting it loses those commits. Push it first (git push -u \
          origin {}), or merge it where it belongs, or ask the person whether it can go.",
-        g.display,
-        parts.join("; "),
-        names.join(" ")
-    )))
+            g.display,
+            parts.join("; "),
+            names.join(" ")
+        ),
+    ))
 }

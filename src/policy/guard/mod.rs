@@ -8,6 +8,9 @@
 //! uncommitted files).
 
 pub mod branch;
+pub mod closed;
+mod decide;
+pub mod explain;
 mod pathspec;
 pub mod peers;
 pub mod pr;
@@ -22,10 +25,10 @@ mod tests_peers;
 use std::path::{Path, PathBuf};
 
 use crate::git::{self, CommitInfo, GitInvocation};
-use crate::protocol::Response;
 use crate::shell::{SimpleCommand, Unknown};
 
 pub use branch::BranchState;
+pub use decide::{AuditEntry, Decision, decide};
 pub use peers::{Peer, PeerFacts, Take};
 pub use remote::RemoteBranchState;
 pub use worktree::{WorktreeFacts, WorktreeState};
@@ -103,6 +106,28 @@ pub struct Guarded {
     pub unknown: Option<String>,
 }
 
+impl Guarded {
+    /// A command line the parser could not read, as one opaque command (bypassed when the line
+    /// starts with `WT_GUARD_BYPASS=1 `).
+    pub fn unread(command: &str, cwd: &Path) -> Guarded {
+        let shown: String = command
+            .chars()
+            .filter(|c| !c.is_control() || *c == '\n')
+            .take(200)
+            .collect();
+        Guarded {
+            op: Op::Opaque,
+            cwd: cwd.to_path_buf(),
+            git: None,
+            display: shown.replace('\n', " "),
+            bypass: command
+                .trim_start()
+                .starts_with(&format!("{BYPASS_VAR}=1 ")),
+            unknown: Some("it cannot be read".into()),
+        }
+    }
+}
+
 /// The facts gathered for one guarded command.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Facts {
@@ -140,20 +165,29 @@ pub struct AtRisk {
 /// Why a command is refused or put to the person.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    /// The sentence for the model: what is at risk and what to do instead. Never mentions the
-    /// bypass.
+    /// The rule that decided (`worktree-dirty`, `peer-files`, ...), shown as `[guard:RULE]`.
+    pub rule: &'static str,
+    /// The sentence for the model: what is at risk and what to do instead, ending with the rule
+    /// id. Never mentions the bypass.
     pub reason: String,
     /// Worktrees at risk, with their status and HEAD.
     pub worktrees: Vec<AtRisk>,
 }
 
 impl Finding {
-    /// A finding with no worktree attached.
-    pub fn new(reason: impl Into<String>) -> Self {
+    /// A finding of `rule` with no worktree attached; the reason ends with `[guard:RULE]`.
+    pub fn new(rule: &'static str, reason: impl Into<String>) -> Self {
         Finding {
-            reason: reason.into(),
+            rule,
+            reason: format!("{} [guard:{rule}]", reason.into()),
             worktrees: Vec::new(),
         }
+    }
+
+    /// The same finding with these worktrees at risk attached.
+    pub fn with_worktrees(mut self, worktrees: Vec<AtRisk>) -> Self {
+        self.worktrees = worktrees;
+        self
     }
 }
 
@@ -300,11 +334,14 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
         if peer_op && !matches!(facts, Facts::Peers(p) if p.has_dirty_peers()) {
             return Verdict::Allow;
         }
-        return Verdict::Ask(Finding::new(format!(
-            "git-dibs cannot tell what `{}` would destroy: {why}. Run it with literal targets \
+        return Verdict::Ask(Finding::new(
+            "unknown-target",
+            format!(
+                "git-dibs cannot tell what `{}` would destroy: {why}. Run it with literal targets \
              (expand the list first and check it), or ask the person.",
-            g.display
-        )));
+                g.display
+            ),
+        ));
     }
     match (&g.op, facts) {
         (Op::WorktreeRemove { .. }, Facts::Worktrees(f)) => worktree::check_remove(g, f),
@@ -319,86 +356,6 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
             pr::check(g, branch, existing)
         }
         _ => Verdict::Allow,
-    }
-}
-
-/// One line for the audit log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AuditEntry {
-    /// Which guarded command (index into the list given to [`decide`]).
-    pub index: usize,
-    /// `block`, `bypass` or `ask`.
-    pub verdict: &'static str,
-    /// The reason given (for a bypass: the reason it would have been refused).
-    pub reason: String,
-    /// Worktrees at risk.
-    pub worktrees: Vec<AtRisk>,
-}
-
-/// The whole command line's answer and what goes to the audit log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
-    /// The answer to the host.
-    pub response: Response,
-    /// Audit lines to append.
-    pub audit: Vec<AuditEntry>,
-}
-
-/// Combine the verdicts of a command line: any block refuses it, else any ask asks; a bypassed
-/// command's verdict is recorded and let through.
-pub fn decide(verdicts: &[(Guarded, Verdict)]) -> Decision {
-    let mut blocks = Vec::new();
-    let mut asks = Vec::new();
-    let mut bypasses = Vec::new();
-    for (i, (g, v)) in verdicts.iter().enumerate() {
-        match v {
-            Verdict::Allow => {}
-            Verdict::Block(f) | Verdict::Ask(f) if g.bypass => bypasses.push((i, f)),
-            Verdict::Block(f) => blocks.push((i, f)),
-            Verdict::Ask(f) => asks.push((i, f)),
-        }
-    }
-    let entry = |verdict, &(index, f): &(usize, &Finding)| AuditEntry {
-        index,
-        verdict,
-        reason: f.reason.clone(),
-        worktrees: f.worktrees.clone(),
-    };
-    if !blocks.is_empty() {
-        let reason = blocks
-            .iter()
-            .map(|(_, f)| f.reason.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let person = format!(
-            "{reason}\nIf this is deliberate, run it yourself with \
-             {BYPASS_VAR}=1 in front of that very command; the bypass is written to the audit \
-             log (git dibs audit)."
-        );
-        return Decision {
-            response: Response::Deny {
-                reason,
-                person: Some(person),
-            },
-            audit: blocks.iter().map(|f| entry("block", f)).collect(),
-        };
-    }
-    let mut audit: Vec<AuditEntry> = bypasses.iter().map(|f| entry("bypass", f)).collect();
-    if !asks.is_empty() {
-        audit.extend(asks.iter().map(|f| entry("ask", f)));
-        let reason = asks
-            .iter()
-            .map(|(_, f)| f.reason.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        return Decision {
-            response: Response::Ask { reason },
-            audit,
-        };
-    }
-    Decision {
-        response: Response::Silent,
-        audit,
     }
 }
 

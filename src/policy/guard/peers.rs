@@ -338,13 +338,16 @@ pub fn check_take(g: &Guarded, takes: &[Take], facts: &PeerFacts) -> Verdict {
         "Leave those files alone: act on your own files by explicit path, or ask the person to \
          coordinate with that session."
     };
-    Verdict::Block(Finding::new(format!(
-        "git-dibs refused `{}`: in {} it would take uncommitted work of another live session: \
+    Verdict::Block(Finding::new(
+        "peer-files",
+        format!(
+            "git-dibs refused `{}`: in {} it would take uncommitted work of another live session: \
          {}. {instead}",
-        g.display,
-        facts.place(),
-        describe_peers(&hit)
-    )))
+            g.display,
+            facts.place(),
+            describe_peers(&hit)
+        ),
+    ))
 }
 
 fn takes_file(take: &Take, f: &FileState, facts: &PeerFacts) -> bool {
@@ -410,14 +413,17 @@ pub fn check_switch(g: &Guarded, facts: &PeerFacts) -> Verdict {
     if hit.is_empty() {
         return Verdict::Allow;
     }
-    Verdict::Block(Finding::new(format!(
-        "git-dibs refused `{}`: it moves the branch of {} under another live session with \
+    Verdict::Block(Finding::new(
+        "peer-switch",
+        format!(
+            "git-dibs refused `{}`: it moves the branch of {} under another live session with \
          uncommitted files there: {}. Work in a worktree of your own instead (git worktree add \
          ../<name> -b <name>), or ask the person.",
-        g.display,
-        facts.place(),
-        describe_peers(&hit)
-    )))
+            g.display,
+            facts.place(),
+            describe_peers(&hit)
+        ),
+    ))
 }
 
 /// `git checkout X [PATHS]` without `--`: a switch when X names a commit and no paths follow,

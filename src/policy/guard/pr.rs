@@ -46,11 +46,14 @@ pub fn check(g: &Guarded, branch: &str, existing: &[PullRequest]) -> Verdict {
     } else {
         "Push to that pull request instead of opening another"
     };
-    Verdict::Block(Finding::new(format!(
-        "git-dibs refused `{}`: branch {branch} already has a pull request: {list}. {advice}, \
+    Verdict::Block(Finding::new(
+        "pr-exists",
+        format!(
+            "git-dibs refused `{}`: branch {branch} already has a pull request: {list}. {advice}, \
          or ask the person.",
-        g.display
-    )))
+            g.display
+        ),
+    ))
 }
 
 #[cfg(test)]

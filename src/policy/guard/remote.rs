@@ -127,12 +127,15 @@ pub fn check(g: &Guarded, states: &[RemoteBranchState]) -> Verdict {
     if parts.is_empty() {
         return Verdict::Allow;
     }
-    Verdict::Block(Finding::new(format!(
-        "git-dibs refused `{}`: remote branch {}. Deleting it loses that work, breaks the pull \
+    Verdict::Block(Finding::new(
+        "remote-branch",
+        format!(
+            "git-dibs refused `{}`: remote branch {}. Deleting it loses that work, breaks the pull \
          request or pulls the branch from under a session that pushes to it. Merge or close the \
          pull request first, keep the commits on a local branch (git branch keep-it \
          <remote>/<branch>) and push that, or ask the person.",
-        g.display,
-        parts.join("; remote branch ")
-    )))
+            g.display,
+            parts.join("; remote branch ")
+        ),
+    ))
 }

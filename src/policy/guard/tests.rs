@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::git::{PullRequest, WorktreeEntry};
+use crate::protocol::Response;
 use crate::shell::{SimpleCommand, Unknown};
 
 pub(super) fn sc(line: &str) -> SimpleCommand {
@@ -341,7 +342,7 @@ fn branch_and_remote_rules() {
 #[test]
 fn decisions_and_messages() {
     let g = guarded("git branch -D a");
-    let block = Verdict::Block(Finding::new("git-dibs refused it"));
+    let block = Verdict::Block(Finding::new("test", "git-dibs refused it"));
     let d = decide(&[(g.clone(), block.clone())]);
     match &d.response {
         Response::Deny { reason, person } => {
@@ -356,7 +357,7 @@ fn decisions_and_messages() {
     let d = decide(&[(by, block.clone())]);
     assert_eq!(d.response, Response::Silent);
     assert_eq!(d.audit[0].verdict, "bypass");
-    let ask = Verdict::Ask(Finding::new("cannot tell"));
+    let ask = Verdict::Ask(Finding::new("test", "cannot tell"));
     let d = decide(&[(g.clone(), ask)]);
     assert!(matches!(d.response, Response::Ask { .. }));
     assert_eq!(d.audit[0].verdict, "ask");

@@ -215,14 +215,17 @@ pub fn check_remove(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
     if !w.at_risk() {
         return Verdict::Allow;
     }
-    Verdict::Block(Finding {
-        reason: format!(
-            "git-dibs refused `{}`: {}. Removing it destroys that work. {INSTEAD}",
-            g.display,
-            w.describe()
-        ),
-        worktrees: vec![w.audit()],
-    })
+    Verdict::Block(
+        Finding::new(
+            "worktree-dirty",
+            format!(
+                "git-dibs refused `{}`: {}. Removing it destroys that work. {INSTEAD}",
+                g.display,
+                w.describe()
+            ),
+        )
+        .with_worktrees(vec![w.audit()]),
+    )
 }
 
 /// The worktrees at or below `target` that are at risk.
@@ -248,15 +251,18 @@ pub fn check_rm(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
         return Verdict::Allow;
     }
     let described: Vec<String> = risky.iter().map(|w| w.describe()).collect();
-    Verdict::Block(Finding {
-        reason: format!(
-            "git-dibs refused `{}`: it deletes worktree(s) holding work that exists nowhere \
-             else. {}. {INSTEAD} Use `git worktree remove` for a clean, pushed worktree.",
-            g.display,
-            described.join(". ")
-        ),
-        worktrees: risky.iter().map(|w| w.audit()).collect(),
-    })
+    Verdict::Block(
+        Finding::new(
+            "worktree-rm",
+            format!(
+                "git-dibs refused `{}`: it deletes worktree(s) holding work that exists nowhere \
+                 else. {}. {INSTEAD} Use `git worktree remove` for a clean, pushed worktree.",
+                g.display,
+                described.join(". ")
+            ),
+        )
+        .with_worktrees(risky.iter().map(|w| w.audit()).collect()),
+    )
 }
 
 /// `find ... -delete` over a folder holding worktrees with work at risk: ask.
@@ -275,14 +281,17 @@ pub fn check_find(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
         return Verdict::Allow;
     }
     let roots: Vec<String> = risky.iter().map(|w| show_path(&w.root)).collect();
-    Verdict::Ask(Finding {
-        reason: format!(
-            "git-dibs cannot tell what `{}` deletes: it searches over worktree(s) with \
-             uncommitted or unpushed work ({}). Name the files to delete explicitly, or ask the \
-             person.",
-            g.display,
-            list(&roots)
-        ),
-        worktrees: risky.iter().map(|w| w.audit()).collect(),
-    })
+    Verdict::Ask(
+        Finding::new(
+            "worktree-find",
+            format!(
+                "git-dibs cannot tell what `{}` deletes: it searches over worktree(s) with \
+                 uncommitted or unpushed work ({}). Name the files to delete explicitly, or ask \
+                 the person.",
+                g.display,
+                list(&roots)
+            ),
+        )
+        .with_worktrees(risky.iter().map(|w| w.audit()).collect()),
+    )
 }

@@ -1,0 +1,103 @@
+//! The facts behind a verdict in one line each, for `git dibs check`: worktrees with their
+//! status and commits, branch tips, remote branches, peers and their files.
+
+use super::Facts;
+
+/// One line per fact the verdict rested on.
+pub fn facts(facts: &Facts) -> Vec<String> {
+    let short = |id: &str| id.chars().take(8).collect::<String>();
+    let commits =
+        |c: &[crate::git::CommitInfo]| c.iter().map(|c| short(&c.id)).collect::<Vec<_>>().join(" ");
+    match facts {
+        Facts::None => Vec::new(),
+        Facts::Worktrees(w) => {
+            let mut out: Vec<String> = w
+                .targets
+                .iter()
+                .map(|t| format!("target {}", t.display()))
+                .collect();
+            for s in &w.worktrees {
+                let mut line = format!(
+                    "worktree {} branch {} head {}",
+                    s.root.display(),
+                    s.branch.as_deref().unwrap_or("(detached)"),
+                    s.head.as_deref().map(short).unwrap_or_else(|| "-".into())
+                );
+                if s.husk {
+                    line.push_str(" husk");
+                }
+                if !s.status.is_empty() {
+                    line.push_str(&format!(" dirty: {}", super::list(&s.status)));
+                }
+                if !s.unpushed.is_empty() {
+                    line.push_str(&format!(" unpushed: {}", commits(&s.unpushed)));
+                }
+                if !s.unpushed_branches.is_empty() {
+                    line.push_str(&format!(
+                        " unpushed branches: {}",
+                        super::list(&s.unpushed_branches)
+                    ));
+                }
+                out.push(line);
+            }
+            out
+        }
+        Facts::Branches(bs) => bs
+            .iter()
+            .map(|b| match &b.tip {
+                Some(tip) if b.unpushed.is_empty() => {
+                    format!("branch {} tip {} pushed", b.name, short(tip))
+                }
+                Some(tip) => format!(
+                    "branch {} tip {} unpushed: {}",
+                    b.name,
+                    short(tip),
+                    commits(&b.unpushed)
+                ),
+                None => format!("branch {} does not exist", b.name),
+            })
+            .collect(),
+        Facts::RemoteBranches(rs) => rs
+            .iter()
+            .map(|r| {
+                let mut line = format!("remote branch {}/{}", r.remote, r.branch);
+                if !r.only_copy.is_empty() {
+                    line.push_str(&format!(" only copy of: {}", commits(&r.only_copy)));
+                }
+                if let Some(pr) = &r.pr {
+                    line.push_str(&format!(" open pull request #{}", pr.number));
+                }
+                for s in &r.remote_sessions {
+                    line.push_str(&format!(" worked on by {s}"));
+                }
+                line
+            })
+            .collect(),
+        Facts::Peers(p) => {
+            let mut out = vec![format!(
+                "worktree {} branch {} in {}",
+                p.root.display(),
+                p.branch.as_deref().unwrap_or("(detached)"),
+                if p.prefix.is_empty() { "." } else { &p.prefix }
+            )];
+            for peer in &p.peers {
+                let files: Vec<String> = peer.files.iter().map(|f| f.porcelain()).collect();
+                out.push(format!("peer {} holds {}", peer.name, super::list(&files)));
+            }
+            if !p.mine.is_empty() {
+                let mine: Vec<&String> = p.mine.iter().collect();
+                out.push(format!("this session holds {}", super::list(&mine)));
+            }
+            out
+        }
+        Facts::PullRequests { branch, existing } => {
+            let mut out = vec![format!("branch {branch}")];
+            out.extend(
+                existing
+                    .iter()
+                    .map(|p| format!("pull request #{} {}", p.number, p.state)),
+            );
+            out
+        }
+    }
+}
