@@ -258,3 +258,50 @@ fn claiming_again_without_exclusive_keeps_the_claim_exclusive() {
     let out = dibs_env(&repo.root, Some("s2"), &["claim", "record:5"]);
     assert_eq!(code(&out), 1, "{}", text(&out));
 }
+
+/// `git` through a plain shell, with the built binary on PATH (so git's hook shims find it).
+fn git_as(dir: &Path, session: &str, args: &[&str]) -> Output {
+    let bin_dir = bin().parent().unwrap().to_path_buf();
+    let mut paths = vec![bin_dir];
+    paths.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    git_command(dir)
+        .args(args)
+        .env("PATH", std::env::join_paths(paths).unwrap())
+        .env("DIBS_SESSION", session)
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env_remove("WT_GUARD_BYPASS")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_file_two_live_sessions_changed_is_committable_by_either_and_the_guard_agrees() {
+    let repo = TestRepo::new();
+    let out = dibs(&repo.root, &["install", "--git-hooks"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let (a, b) = ("aaaaaaaa-one", "bbbbbbbb-two");
+    for s in [a, b] {
+        hook(&repo.root, &repo.pre_edit(s, "src/lib.rs"));
+    }
+    hook(&repo.root, &repo.pre_edit(a, "README.md"));
+    std::fs::write(repo.root.join("src/lib.rs"), "pub fn both() {}\n").unwrap();
+    std::fs::write(repo.root.join("README.md"), "a's alone\n").unwrap();
+    // The guard lets B commit the shared file by path...
+    let guard = bash_hook_env(&repo.root, b, "git commit -m x -- src/lib.rs", &[]);
+    assert!(hook_decision(&guard).is_none(), "{}", guard.stdout);
+    // ...and so does the pre-commit hook, warning B whose work goes in with it.
+    let out = git_as(&repo.root, b, &["commit", "-qm", "shared", "--", "src/lib.rs"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("src/lib.rs") && said.contains("aaaaaaaa"), "{said}");
+    // A's own file stays refused to B, by the guard and by the hook alike.
+    let guard = bash_hook_env(&repo.root, b, "git commit -m x -- README.md", &[]);
+    assert_eq!(hook_decision(&guard).map(|d| d.0).as_deref(), Some("deny"));
+    let out = git_as(&repo.root, b, &["commit", "-qm", "theirs", "--", "README.md"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    // And A may commit the shared file too.
+    std::fs::write(repo.root.join("src/lib.rs"), "pub fn again() {}\n").unwrap();
+    hook(&repo.root, &repo.pre_edit(b, "src/lib.rs"));
+    let out = git_as(&repo.root, a, &["commit", "-qm", "a's turn", "--", "src/lib.rs"]);
+    assert!(out.status.success(), "{}", text(&out));
+}

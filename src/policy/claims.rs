@@ -36,6 +36,14 @@ pub fn ago(now: u64, then: u64) -> String {
     }
 }
 
+/// Whether a session may stage or commit `path`, which a live peer holds too: only when it
+/// holds the file itself. Both changed it, and refusing each of them would leave the file
+/// committable by no one; the one who commits is told whose work goes in with it. The guard
+/// (`git add`, `git commit -- PATH`) and the pre-commit hook both decide by this.
+pub fn may_commit_co_held(mine: &std::collections::BTreeSet<String>, path: &str) -> bool {
+    mine.contains(path)
+}
+
 /// How a session is named in a message: host, short id, the machine of a session from
 /// another machine, label.
 pub fn describe(s: &Session) -> String {

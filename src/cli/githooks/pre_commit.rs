@@ -3,13 +3,14 @@
 //! and saying how to leave them out. `WT_GUARD_BYPASS=1` lets the commit through; both outcomes
 //! are audited.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
 use super::{AuditLine, Committer, fail_open, git_argv, sh_quote};
-use crate::policy::claims::{ago, describe};
+use crate::policy::claims::{ago, describe, may_commit_co_held};
 use crate::store::{self, FileKey, Session, Store};
 
 const HOOK: &str = "pre-commit";
@@ -41,24 +42,44 @@ fn check(cwd: &Path, wt: &crate::git::Worktree) -> Result<ExitCode> {
     let now = store::now_secs();
     let ttl = super::ttl(wt);
     let mut held: Vec<Held> = Vec::new();
+    let mut shared: Vec<Held> = Vec::new();
     for path in &staged {
         let key = FileKey::new(wt.root.clone(), path.clone());
         let holders = store
-            .holders(&key, &me.id, now)
+            .holders(&key, "", now)
             .context("cannot read the git-dibs store")?;
+        let mine: BTreeSet<String> = holders
+            .iter()
+            .filter(|h| me.owns(&h.session) && h.touch.is_some())
+            .map(|_| path.clone())
+            .collect();
         for h in holders {
             // A session on another machine holds its own copy: this commit cannot take it.
             if me.owns(&h.session) || h.session.origin.is_some() || !h.session.is_alive(now, ttl) {
                 continue;
             }
-            match held.iter_mut().find(|x| x.session.id == h.session.id) {
+            // Both changed it: the committer may commit it, and is told whose work goes in.
+            let list = if may_commit_co_held(&mine, path) {
+                &mut shared
+            } else {
+                &mut held
+            };
+            match list.iter_mut().find(|x| x.session.id == h.session.id) {
                 Some(x) => x.files.push(path.clone()),
-                None => held.push(Held {
+                None => list.push(Held {
                     session: h.session,
                     files: vec![path.clone()],
                 }),
             }
         }
+    }
+    for h in &shared {
+        eprintln!(
+            "git-dibs: this commit includes {}, which {} changed too (both of you hold it): \
+             its work goes in with yours; tell it, so it does not commit or revert them again.",
+            h.files.join(", "),
+            describe(&h.session)
+        );
     }
     if held.is_empty() {
         return Ok(ExitCode::SUCCESS);

@@ -374,7 +374,8 @@ fn takes_file(take: &Take, f: &FileState, facts: &PeerFacts) -> bool {
     if !pathspec::selects(&specs, &f.path) {
         return false;
     }
-    !(facts.mine.contains(&f.path) && pathspec::names_exactly(&specs, &f.path))
+    !(crate::policy::claims::may_commit_co_held(&facts.mine, &f.path)
+        && pathspec::names_exactly(&specs, &f.path))
 }
 
 fn state_word(f: &FileState) -> &'static str {
