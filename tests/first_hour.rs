@@ -263,7 +263,9 @@ fn claiming_again_without_exclusive_keeps_the_claim_exclusive() {
 fn git_as(dir: &Path, session: &str, args: &[&str]) -> Output {
     let bin_dir = bin().parent().unwrap().to_path_buf();
     let mut paths = vec![bin_dir];
-    paths.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
     git_command(dir)
         .args(args)
         .env("PATH", std::env::join_paths(paths).unwrap())
@@ -290,18 +292,115 @@ fn a_file_two_live_sessions_changed_is_committable_by_either_and_the_guard_agree
     let guard = bash_hook_env(&repo.root, b, "git commit -m x -- src/lib.rs", &[]);
     assert!(hook_decision(&guard).is_none(), "{}", guard.stdout);
     // ...and so does the pre-commit hook, warning B whose work goes in with it.
-    let out = git_as(&repo.root, b, &["commit", "-qm", "shared", "--", "src/lib.rs"]);
+    let out = git_as(
+        &repo.root,
+        b,
+        &["commit", "-qm", "shared", "--", "src/lib.rs"],
+    );
     assert!(out.status.success(), "{}", text(&out));
     let said = String::from_utf8_lossy(&out.stderr);
-    assert!(said.contains("src/lib.rs") && said.contains("aaaaaaaa"), "{said}");
+    assert!(
+        said.contains("src/lib.rs") && said.contains("aaaaaaaa"),
+        "{said}"
+    );
     // A's own file stays refused to B, by the guard and by the hook alike.
     let guard = bash_hook_env(&repo.root, b, "git commit -m x -- README.md", &[]);
     assert_eq!(hook_decision(&guard).map(|d| d.0).as_deref(), Some("deny"));
-    let out = git_as(&repo.root, b, &["commit", "-qm", "theirs", "--", "README.md"]);
+    let out = git_as(
+        &repo.root,
+        b,
+        &["commit", "-qm", "theirs", "--", "README.md"],
+    );
     assert!(!out.status.success(), "{}", text(&out));
     // And A may commit the shared file too.
     std::fs::write(repo.root.join("src/lib.rs"), "pub fn again() {}\n").unwrap();
     hook(&repo.root, &repo.pre_edit(b, "src/lib.rs"));
-    let out = git_as(&repo.root, a, &["commit", "-qm", "a's turn", "--", "src/lib.rs"]);
+    let out = git_as(
+        &repo.root,
+        a,
+        &["commit", "-qm", "a's turn", "--", "src/lib.rs"],
+    );
     assert!(out.status.success(), "{}", text(&out));
+}
+
+#[test]
+fn git_dibs_help_opens_the_manual_page_that_install_writes() {
+    let repo = TestRepo::new();
+    // An installed binary: `<prefix>/bin/git-dibs`.
+    let prefix = repo.tmp.path().join("prefix");
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    let exe = prefix.join("bin/git-dibs");
+    std::fs::copy(bin(), &exe).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(prefix.join("bin"))
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let out = Command::new(&exe)
+        .arg("install")
+        .current_dir(&repo.root)
+        .env("PATH", &path)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let page = prefix.join("share/man/man1/git-dibs.1");
+    assert!(page.is_file(), "{}", text(&out));
+    assert!(text(&out).contains("git-dibs.1"), "{}", text(&out));
+    // git turns `--help` into `man git-dibs`; man finds the page beside the binary on PATH.
+    let has_man = Command::new("man").arg("-w").arg("git").output().is_ok();
+    if has_man {
+        let out = git_command(&repo.root)
+            .args(["dibs", "--help"])
+            .env("PATH", &path)
+            .env("MANPAGER", "cat")
+            .env("PAGER", "cat")
+            .env_remove("MANPATH")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(text(&out).contains("NAME"), "{}", text(&out));
+        assert!(text(&out).contains("git-dibs"), "{}", text(&out));
+    }
+    // The page is also printed, or written elsewhere, on request.
+    let out = dibs(&repo.root, &["man"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains(".TH git-dibs 1"));
+    let dir = repo.tmp.path().join("man1");
+    let out = dibs(
+        &repo.root,
+        &["man", "--install", "--dir", dir.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(dir.join("git-dibs.1").is_file());
+}
+
+#[test]
+fn usage_errors_point_at_help_that_works_and_exit_2() {
+    let repo = TestRepo::new();
+    for args in [&["bogus"][..], &["claim"], &["status", "--nope"]] {
+        let out = dibs(&repo.root, args);
+        assert_eq!(code(&out), 2, "{args:?}");
+        let said = text(&out);
+        assert!(said.contains("git dibs -h"), "{args:?}: {said}");
+        assert!(!said.contains("try '--help'"), "{args:?}: {said}");
+    }
+    let out = dibs(&repo.root, &["-h"]);
+    assert_eq!(code(&out), 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: git dibs"));
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    let repo = TestRepo::new();
+    for shell in ["bash", "zsh", "fish"] {
+        let out = dibs(&repo.root, &["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", text(&out));
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            script.contains("claim") && script.contains("release"),
+            "{shell}"
+        );
+    }
+    let out = dibs(&repo.root, &["completions", "tcsh"]);
+    assert_eq!(code(&out), 2);
 }

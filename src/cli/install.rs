@@ -216,6 +216,9 @@ fn write_target(path: &Path) -> Result<PathBuf> {
 }
 
 pub fn run(args: Args, mode: Mode) -> Result<ExitCode> {
+    if mode == Mode::Install && !args.dry_run {
+        super::docs::install_man_page_beside_binary();
+    }
     if args.git_hooks {
         return super::githooks::install::run(mode, args.dry_run);
     }

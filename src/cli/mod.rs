@@ -5,6 +5,7 @@ mod audit;
 mod caller;
 mod check;
 mod claim;
+mod docs;
 mod doctor;
 mod githooks;
 mod guard;
@@ -61,6 +62,10 @@ pub enum Command {
     Landed(landed::Args),
     /// Share live sessions and exclusive claims with other machines through the remote.
     Sync(sync::Args),
+    /// Print the manual page (or --install it where `man`, and so `git dibs --help`, finds it).
+    Man(docs::ManArgs),
+    /// Print shell completions (`git dibs completions bash > ~/.local/share/bash-completion/completions/git-dibs`).
+    Completions(docs::CompletionsArgs),
     /// Run one git hook (called by the shims `install --git-hooks` writes).
     #[command(hide = true)]
     Githook(githooks::Args),
@@ -91,7 +96,29 @@ pub fn main() -> ExitCode {
         _ => {}
     }
     die_quietly_on_closed_pipe();
-    run(Cli::parse())
+    match Cli::try_parse() {
+        Ok(cli) => run(cli),
+        Err(e) => usage_error(&e),
+    }
+}
+
+/// Print a command-line error the way clap does, but pointing at help that works: git turns
+/// `git dibs --help` into `man git-dibs`, which exists only once the page is installed, so the
+/// hint names `git dibs -h` and `git-dibs --help`. Help and version go to stdout, exit 0.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
+        || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand && e.exit_code() == 0
+    {
+        let _ = e.print();
+        return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+    }
+    let text = e
+        .render()
+        .to_string()
+        .replace("try '--help'", "try 'git dibs -h' or 'git-dibs --help'");
+    eprint!("{text}");
+    ExitCode::from(2)
 }
 
 /// `git dibs status | head` should end quietly when `head` stops reading, as other command-line
@@ -122,6 +149,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Lane(args) => lane::run(args),
         Command::Landed(args) => landed::run(args),
         Command::Sync(args) => sync::run(args),
+        Command::Man(args) => docs::man(args),
+        Command::Completions(args) => docs::completions(args),
     };
     match result {
         Ok(code) => code,
