@@ -94,6 +94,22 @@ fn write(path: &Path, text: &str) {
     fs::write(path, text).unwrap();
 }
 
+/// A handler's command line: `command` itself, or in the exec form (`args`) the program, shell
+/// quoted where needed, and its arguments.
+fn command_line(h: &Value) -> String {
+    let cmd = h["command"].as_str().unwrap_or("");
+    let Some(args) = h["args"].as_array() else {
+        return cmd.to_owned();
+    };
+    let program = if cmd.contains([' ', '\'']) {
+        format!("'{}'", cmd.replace('\'', r"'\''"))
+    } else {
+        cmd.to_owned()
+    };
+    let args: Vec<&str> = args.iter().filter_map(Value::as_str).collect();
+    format!("{program} {}", args.join(" "))
+}
+
 /// Every command in `settings` whose command line runs the git-dibs hook, as (event, matcher).
 fn ours(settings: &Value) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
@@ -101,9 +117,9 @@ fn ours(settings: &Value) -> Vec<(String, String, String)> {
         for group in groups.as_array().into_iter().flatten() {
             let matcher = group["matcher"].as_str().unwrap_or("").to_owned();
             for h in group["hooks"].as_array().into_iter().flatten() {
-                let cmd = h["command"].as_str().unwrap_or("");
+                let cmd = command_line(h);
                 if cmd.ends_with("git-dibs hook") || cmd.ends_with("git-dibs' hook") {
-                    out.push((event.clone(), matcher.clone(), cmd.to_owned()));
+                    out.push((event.clone(), matcher.clone(), cmd));
                 }
             }
         }
@@ -215,7 +231,8 @@ fn install_merges_and_keeps_everything_else() {
         pre[0]["hooks"][0],
         before["hooks"]["PreToolUse"][0]["hooks"][0]
     );
-    assert_eq!(pre[0]["hooks"][1]["command"], "git-dibs hook");
+    assert_eq!(command_line(&pre[0]["hooks"][1]), "git-dibs hook");
+    assert_eq!(pre[0]["hooks"][1]["onFailure"], "block");
     assert_eq!(pre[1], before["hooks"]["PreToolUse"][1]);
     assert_eq!(pre.len(), 3);
     assert_eq!(ours(&after).len(), 6);

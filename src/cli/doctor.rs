@@ -207,6 +207,24 @@ fn check_settings(r: &mut Report, wt: Option<&Worktree>) {
             valid.join(", ")
         ));
     }
+    let plugins = Scope::User
+        .path(root)
+        .and_then(|path| load(&path).ok().flatten())
+        .map(|(_, s)| s.enabled_plugins())
+        .unwrap_or_default();
+    if let Some(plugin) = plugins.first() {
+        r.ok(format!(
+            "hooks are wired by the Claude Code plugin {plugin} (every session of this user, \
+             `claude -w` worktrees included)"
+        ));
+        if !wired.is_empty() {
+            r.ok(
+                "settings files wire git-dibs as well: Claude Code runs identical handlers once, \
+                 but SessionStart twice; `git dibs uninstall` leaves the plugin alone",
+            );
+        }
+        return;
+    }
     match wired.as_slice() {
         [] if ConfigHost::ALL[1..].iter().any(|h| host_wired(root, *h)) => {
             r.ok("Claude Code hooks are not wired (other hosts are): `git dibs install` wires them")

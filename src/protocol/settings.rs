@@ -22,6 +22,8 @@ use tree::{Json, entry, equivalent, get_mut};
 
 /// The program name git-dibs is wired under when it is on PATH.
 pub const PROGRAM: &str = "git-dibs";
+/// The name of git-dibs's Claude Code plugin (`plugins/claude` in its repository).
+pub const PLUGIN: &str = "git-dibs";
 /// The timeout, in seconds, written on every git-dibs handler.
 pub const TIMEOUT_SECS: u64 = 10;
 
@@ -32,6 +34,10 @@ pub struct HookSpec {
     pub event: &'static str,
     /// The matcher of the group; `None` for events without one.
     pub matcher: Option<&'static str>,
+    /// A guard: where the host can say so, a handler that cannot start, crashes or times out
+    /// stops the tool call instead of letting it through (`onFailure: "block"`). Claim hooks
+    /// never are: they must never stop an edit.
+    pub fail_closed: bool,
 }
 
 impl fmt::Display for HookSpec {
@@ -43,32 +49,37 @@ impl fmt::Display for HookSpec {
     }
 }
 
+impl HookSpec {
+    /// A claim or awareness hook: it never stops anything, so a failure lets the call go on.
+    pub const fn new(event: &'static str, matcher: Option<&'static str>) -> HookSpec {
+        HookSpec {
+            event,
+            matcher,
+            fail_closed: false,
+        }
+    }
+
+    /// A guard: where the host can say so, a failure of the handler stops the tool call.
+    pub const fn guard(event: &'static str, matcher: Option<&'static str>) -> HookSpec {
+        HookSpec {
+            event,
+            matcher,
+            fail_closed: true,
+        }
+    }
+}
+
 /// Every hook git-dibs wires for Claude Code, in the order a fresh file lists them.
 pub const HOOKS: [HookSpec; 6] = [
-    HookSpec {
-        event: "PreToolUse",
-        matcher: Some("Edit|Write|MultiEdit|NotebookEdit"),
-    },
-    HookSpec {
-        event: "PreToolUse",
-        matcher: Some("Bash"),
-    },
-    HookSpec {
-        event: "PostToolUse",
-        matcher: Some("Edit|Write|MultiEdit|NotebookEdit|Read|Bash"),
-    },
-    HookSpec {
-        event: "SessionStart",
-        matcher: None,
-    },
-    HookSpec {
-        event: "SessionEnd",
-        matcher: None,
-    },
-    HookSpec {
-        event: "UserPromptSubmit",
-        matcher: None,
-    },
+    HookSpec::new("PreToolUse", Some("Edit|Write|MultiEdit|NotebookEdit")),
+    HookSpec::guard("PreToolUse", Some("Bash")),
+    HookSpec::new(
+        "PostToolUse",
+        Some("Edit|Write|MultiEdit|NotebookEdit|Read|Bash"),
+    ),
+    HookSpec::new("SessionStart", None),
+    HookSpec::new("SessionEnd", None),
+    HookSpec::new("UserPromptSubmit", None),
 ];
 
 /// Why a settings file cannot be merged.
@@ -97,14 +108,19 @@ pub enum SettingsError {
 
 /// The command line for a handler that runs `program` (a bare name or a path), shell-quoted.
 pub fn hook_command(program: &str) -> String {
-    let plain = !program.is_empty()
-        && program
+    format!("{} hook", quote_word(program))
+}
+
+/// `word` as one shell word: as it is when it needs no quoting, else in single quotes.
+fn quote_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@%,".contains(&b));
     if plain {
-        format!("{program} hook")
+        word.to_owned()
     } else {
-        format!("'{}' hook", program.replace('\'', r"'\''"))
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 
@@ -186,23 +202,39 @@ fn our_command(handler: &Json) -> Option<String> {
     };
     let first = args.first().and_then(Json::as_str);
     (is_our_program(command) && first == Some("hook")).then(|| {
-        let rest: Vec<&str> = args.iter().filter_map(Json::as_str).collect();
-        format!("{command} {}", rest.join(" "))
+        let mut line = hook_command(command);
+        for arg in args.iter().filter_map(Json::as_str).skip(1) {
+            line.push(' ');
+            line.push_str(&quote_word(arg));
+        }
+        line
     })
 }
 
-/// The handler git-dibs writes in `layout`'s files (with its matcher, where handlers carry it).
-fn handler(layout: &Layout, command: &str, matcher: Option<&str>) -> Json {
+/// The handler git-dibs writes for `spec` in `layout`'s files: `command` as one command line,
+/// or in exec form (program and `args`, with `onFailure: "block"` on a guard) where the layout
+/// says so; with its matcher, where handlers carry it.
+fn handler(layout: &Layout, spec: &HookSpec, command: &str) -> Json {
     let timeout = Json::Number(layout.timeout.into());
     if !layout.flat {
-        return Json::object([
-            ("type", Json::str("command")),
-            ("command", Json::str(command)),
-            ("timeout", timeout),
-        ]);
+        let mut pairs = vec![("type".to_owned(), Json::str("command"))];
+        let mut words = words(command, usize::MAX).into_iter();
+        match (layout.exec, words.next()) {
+            (true, Some(program)) => {
+                pairs.push(("command".to_owned(), Json::str(&program)));
+                let args = words.map(|w| Json::str(&w)).collect();
+                pairs.push(("args".to_owned(), Json::Array(args)));
+            }
+            _ => pairs.push(("command".to_owned(), Json::str(command))),
+        }
+        pairs.push(("timeout".to_owned(), timeout));
+        if layout.exec && spec.fail_closed {
+            pairs.push(("onFailure".to_owned(), Json::str("block")));
+        }
+        return Json::Object(pairs);
     }
     let mut pairs = vec![("command".to_owned(), Json::str(command))];
-    if let Some(m) = matcher {
+    if let Some(m) = spec.matcher {
         pairs.push(("matcher".to_owned(), Json::str(m)));
     }
     pairs.push(("timeout".to_owned(), timeout));
@@ -338,6 +370,21 @@ impl Settings {
         text
     }
 
+    /// The git-dibs plugins this file enables (`"enabledPlugins": {"git-dibs@<marketplace>":
+    /// true}`), by their full name.
+    pub fn enabled_plugins(&self) -> Vec<String> {
+        let Some((_, Json::Object(plugins))) =
+            self.root.iter().find(|(k, _)| k == "enabledPlugins")
+        else {
+            return Vec::new();
+        };
+        plugins
+            .iter()
+            .filter(|(name, on)| name.split('@').next() == Some(PLUGIN) && *on == Json::Bool(true))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
     /// Whether `disableAllHooks` is true here (no hook runs at all).
     pub fn hooks_disabled(&self) -> bool {
         self.root
@@ -378,17 +425,18 @@ impl Settings {
         let mut placed = vec![false; layout.hooks.len()];
         sweep(layout, hooks, |event, matcher| {
             let i = spec_index(layout, event, matcher)?;
-            (!std::mem::replace(&mut placed[i], true)).then(|| handler(layout, command, matcher))
+            (!std::mem::replace(&mut placed[i], true))
+                .then(|| handler(layout, &layout.hooks[i], command))
         });
         for (spec, _) in layout.hooks.iter().zip(placed).filter(|(_, p)| !p) {
             let Json::Array(groups) = entry(hooks, spec.event, Json::Array(Vec::new())) else {
                 return Err(SettingsError::EventNotArray(spec.event.to_owned()));
             };
             if layout.flat {
-                groups.push(handler(layout, command, spec.matcher));
+                groups.push(handler(layout, spec, command));
                 continue;
             }
-            let handler = || handler(layout, command, spec.matcher);
+            let handler = || handler(layout, spec, command);
             let shared = groups.iter_mut().find_map(|g| match g {
                 Json::Object(pairs) if matcher_of(pairs).as_deref() == spec.matcher => {
                     match get_mut(pairs, "hooks") {
@@ -462,7 +510,7 @@ impl Settings {
                     };
                     let m = matcher.as_deref();
                     match spec_index(layout, event, m) {
-                        Some(i) if equivalent(h, &handler(layout, &command, m)) => {
+                        Some(i) if equivalent(h, &handler(layout, &layout.hooks[i], &command)) => {
                             wiring.counts[i] += 1
                         }
                         Some(i) => wiring.stale.push(format!(

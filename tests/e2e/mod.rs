@@ -8,4 +8,5 @@ pub mod cli;
 mod guard;
 mod lanes;
 mod peer;
+mod plugin;
 pub mod scenario;

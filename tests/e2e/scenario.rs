@@ -42,7 +42,8 @@ pub struct Scenario {
     pub api: StandIn,
     /// Scratch folder outside the repository (homes, logs, flag files).
     pub scratch: PathBuf,
-    claude: PathBuf,
+    /// The Claude Code executable.
+    pub claude: PathBuf,
     progress: Progress,
 }
 
@@ -205,6 +206,11 @@ impl Scenario {
     /// Start `claude -p <prompt>` in `cwd`, offline against this scenario's stand-in.
     pub fn start(&self, name: &str, cwd: &Path, prompt: &str) -> Session {
         self.spawn(name, cwd, &["-p", prompt], false)
+    }
+
+    /// Start `claude ARGS` (`-p` and a prompt among them) in `cwd`, offline like [`Scenario::start`].
+    pub fn start_with(&self, name: &str, cwd: &Path, args: &[&str]) -> Session {
+        self.spawn(name, cwd, args, false)
     }
 
     /// Start `claude -p --input-format stream-json` in `cwd`: several prompts in one session,

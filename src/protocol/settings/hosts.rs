@@ -19,25 +19,29 @@ pub struct Layout {
     pub timeout: u64,
     /// A top-level `version` the file must carry (Cursor's `1`).
     pub version: Option<u64>,
+    /// Handlers in exec form (`command` is the program, `args` the rest; no shell), and guards
+    /// marked `onFailure: "block"` (Claude Code 2.1.139 and later). Otherwise one command line.
+    pub exec: bool,
 }
 
 const fn spec(event: &'static str, matcher: Option<&'static str>) -> HookSpec {
-    HookSpec { event, matcher }
+    HookSpec::new(event, matcher)
 }
 
-/// Claude Code: `.claude/settings.json`, timeouts in seconds.
+/// Claude Code: `.claude/settings.json`, timeouts in seconds, exec-form handlers.
 pub const CLAUDE: Layout = Layout {
     hooks: &HOOKS,
     flat: false,
     timeout: TIMEOUT_SECS,
     version: None,
+    exec: true,
 };
 
 /// Cursor: `.cursor/hooks.json` (`version: 1`), flat handler lists, timeouts in seconds.
 pub const CURSOR: Layout = Layout {
     hooks: &[
         spec("preToolUse", Some("Write|Delete")),
-        spec("beforeShellExecution", None),
+        HookSpec::guard("beforeShellExecution", None),
         spec("afterFileEdit", None),
         spec("postToolUse", Some("Read")),
         spec("afterShellExecution", None),
@@ -48,13 +52,14 @@ pub const CURSOR: Layout = Layout {
     flat: true,
     timeout: TIMEOUT_SECS,
     version: Some(1),
+    exec: false,
 };
 
 /// Gemini CLI: `.gemini/settings.json`, timeouts in milliseconds.
 pub const GEMINI: Layout = Layout {
     hooks: &[
         spec("BeforeTool", Some("write_file|replace")),
-        spec("BeforeTool", Some("run_shell_command")),
+        HookSpec::guard("BeforeTool", Some("run_shell_command")),
         spec(
             "AfterTool",
             Some("write_file|replace|read_file|run_shell_command"),
@@ -66,13 +71,14 @@ pub const GEMINI: Layout = Layout {
     flat: false,
     timeout: TIMEOUT_SECS * 1000,
     version: None,
+    exec: false,
 };
 
 /// Codex: `.codex/hooks.json`, timeouts in seconds. Codex has no session-end event.
 pub const CODEX: Layout = Layout {
     hooks: &[
         spec("PreToolUse", Some("apply_patch")),
-        spec("PreToolUse", Some("Bash")),
+        HookSpec::guard("PreToolUse", Some("Bash")),
         spec("PostToolUse", Some("apply_patch|Bash")),
         spec("SessionStart", None),
         spec("UserPromptSubmit", None),
@@ -80,6 +86,7 @@ pub const CODEX: Layout = Layout {
     flat: false,
     timeout: TIMEOUT_SECS,
     version: None,
+    exec: false,
 };
 
 /// A host whose project hook file `git dibs install` writes.

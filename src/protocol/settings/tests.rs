@@ -48,7 +48,9 @@ fn install_keeps_other_keys_in_order_and_joins_same_matcher_group() {
     let bash = &v["hooks"]["PreToolUse"][0];
     assert_eq!(bash["matcher"], "Bash");
     assert_eq!(bash["hooks"][0]["command"], "mine");
-    assert_eq!(bash["hooks"][1]["command"], CMD);
+    assert_eq!(bash["hooks"][1]["command"], "git-dibs");
+    assert_eq!(bash["hooks"][1]["args"], serde_json::json!(["hook"]));
+    assert_eq!(bash["hooks"][1]["onFailure"], "block");
     assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
     assert!(out.find("\"z\"").unwrap() < out.find("\"hooks\"").unwrap());
     assert!(out.find("\"hooks\"").unwrap() < out.find("\"a\": 2").unwrap());
@@ -62,9 +64,9 @@ fn upgrade_replaces_old_path_and_removes_stale_and_duplicates() {
                                               {"type":"command","command":"git-dibs hook","timeout":10},
                                               {"type":"command","command":"/x/git-dibs hook","timeout":10}]}]}}"#;
     let before = parse(text).wiring();
-    assert_eq!(before.counts, [0, 2, 0, 0, 0, 0]);
-    assert_eq!(before.stale.len(), 2, "{before:?}");
-    assert_eq!(before.duplicated(), vec![HOOKS[1]]);
+    // The shell form is what earlier versions wrote: every handler is stale now.
+    assert_eq!(before.counts, [0, 0, 0, 0, 0, 0]);
+    assert_eq!(before.stale.len(), 4, "{before:?}");
     assert_eq!(before.commands.len(), 4);
     let after = parse(&installed(text)).wiring();
     assert!(after.is_complete(), "{after:?}");
@@ -188,11 +190,86 @@ fn disabled_hooks_are_seen() {
 #[test]
 fn an_equivalent_handler_with_other_key_order_is_left_alone() {
     let mut v: serde_json::Value = serde_json::from_str(&installed("")).unwrap();
-    v["hooks"]["SessionEnd"][0]["hooks"][0] =
-        serde_json::json!({"timeout": 10, "command": "git-dibs hook", "type": "command"});
+    v["hooks"]["SessionEnd"][0]["hooks"][0] = serde_json::json!({"timeout": 10, "args": ["hook"], "command": "git-dibs", "type": "command"});
     let text = serde_json::to_string(&v).unwrap();
     let mut s = parse(&text);
     assert!(s.wiring().is_complete());
     assert!(!s.install(CMD).unwrap());
     assert_eq!(s, parse(&text));
+}
+
+#[test]
+fn guards_fail_closed_and_claim_hooks_do_not() {
+    let v: serde_json::Value = serde_json::from_str(&installed("")).unwrap();
+    for spec in HOOKS {
+        let group = v["hooks"][spec.event]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["matcher"].as_str() == spec.matcher)
+            .unwrap_or_else(|| panic!("{spec} is wired"));
+        let h = &group["hooks"][0];
+        assert_eq!(h["command"], "git-dibs", "{spec}: exec form");
+        assert_eq!(h["args"][0], "hook", "{spec}: exec form");
+        let blocks = h["onFailure"] == "block";
+        assert_eq!(blocks, spec.fail_closed, "{spec}: onFailure");
+    }
+    assert!(
+        HOOKS
+            .iter()
+            .any(|s| s.fail_closed && s.matcher == Some("Bash"))
+    );
+    assert!(
+        !HOOKS
+            .iter()
+            .any(|s| s.fail_closed && s.matcher != Some("Bash"))
+    );
+}
+
+#[test]
+fn exec_form_with_a_quoted_path_round_trips() {
+    let mut s = Settings::empty();
+    let cmd = hook_command("/it's a/git-dibs");
+    s.install(&cmd).unwrap();
+    let w = s.wiring();
+    assert!(w.is_complete(), "{w:?}");
+    assert_eq!(w.commands, vec![cmd.clone()]);
+    let v: serde_json::Value = serde_json::from_str(&s.render()).unwrap();
+    assert_eq!(
+        v["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+        "/it's a/git-dibs"
+    );
+    assert!(!s.install(&cmd).unwrap());
+    assert_eq!(s.uninstall(), HOOKS.len());
+}
+
+#[test]
+fn the_plugin_hooks_file_is_what_install_writes() {
+    // The plugin runs the same exec-form handlers as a settings file, except that its
+    // SessionStart goes through a launcher that says so when git-dibs is not on PATH.
+    let mut want: serde_json::Value = serde_json::from_str(&installed("")).unwrap();
+    want["hooks"]["SessionStart"][0]["hooks"][0]["command"] =
+        "${CLAUDE_PLUGIN_ROOT}/bin/git-dibs-session-start".into();
+    want["hooks"]["SessionStart"][0]["hooks"][0]["args"] = serde_json::json!([]);
+    let file = include_str!("../../../plugins/claude/hooks/hooks.json");
+    let mut got: serde_json::Value = serde_json::from_str(file).unwrap();
+    assert!(got["description"].is_string());
+    got.as_object_mut().unwrap().remove("description");
+    assert_eq!(
+        got, want,
+        "plugins/claude/hooks/hooks.json differs from HOOKS"
+    );
+}
+
+#[test]
+fn enabled_plugins_are_found_by_name() {
+    let s = parse(
+        r#"{"enabledPlugins":{"git-dibs@git-dibs":true,"git-dibs@other":false,"x@git-dibs":true,"git-dibsx@m":true}}"#,
+    );
+    assert_eq!(s.enabled_plugins(), vec!["git-dibs@git-dibs".to_owned()]);
+    assert!(
+        parse(r#"{"enabledPlugins":[]}"#)
+            .enabled_plugins()
+            .is_empty()
+    );
 }
