@@ -23,15 +23,23 @@ const CODEX: Package = Package {
     override_var: "GIT_DIBS_E2E_CODEX",
 };
 
+/// The Codex home of the person `name`.
+fn codex_home(s: &Scenario, name: &str) -> std::path::PathBuf {
+    let home = s.scratch.join(format!("codex-home-{name}"));
+    fs::create_dir_all(&home).unwrap();
+    home
+}
+
 /// Run `codex exec` in the repository against `api`, with the project trusted.
 fn codex(s: &Scenario, api: &Server, name: &str, prompt: &str) -> Finished {
     let program = CODEX.program();
-    let home = s.scratch.join(format!("codex-home-{name}"));
-    fs::create_dir_all(&home).unwrap();
+    let home = codex_home(s, name);
+    // What `codex plugin` recorded (marketplaces and plugins tables) stays, after the rest.
+    let plugins = fs::read_to_string(home.join("plugins.toml")).unwrap_or_default();
     let config = format!(
         "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n\n[model_providers.mock]\n\
          name = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\n\n\
-         [projects.{:?}]\ntrust_level = \"trusted\"\n",
+         [projects.{:?}]\ntrust_level = \"trusted\"\n\n{plugins}",
         api.base_url(),
         s.repo.root.display().to_string()
     );
@@ -146,4 +154,50 @@ fn guard_refusal_stops_the_tool() {
     s.check(s.branch_exists("feature-x"), || {
         "feature-x was deleted through xargs".into()
     });
+}
+
+/// This checkout's marketplace and plugin installed the way the README says (`codex plugin
+/// marketplace add`, `codex plugin add`), in a repository with no hook file of its own: the
+/// guard's refusal stops `git branch -D` of an unpushed branch.
+#[test]
+fn the_plugin_guards_a_repository_without_hook_files() {
+    let s = Scenario::new("codex plugin");
+    s.unpushed_branch("feature-x");
+    let home = codex_home(&s, "x");
+    let checkout = env!("CARGO_MANIFEST_DIR");
+    for args in [
+        &["plugin", "marketplace", "add", checkout][..],
+        &["plugin", "add", "git-dibs@git-dibs"],
+    ] {
+        s.step(&format!("codex {}", args.join(" ")));
+        let out = s
+            .base_command(&CODEX.program(), &home)
+            .env("CODEX_HOME", &home)
+            .args(args)
+            .output()
+            .unwrap();
+        s.check(out.status.success(), || {
+            format!(
+                "codex {args:?} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    }
+    // Keep what the plugin commands recorded apart, so `codex` above can write the provider.
+    fs::rename(home.join("config.toml"), home.join("plugins.toml")).unwrap();
+    s.check(!s.repo.root.join(".codex").exists(), || {
+        "the repository must have no .codex folder".into()
+    });
+    let api = codex_api::start(vec![exec("git branch -D feature-x")]);
+    let _done = codex(&s, &api, "x", "delete the branch");
+    s.step("the branch survived and the model was told why");
+    s.check(s.branch_exists("feature-x"), || {
+        "feature-x was deleted: the plugin's guard did not run".into()
+    });
+    let output = codex_api::tool_output(&api, 0)
+        .unwrap_or_else(|| s.fail("the command's output never reached the model"));
+    s.check(
+        output.contains("git-dibs refused") && output.contains("feature-x"),
+        || format!("not git-dibs's refusal: {output}"),
+    );
 }

@@ -177,3 +177,52 @@ fn guard_refusal_stops_the_tool() {
         "feature-x was deleted through xargs".into()
     });
 }
+
+/// The Gemini CLI extension in `plugins/gemini`, installed from this checkout with `gemini
+/// extensions install` into the person's home, guards a repository with no settings file of its
+/// own: the guard's refusal stops `git branch -D` of an unpushed branch.
+#[test]
+fn the_extension_guards_a_repository_without_settings() {
+    assert!(node_present(), "the Gemini CLI needs node on PATH");
+    let s = Scenario::new("gemini extension");
+    s.unpushed_branch("feature-x");
+    let home = s.scratch.join("gemini-home-g");
+    fs::create_dir_all(&home).unwrap();
+    let extension = concat!(env!("CARGO_MANIFEST_DIR"), "/plugins/gemini");
+    s.step("gemini extensions install plugins/gemini");
+    let out = s
+        .base_command("node".as_ref(), &home)
+        .arg(GEMINI.program())
+        .args(["extensions", "install", extension, "--consent"])
+        .env("GEMINI_CLI_HOME", &home)
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    s.check(out.status.success(), || {
+        format!(
+            "`gemini extensions install` failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    s.check(!s.repo.root.join(".gemini").exists(), || {
+        "the repository must have no .gemini folder".into()
+    });
+    let api = gemini_api::start(vec![call(
+        "run_shell_command",
+        json!({"command": "git branch -D feature-x", "description": "delete"}),
+    )]);
+    let _done = gemini(&s, &api, "g", "delete the branch");
+    s.step("the branch survived and the model was told why");
+    s.check(s.branch_exists("feature-x"), || {
+        "feature-x was deleted: the extension's guard did not run".into()
+    });
+    let response = gemini_api::function_response(&api, 0)
+        .unwrap_or_else(|| s.fail("the shell call's result never reached the model"));
+    let text = response["error"].as_str().unwrap_or_default().to_owned();
+    s.check(
+        text.starts_with("Tool execution blocked: git-dibs refused") && text.contains("feature-x"),
+        || format!("not git-dibs's refusal: {response}"),
+    );
+}

@@ -15,23 +15,29 @@ fn fresh(host: ConfigHost) -> String {
     s.render()
 }
 
-/// `hooks/<host>.json` is what install writes on an empty file (`UPDATE_EXAMPLES=1` rewrites it).
+/// Fail unless `rel` (from the checkout's root) holds `want`; `UPDATE_EXAMPLES=1` rewrites it.
+pub(super) fn assert_file_is(rel: &str, want: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    if std::env::var_os("UPDATE_EXAMPLES").is_some() {
+        std::fs::write(&path, want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(have, want, "{rel} is stale: UPDATE_EXAMPLES=1 cargo test");
+}
+
+/// `hooks/<host>.json` is what install writes on an empty file, and so are the hook files of
+/// the plugins: Cursor's and Codex's beside Claude Code's in `plugins/claude/hooks/`, the
+/// Gemini CLI extension's in `plugins/gemini/hooks/hooks.json`.
 #[test]
 fn fragments_are_what_install_writes() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("hooks");
     for host in others() {
-        let path = dir.join(format!("{}.json", host.name()));
         let want = fresh(host);
-        if std::env::var_os("UPDATE_EXAMPLES").is_some() {
-            std::fs::write(&path, &want).unwrap();
-        }
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
-        assert_eq!(
-            have,
-            want,
-            "{} is stale: UPDATE_EXAMPLES=1 cargo test",
-            path.display()
-        );
+        assert_file_is(&format!("hooks/{}.json", host.name()), &want);
+        let plugin = match host {
+            ConfigHost::Gemini => "plugins/gemini/hooks/hooks.json".to_owned(),
+            other => format!("plugins/claude/hooks/{}.json", other.name()),
+        };
+        assert_file_is(&plugin, &want);
     }
 }
 
