@@ -154,12 +154,14 @@ fn a_corrupt_record_is_set_aside_and_rebuilt() {
         .path();
     std::fs::write(&record, b"{\"id\": \"aaaa, torn").unwrap();
 
-    // Another session's hook still answers, and the damaged file is kept aside, not deleted.
-    hook(
+    // Another session's hook still answers (warning of the holder whose record was damaged:
+    // the file keeps its protection), and the damaged file is kept aside, not deleted.
+    let run = hook(
         &repo.root,
         &edit_event("PreToolUse", "Edit", B, &repo.root, &file),
-    )
-    .assert_silent();
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("damaged"), "{run:?}");
     let names: Vec<String> = std::fs::read_dir(&sessions)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

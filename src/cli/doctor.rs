@@ -10,27 +10,58 @@ use std::process::{Command, ExitCode, Stdio};
 use anyhow::Result;
 
 use super::install::{Scope, find_on_path, load};
+
+mod damage;
 use crate::git::{self, Worktree};
 use crate::protocol::settings::{self, ConfigHost, HOOKS, HookSpec, Settings};
 use crate::store::{self, Store};
 
 /// Options of `doctor`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Print one JSON document: `{"problems": N, "checks": [{"status", "text"}]}`, where
+    /// status is `ok`, `repaired` or `problem`.
+    #[arg(long)]
+    pub json: bool,
+}
 
-/// The lines printed so far and how many were problems.
+/// One line of the report.
+#[derive(Debug, serde::Serialize)]
+struct Check {
+    status: &'static str,
+    text: String,
+}
+
+/// The lines so far and how many were problems; printed as they come unless JSON is wanted.
 #[derive(Debug, Default)]
 struct Report {
     problems: usize,
+    json: bool,
+    checks: Vec<Check>,
 }
 
 impl Report {
+    fn line(&mut self, status: &'static str, text: &str) {
+        if !self.json {
+            println!("{status:8} {text}");
+        }
+        self.checks.push(Check {
+            status,
+            text: text.to_owned(),
+        });
+    }
+
     fn ok(&mut self, text: impl AsRef<str>) {
-        println!("ok       {}", text.as_ref());
+        self.line("ok", text.as_ref());
+    }
+
+    /// Damage found and mended by `doctor` or the store itself; not a problem any more.
+    fn repaired(&mut self, text: impl AsRef<str>) {
+        self.line("repaired", text.as_ref());
     }
 
     fn problem(&mut self, text: impl AsRef<str>) {
-        println!("problem  {}", text.as_ref());
+        self.line("problem", text.as_ref());
         self.problems += 1;
     }
 }
@@ -368,8 +399,11 @@ fn check_store(r: &mut Report, wt: &Worktree) {
     ));
 }
 
-pub fn run(_args: Args) -> Result<ExitCode> {
-    let mut r = Report::default();
+pub fn run(args: Args) -> Result<ExitCode> {
+    let mut r = Report {
+        json: args.json,
+        ..Report::default()
+    };
     check_binary(&mut r);
     check_git_subcommand(&mut r);
     let wt = check_worktree(&mut r);
@@ -380,6 +414,7 @@ pub fn run(_args: Args) -> Result<ExitCode> {
     if let Some(wt) = &wt {
         check_git_hooks(&mut r);
         check_store(&mut r, wt);
+        damage::check(&mut r, wt);
         if let Ok(store) = Store::open(&wt.common_dir) {
             match super::sync::health(wt, &store) {
                 Ok(line) => r.ok(line),
@@ -387,12 +422,27 @@ pub fn run(_args: Args) -> Result<ExitCode> {
             }
         }
     }
-    if r.problems == 0 {
+    let code = if r.problems == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
+    if r.json {
+        #[derive(serde::Serialize)]
+        struct Doc<'a> {
+            problems: usize,
+            checks: &'a [Check],
+        }
+        let doc = Doc {
+            problems: r.problems,
+            checks: &r.checks,
+        };
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else if r.problems == 0 {
         println!("all is well");
-        Ok(ExitCode::SUCCESS)
     } else {
         let plural = if r.problems == 1 { "" } else { "s" };
         println!("{} problem{plural} found", r.problems);
-        Ok(ExitCode::from(1))
     }
+    Ok(code)
 }

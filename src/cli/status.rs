@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::git;
 use crate::policy::claims::ago;
-use crate::store::{self, Change, Session, Store, Writer};
+use crate::store::{self, Session};
 
 /// Options of `status`.
 #[derive(Debug, clap::Args)]
@@ -95,8 +95,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let now = store::now_secs();
     let everyone = store.everyone()?;
+    let set_aside: Vec<store::SetAside> = store
+        .set_aside()
+        .into_iter()
+        .filter(|a| a.kind == store::AsideKind::Session)
+        .collect();
     let alive: Vec<bool> = everyone.iter().map(|s| s.is_alive(now, ttl)).collect();
-    let dead_dirty = deaths_to_report(&store, &everyone, &alive)?;
+    let dead_dirty = left_uncommitted(&everyone, &alive);
     let sessions: Vec<Session> = everyone
         .into_iter()
         .zip(&alive)
@@ -179,13 +184,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
+    for aside in &set_aside {
+        println!("{}", set_aside_line(aside));
+    }
     for (s, files) in &dead_dirty {
-        println!(
-            "{} {} ended while holding uncommitted files (shown once): {}",
-            s.host.name(),
-            s.short_id(),
-            files.join(", ")
-        );
+        println!("{}", left_uncommitted_line(s, files));
     }
     if views.is_empty() {
         println!("No live sessions in this repository.");
@@ -254,17 +257,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Sessions that died (agent process gone, or lease lapsed) while holding files that are still
-/// dirty, not yet reported: each is reported once, then marked.
-fn deaths_to_report(
-    store: &Store,
+/// Sessions of this clone that ended or died (agent process gone, or lease lapsed) while
+/// holding files that are still uncommitted, with those files: listed every time until the
+/// files are committed or restored, or the session's hold on them is released.
+pub(crate) fn left_uncommitted(
     everyone: &[Session],
     alive: &[bool],
-) -> Result<Vec<(Session, Vec<String>)>> {
+) -> Vec<(Session, Vec<String>)> {
     let mut out = Vec::new();
     let mut dirty_cache: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
     for (s, live) in everyone.iter().zip(alive) {
-        if *live || s.death_reported || s.ended.is_some() || s.files.is_empty() {
+        if *live || s.origin.is_some() || s.files.is_empty() {
             continue;
         }
         let files: Vec<String> = s
@@ -278,17 +281,33 @@ fn deaths_to_report(
             })
             .map(|f| f.key.path.clone())
             .collect();
-        if files.is_empty() {
-            continue;
+        if !files.is_empty() {
+            out.push((s.clone(), files));
         }
-        store.apply(
-            &s.id,
-            s.host,
-            Writer::Anonymous,
-            s.last_seen,
-            &[Change::DeathReported],
-        )?;
-        out.push((s.clone(), files));
     }
-    Ok(out)
+    out
+}
+
+/// What to do about files a session left uncommitted, for `status` and `doctor`.
+pub(crate) fn left_uncommitted_line(s: &Session, files: &[String]) -> String {
+    let how = if s.ended.is_some() { "ended" } else { "died" };
+    format!(
+        "{} {} {how} with uncommitted files: {}. They are its unfinished work: commit them, or \
+         restore them if unwanted; then `git dibs release --all --session {} --force`",
+        s.host.name(),
+        s.short_id(),
+        files.join(", "),
+        s.short_id()
+    )
+}
+
+/// A session record the store could not read and set aside, for `status` and `doctor`.
+pub(crate) fn set_aside_line(a: &store::SetAside) -> String {
+    format!(
+        "the record of session {} could not be read and was set aside at {} as {}; its files \
+         stay protected for one lease from then. Look at it, then delete it.",
+        a.session.as_deref().unwrap_or("?"),
+        rfc3339(a.at),
+        a.path.display()
+    )
 }

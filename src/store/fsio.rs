@@ -64,8 +64,13 @@ pub enum Locked {
     TimedOut,
 }
 
-/// Take the exclusive lock on `path` (created if missing), waiting at most `timeout`.
+/// Take the exclusive lock on `path` (created if missing), waiting at most `timeout`. Anything
+/// but a plain file there (a folder, a symbolic link, which is never followed, a device) is set
+/// aside first and a fresh lock file made.
 pub fn lock(path: &Path, timeout: Duration) -> io::Result<Locked> {
+    if fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        set_aside(path)?;
+    }
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)

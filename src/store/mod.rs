@@ -11,6 +11,7 @@
 //! `trees` keeps the tree of the last few HEAD commits.
 
 mod fsio;
+mod health;
 mod prune;
 mod record;
 mod remote;
@@ -24,6 +25,7 @@ use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub use health::{DAMAGED_LABEL, Kind as AsideKind, SetAside};
 pub use record::{
     Change, Claim, FileKey, FileTouch, FormerAgent, Origin, SeenFile, Session, SessionHead, Target,
     short_id,
@@ -300,12 +302,15 @@ impl Store {
         Ok(out)
     }
 
-    /// Records listed under `digest` in the index, other than session `except`.
+    /// Records listed under `digest` in the index, other than session `except`. A session
+    /// whose record was set aside is listed by a stand-in holding `file` (see
+    /// [`health`](self::health)).
     fn indexed(
         &self,
         digest: &str,
         except: &str,
         locked: bool,
+        file: Option<&FileKey>,
     ) -> Result<Vec<Session>, StoreError> {
         let dir = self.index_dir(digest);
         let Some(entries) = list_index(&dir)? else {
@@ -320,10 +325,14 @@ impl Store {
                 continue;
             }
             let path = self.dir.join("sessions").join(format!("{name}.json"));
-            if let Some(session) = self.read_record(&path, locked)?
-                && session.id != except
-            {
-                out.push(session);
+            match self.read_record(&path, locked)? {
+                Some(session) if session.id != except => out.push(session),
+                Some(_) => {}
+                None => {
+                    if let Some(at) = self.set_aside_at(&name) {
+                        out.push(self.stand_in(&name, at, file));
+                    }
+                }
             }
         }
         out.sort_by(|a, b| (a.first_seen, &a.id).cmp(&(b.first_seen, &b.id)));
@@ -340,7 +349,7 @@ impl Store {
     ) -> Result<Vec<Holder>, StoreError> {
         let target = Target::File(key.clone());
         Ok(self
-            .indexed(&key.digest(), except, false)?
+            .indexed(&key.digest(), except, false, Some(key))?
             .into_iter()
             .filter_map(|session| {
                 let touch = session.touch_of(key).cloned();
@@ -362,7 +371,7 @@ impl Store {
         now: u64,
     ) -> Result<Vec<Session>, StoreError> {
         Ok(self
-            .indexed(&target.digest(), except, false)?
+            .indexed(&target.digest(), except, false, None)?
             .into_iter()
             .filter(|s| s.claim_on(target, now).is_some())
             .collect())

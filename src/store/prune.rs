@@ -58,7 +58,7 @@ impl Store {
             }
             let dead_since = session
                 .ended
-                .unwrap_or(session.last_seen + ttl.as_secs())
+                .unwrap_or(session.last_seen.saturating_add(ttl.as_secs()))
                 .min(now);
             if now.saturating_sub(dead_since) >= KEEP_DEAD.as_secs() {
                 let _ = fs::remove_file(&path);
@@ -80,12 +80,18 @@ impl Store {
                 continue;
             };
             for marker in markers.flatten() {
-                let mut record = marker.file_name();
-                if record == super::roster::ROSTER {
+                let key = marker.file_name();
+                if key == super::roster::ROSTER || key.as_encoded_bytes().starts_with(b".") {
                     continue;
                 }
+                let mut record = key.clone();
                 record.push(".json");
-                if !sessions.join(&record).exists() {
+                // A record set aside lately keeps its markers: they are what still protects
+                // its files (through a stand-in holder).
+                let stand_in = key
+                    .to_str()
+                    .is_some_and(|k| self.keeps_stand_in(k, super::now_secs(), KEEP_DEAD));
+                if !sessions.join(&record).exists() && !stand_in {
                     let _ = fs::remove_file(marker.path());
                 }
             }

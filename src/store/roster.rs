@@ -23,6 +23,20 @@ fn parse(text: &str) -> impl Iterator<Item = (u64, &str)> {
     })
 }
 
+/// Whether every line of a roster's bytes is one this version writes.
+fn well_formed(bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes).is_ok_and(|text| {
+        text.lines().all(|line| {
+            line.split_once(' ').is_some_and(|(at, key)| {
+                at.parse::<u64>().is_ok()
+                    && !key.is_empty()
+                    && !key.starts_with('.')
+                    && !key.contains(['/', ' '])
+            })
+        })
+    })
+}
+
 impl Store {
     fn roster_path(&self, root: &Path) -> PathBuf {
         self.index_dir(&worktree_digest(root)).join(ROSTER)
@@ -30,17 +44,73 @@ impl Store {
 
     /// The roster of the worktree at `root`: `None` when it has none (nobody registered there
     /// since rosters were introduced), else every `(last activity, key)` it lists.
+    /// A roster that cannot be read as written is set aside and rebuilt from the index.
     pub(super) fn roster(&self, root: &Path) -> Result<Option<Vec<(u64, String)>>, StoreError> {
-        let path = self.roster_path(root);
-        match fs::read_to_string(&path) {
-            Ok(text) => Ok(Some(
-                parse(&text).map(|(at, k)| (at, k.to_owned())).collect(),
-            )),
+        self.roster_file(&self.roster_path(root))
+    }
+
+    /// As [`Store::roster`], for the roster file at `path`.
+    pub(super) fn roster_file(
+        &self,
+        path: &Path,
+    ) -> Result<Option<Vec<(u64, String)>>, StoreError> {
+        let path = path.to_path_buf();
+        match fs::read(&path) {
+            Ok(bytes) if well_formed(&bytes) => {
+                let text = String::from_utf8_lossy(&bytes);
+                Ok(Some(
+                    parse(&text).map(|(at, k)| (at, k.to_owned())).collect(),
+                ))
+            }
+            Ok(bytes) => self.rebuild_roster(&path, &bytes).map(Some),
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
                 Ok(None)
             }
+            // A folder (or anything else unreadable as a file) where the roster should be.
+            Err(_) if fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) => {
+                self.rebuild_roster(&path, &[]).map(Some)
+            }
             Err(e) => Err(io_err(&path)(e)),
         }
+    }
+
+    /// Set the damaged roster at `path` aside (under the lock, when it still holds `seen`) and
+    /// write it anew from the worktree's index markers: each marker that holds a session header
+    /// of a session that has not ended, with that header's last activity.
+    fn rebuild_roster(&self, path: &Path, seen: &[u8]) -> Result<Vec<(u64, String)>, StoreError> {
+        let _guard = self.lock()?;
+        let current = fs::read(path).unwrap_or_default();
+        let is_file = fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
+        if is_file && current != seen && well_formed(&current) {
+            // Another writer fixed it meanwhile.
+            let text = String::from_utf8_lossy(&current);
+            return Ok(parse(&text).map(|(at, k)| (at, k.to_owned())).collect());
+        }
+        let _ = fsio::set_aside(path);
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut rows: Vec<(u64, String)> = Vec::new();
+        if let Ok(entries) = fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with('.') || name.contains(".corrupt-") {
+                    continue;
+                }
+                let Some(head) = super::read_small(&entry.path())
+                    .and_then(|b| serde_json::from_slice::<super::SessionHead>(&b).ok())
+                else {
+                    continue;
+                };
+                if head.ended.is_none() {
+                    rows.push((head.last_seen, name));
+                }
+            }
+        }
+        rows.sort();
+        let text: String = rows.iter().map(|(at, k)| format!("{at} {k}\n")).collect();
+        if !text.is_empty() {
+            fsio::write_atomic(path, text.as_bytes()).map_err(io_err(path))?;
+        }
+        Ok(rows)
     }
 
     /// Set (`Some`) or remove (`None`) session `key`'s line in the roster of the worktree at

@@ -174,7 +174,15 @@ impl Store {
         let _guard = self.lock()?;
         let mut refused = Vec::new();
         for req in requests {
-            let others = self.indexed(&req.target.digest(), id, true)?;
+            let others = self.indexed(
+                &req.target.digest(),
+                id,
+                true,
+                match &req.target {
+                    Target::File(k) => Some(k),
+                    _ => None,
+                },
+            )?;
             let holder = others.into_iter().filter(|s| is_live(s)).find(|s| {
                 let claim = s.claim_on(&req.target, now);
                 let touched = match &req.target {
