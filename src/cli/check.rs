@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::caller;
 use super::guard::{self, Item};
-use crate::protocol::{Event, EventKind, Host, Response};
+use crate::protocol::{Event, EventKind, Host, Response, SubAgent};
 
 /// Options of `check`.
 #[derive(Debug, clap::Args)]
@@ -53,6 +53,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         session_id: session.clone(),
         cwd: cwd.clone(),
         event_name: "PreToolUse".into(),
+        actor: SubAgent::from_fields(std::env::var("DIBS_AGENT").ok().as_deref(), None),
         kind: EventKind::BeforeShell {
             command: command.clone(),
         },

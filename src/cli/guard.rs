@@ -162,6 +162,8 @@ struct AuditLine<'a> {
     at: String,
     verdict: &'a str,
     session: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<&'a str>,
     cwd: &'a Path,
     command: &'a str,
     reason: &'a str,
@@ -188,6 +190,7 @@ fn write_audit(
         at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
         verdict: entry.verdict,
         session: &event.session_id,
+        agent: event.actor.as_ref().map(|a| a.id.as_str()),
         cwd: &event.cwd,
         command,
         reason: &entry.reason,

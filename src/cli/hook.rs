@@ -6,6 +6,7 @@ mod edit;
 mod facts;
 mod session;
 mod shell;
+mod subagent;
 
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
@@ -121,6 +122,8 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
                 EventKind::SessionStart { source } => session::start(&ctx, *source),
                 EventKind::SessionEnd { reason } => session::end(&ctx, reason),
                 EventKind::Prompt { prompt } => session::prompt(&ctx, prompt),
+                EventKind::SubAgentStart => subagent::start(&ctx),
+                EventKind::SubAgentStop => subagent::stop(&ctx),
                 _ => Ok(Response::Silent),
             }
         }

@@ -52,6 +52,12 @@ struct ClaimView {
 struct SessionView {
     id: String,
     short_id: String,
+    /// For a sub-agent: its id (`agent_id`); absent for a session's main thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent_id: Option<String>,
+    /// For a sub-agent: its type (`agent_type`), when the host said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent_type: Option<String>,
     host: &'static str,
     label: Option<String>,
     /// The machine of a session imported from another machine (`git dibs sync`); `null` for
@@ -68,6 +74,9 @@ struct SessionView {
     agent_gone: bool,
     files: Vec<FileView>,
     claims: Vec<ClaimView>,
+    /// The session's sub-agents shown with it (same fields, each with `agent_id`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    sub_agents: Vec<SessionView>,
 }
 
 /// The `--json` document.
@@ -117,56 +126,75 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .into_iter()
         .map(|w| (w, git::dirty_paths(w).unwrap_or_default()))
         .collect();
-    let views: Vec<SessionView> = sessions
-        .iter()
-        .map(|s| SessionView {
-            id: s.id.clone(),
-            short_id: s.short_id().to_owned(),
-            host: s.host.name(),
-            label: s.label.clone(),
-            machine: s.machine().map(str::to_owned),
-            live: s.is_alive(now, ttl),
-            agent_gone: s.agent.as_ref().is_some_and(|a| a.is_gone() == Some(true)),
-            generation: s.generation,
-            worktree: s.worktree.clone(),
-            branch: s.branch.clone(),
-            first_seen: rfc3339(s.first_seen),
-            last_seen: rfc3339(s.last_seen),
-            idle_seconds: now.saturating_sub(s.last_seen),
-            ended: s.ended.map(rfc3339),
-            files: s
-                .files
-                .iter()
-                .map(|f| FileView {
-                    worktree: f.key.worktree.clone(),
-                    path: f.key.path.clone(),
-                    first_touch: rfc3339(f.first),
-                    last_touch: rfc3339(f.last),
-                    dirty: match &s.origin {
-                        // Uncommitted on its own machine, as that machine last said.
-                        Some(origin) => origin.dirty.contains(&f.key.path),
-                        None => dirty
-                            .get(f.key.worktree.as_path())
-                            .is_some_and(|d| d.contains(&f.key.path)),
-                    },
-                })
-                .collect(),
-            claims: s
-                .claims
-                .iter()
-                .filter(|c| c.until > now)
-                .map(|c| ClaimView {
-                    target: c.target.to_string(),
-                    intent: c.intent.clone(),
-                    exclusive: c.exclusive,
-                    since: rfc3339(c.since),
-                    until: rfc3339(c.until),
-                    token: c.token.clone(),
-                    lease_too_long: c.until.saturating_sub(now) > store::MAX_LEASE.as_secs() + 60,
-                })
-                .collect(),
-        })
-        .collect();
+    let view = |s: &Session| SessionView {
+        id: s.id.clone(),
+        short_id: s.short_id().to_owned(),
+        agent_id: s.sub_agent.as_ref().map(|a| a.id.clone()),
+        agent_type: s.sub_agent.as_ref().and_then(|a| a.kind.clone()),
+        host: s.host.name(),
+        label: s.label.clone(),
+        machine: s.machine().map(str::to_owned),
+        live: s.is_alive(now, ttl),
+        agent_gone: s.agent.as_ref().is_some_and(|a| a.is_gone() == Some(true)),
+        generation: s.generation,
+        worktree: s.worktree.clone(),
+        branch: s.branch.clone(),
+        first_seen: rfc3339(s.first_seen),
+        last_seen: rfc3339(s.last_seen),
+        idle_seconds: now.saturating_sub(s.last_seen),
+        ended: s.ended.map(rfc3339),
+        files: s
+            .files
+            .iter()
+            .map(|f| FileView {
+                worktree: f.key.worktree.clone(),
+                path: f.key.path.clone(),
+                first_touch: rfc3339(f.first),
+                last_touch: rfc3339(f.last),
+                dirty: match &s.origin {
+                    // Uncommitted on its own machine, as that machine last said.
+                    Some(origin) => origin.dirty.contains(&f.key.path),
+                    None => dirty
+                        .get(f.key.worktree.as_path())
+                        .is_some_and(|d| d.contains(&f.key.path)),
+                },
+            })
+            .collect(),
+        claims: s
+            .claims
+            .iter()
+            .filter(|c| c.until > now)
+            .map(|c| ClaimView {
+                target: c.target.to_string(),
+                intent: c.intent.clone(),
+                exclusive: c.exclusive,
+                since: rfc3339(c.since),
+                until: rfc3339(c.until),
+                token: c.token.clone(),
+                lease_too_long: c.until.saturating_sub(now) > store::MAX_LEASE.as_secs() + 60,
+            })
+            .collect(),
+        sub_agents: Vec::new(),
+    };
+    // Sub-agents are shown under their session; one whose session is not shown stands alone.
+    let mut views: Vec<SessionView> = Vec::new();
+    for s in sessions.iter().filter(|s| s.sub_agent.is_none()) {
+        let mut v = view(s);
+        v.sub_agents = sessions
+            .iter()
+            .filter(|sub| sub.sub_agent.is_some() && sub.id == s.id && sub.origin.is_none())
+            .map(view)
+            .collect();
+        views.push(v);
+    }
+    for sub in sessions.iter().filter(|s| s.sub_agent.is_some()) {
+        if !views
+            .iter()
+            .any(|v| v.id == sub.id && v.agent_id.is_none() && v.machine.is_none())
+        {
+            views.push(view(sub));
+        }
+    }
     if args.json {
         let doc = StatusView {
             version: 1,
@@ -194,67 +222,94 @@ pub fn run(args: Args) -> Result<ExitCode> {
         println!("No live sessions in this repository.");
         return Ok(ExitCode::SUCCESS);
     }
-    for (view, s) in views.iter().zip(&sessions) {
-        let label = view
-            .label
-            .as_deref()
-            .map(|l| format!(" \"{l}\""))
-            .unwrap_or_default();
-        let state = if view.live { "" } else { " (not live)" };
-        let machine = view
-            .machine
-            .as_deref()
-            .map(|m| format!(" on {m}"))
-            .unwrap_or_default();
-        println!("{} {}{machine}{}{}", view.host, view.short_id, label, state);
-        let place = match (&view.machine, &view.worktree) {
-            (Some(m), _) => format!("machine {m}"),
-            (None, Some(w)) => format!("worktree {}", w.display()),
-            (None, None) => "worktree ?".to_owned(),
-        };
-        println!(
-            "  {place}  branch {}  idle {}",
-            view.branch.as_deref().unwrap_or("(detached)"),
-            ago(now, s.last_seen),
-        );
-        let mut shown = BTreeSet::new();
-        for f in &view.files {
-            let mark = if f.dirty { "dirty" } else { "clean" };
-            if view.machine.is_some() {
-                // The same file may stand for several local worktrees on its branch: once.
-                if shown.insert(&f.path) {
-                    println!("  {mark:5}  {}", f.path);
-                }
-                continue;
-            }
-            let place = if Some(&f.worktree) == view.worktree.as_ref() {
-                f.path.clone()
-            } else {
-                format!("{}/{}", f.worktree.display(), f.path)
-            };
-            println!("  {mark:5}  {place}");
-        }
-        for c in &view.claims {
-            let kind = if c.exclusive {
-                "exclusive claim"
-            } else {
-                "claim"
-            };
-            let intent = c
-                .intent
-                .as_deref()
-                .map(|i| format!(" ({i})"))
-                .unwrap_or_default();
-            let damaged = if c.lease_too_long {
-                " (a lease longer than a year, which git-dibs never grants: a damaged record or \
-                 an older version made it; `git dibs release` ends it)"
-            } else {
-                ""
-            };
-            println!("  {kind} {}{intent} until {}{damaged}", c.target, c.until);
+    for v in &views {
+        print_view(v, now, "");
+        for sub in &v.sub_agents {
+            print_view(sub, now, "  ");
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The text form of one session (or, indented under it, one of its sub-agents).
+fn print_view(view: &SessionView, now: u64, indent: &str) {
+    let label = view
+        .label
+        .as_deref()
+        .filter(|_| view.agent_id.is_none())
+        .map(|l| format!(" \"{l}\""))
+        .unwrap_or_default();
+    let state = if view.live { "" } else { " (not live)" };
+    let machine = view
+        .machine
+        .as_deref()
+        .map(|m| format!(" on {m}"))
+        .unwrap_or_default();
+    match &view.agent_id {
+        Some(agent) => {
+            let kind = view
+                .agent_type
+                .as_deref()
+                .map(|k| format!("{k} "))
+                .unwrap_or_default();
+            println!(
+                "{indent}sub-agent {kind}{}{state} of {} {}",
+                store::short_id(agent),
+                view.host,
+                view.short_id
+            );
+        }
+        None => println!("{} {}{machine}{}{}", view.host, view.short_id, label, state),
+    }
+    let place = match (&view.machine, &view.worktree) {
+        (Some(m), _) => format!("machine {m}"),
+        (None, Some(w)) => format!("worktree {}", w.display()),
+        (None, None) => "worktree ?".to_owned(),
+    };
+    println!(
+        "{indent}  {place}  branch {}  idle {}",
+        view.branch.as_deref().unwrap_or("(detached)"),
+        ago(now, now.saturating_sub(view.idle_seconds)),
+    );
+    let mut shown = BTreeSet::new();
+    for f in &view.files {
+        let mark = if f.dirty { "dirty" } else { "clean" };
+        if view.machine.is_some() {
+            // The same file may stand for several local worktrees on its branch: once.
+            if shown.insert(&f.path) {
+                println!("{indent}  {mark:5}  {}", f.path);
+            }
+            continue;
+        }
+        let place = if Some(&f.worktree) == view.worktree.as_ref() {
+            f.path.clone()
+        } else {
+            format!("{}/{}", f.worktree.display(), f.path)
+        };
+        println!("{indent}  {mark:5}  {place}");
+    }
+    for c in &view.claims {
+        let kind = if c.exclusive {
+            "exclusive claim"
+        } else {
+            "claim"
+        };
+        let intent = c
+            .intent
+            .as_deref()
+            .map(|i| format!(" ({i})"))
+            .unwrap_or_default();
+        let damaged = if c.lease_too_long {
+            " (a lease longer than a year, which git-dibs never grants: a damaged record or an \
+             older version made it; `git dibs release` ends it)"
+        } else {
+            ""
+        };
+        println!(
+            "{indent}  {kind} {}{intent} until {}{damaged}",
+            c.target, c.until
+        );
+    }
 }
 
 /// Sessions of this clone that ended or died (agent process gone, or lease lapsed) while

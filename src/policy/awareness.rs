@@ -4,7 +4,7 @@
 use crate::protocol::Response;
 use crate::store::Session;
 
-use super::claims::describe;
+use super::claims::describe_to;
 
 /// The house rule, said once at session start when others are present.
 pub const HOUSE_RULE: &str = "House rule: never revert, stash, reset, clean or commit another \
@@ -34,8 +34,8 @@ pub fn few(items: &[String], shown: usize) -> String {
 }
 
 /// At session start: disclose the live peers of this checkout (`peers` named one by one, and
-/// `more` others counted), or say nothing when alone.
-pub fn session_start(peers: &[Peer], more: usize, now: u64) -> Response {
+/// `more` others counted) to session `viewer`, or say nothing when alone.
+pub fn session_start(peers: &[Peer], more: usize, now: u64, viewer: &str) -> Response {
     if peers.is_empty() {
         return Response::Silent;
     }
@@ -48,7 +48,7 @@ pub fn session_start(peers: &[Peer], more: usize, now: u64) -> Response {
     )];
     for p in peers {
         let s = &p.session;
-        let mut line = format!("- {}", describe(s));
+        let mut line = format!("- {}", describe_to(s, viewer));
         if let Some(b) = &s.branch {
             line.push_str(&format!(" on branch {b}"));
         }
@@ -87,6 +87,51 @@ pub fn session_start(peers: &[Peer], more: usize, now: u64) -> Response {
     }
 }
 
+/// A live actor holding files, for the sub-agent start block.
+#[derive(Debug, Clone)]
+pub struct Holding {
+    /// Its record.
+    pub session: Session,
+    /// The files it holds in this checkout (relative paths).
+    pub files: Vec<String>,
+}
+
+/// When a sub-agent starts: which files its live siblings, its main thread and other live
+/// sessions hold (`holdings` named one by one, `more` others counted), for the sub-agent's
+/// model; nothing when none holds a file.
+pub fn sub_agent_start(holdings: &[Holding], more: usize, viewer: &str) -> Response {
+    let named: Vec<&Holding> = holdings.iter().filter(|h| !h.files.is_empty()).collect();
+    if named.is_empty() {
+        return Response::Silent;
+    }
+    let mut lines = vec!["git-dibs: files held by others working in this checkout:".to_owned()];
+    for h in named {
+        lines.push(format!(
+            "- {}: {}",
+            describe_to(&h.session, viewer),
+            few(&h.files, 6)
+        ));
+    }
+    if more > 0 {
+        lines.push(format!(
+            "- and {more} more within their lease (`git dibs status` lists them all)"
+        ));
+    }
+    lines.push(
+        "Edit them only in coordination; never revert, stash, reset, clean or commit their \
+         changes; stage and commit your own files by explicit path."
+            .to_owned(),
+    );
+    let text = lines.join("\n");
+    Response::Warn {
+        person: format!(
+            "git-dibs: a sub-agent started while others hold files here ({} of them)",
+            holdings.len() + more
+        ),
+        model: text,
+    }
+}
+
 /// A live peer sharing warm files with this session.
 #[derive(Debug, Clone)]
 pub struct Sharing {
@@ -98,15 +143,16 @@ pub struct Sharing {
     pub intents: Vec<String>,
 }
 
-/// At prompt time: at most two lines naming the peers that share warm files, or nothing.
-pub fn prompt(sharing: &[Sharing]) -> Response {
+/// At prompt time: at most two lines naming the peers that share warm files with session
+/// `viewer`, or nothing.
+pub fn prompt(sharing: &[Sharing], viewer: &str) -> Response {
     if sharing.is_empty() {
         return Response::Silent;
     }
     let peers: Vec<String> = sharing
         .iter()
         .map(|s| {
-            let mut d = describe(&s.session);
+            let mut d = describe_to(&s.session, viewer);
             if !s.intents.is_empty() {
                 d.push_str(&format!(" [claimed: {}]", s.intents.join("; ")));
             }
@@ -153,14 +199,15 @@ mod tests {
 
     #[test]
     fn alone_says_nothing() {
-        assert_eq!(session_start(&[], 0, 100), Response::Silent);
-        assert_eq!(prompt(&[]), Response::Silent);
+        assert_eq!(session_start(&[], 0, 100, "me"), Response::Silent);
+        assert_eq!(prompt(&[], "me"), Response::Silent);
+        assert_eq!(sub_agent_start(&[], 0, "me"), Response::Silent);
     }
 
     #[test]
     fn session_start_names_a_few_peers_and_counts_the_rest() {
         let peers = [peer("aaaaaaaa-1", &["src/a.rs"]), peer("bbbbbbbb-2", &[])];
-        let t = text(&session_start(&peers, 3, 100));
+        let t = text(&session_start(&peers, 3, 100, "me"));
         assert!(
             t.starts_with("git-dibs: 5 other live sessions work in this checkout:"),
             "{t}"
@@ -184,7 +231,7 @@ mod tests {
             files: (0..7).map(|i| format!("f{i}.rs")).collect(),
             intents: vec!["renaming the parser".into()],
         }];
-        let t = text(&prompt(&sharing));
+        let t = text(&prompt(&sharing, "me"));
         assert_eq!(t.lines().count(), 2, "{t}");
         assert!(t.contains("[claimed: renaming the parser]"), "{t}");
         assert!(t.contains("f0.rs, f1.rs, f2.rs, f3.rs and 3 more"), "{t}");
@@ -199,7 +246,7 @@ mod tests {
                 intents: Vec::new(),
             })
             .collect();
-        let t = text(&prompt(&sharing));
+        let t = text(&prompt(&sharing, "me"));
         assert_eq!(t.lines().count(), 2, "{t}");
         assert_eq!(t.matches("claude session").count(), 3, "{t}");
         assert!(t.contains("and 37 more also work"), "{t}");

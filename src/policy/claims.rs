@@ -9,10 +9,12 @@ use crate::store::{Change, FileKey, Holder, SeenFile, Session};
 pub struct EditFacts {
     /// The files the tool writes, resolved to worktrees.
     pub files: Vec<FileKey>,
-    /// For each of `files`, the other live sessions that hold it.
+    /// For each of `files`, the other live actors (sessions, sub-agents) that hold it.
     pub holders: Vec<Vec<Holder>>,
     /// Now, seconds since the Unix epoch.
     pub now: u64,
+    /// The session id of the actor editing (its own session's threads are named as such).
+    pub viewer: String,
 }
 
 /// The facts the lost-update check needs, for a whole-file write of an existing file.
@@ -24,6 +26,8 @@ pub struct OverwriteFacts {
     pub seen: Option<SeenFile>,
     /// The digest of the content on disk now.
     pub current: String,
+    /// The session id of the actor writing.
+    pub viewer: String,
 }
 
 /// "just now", "4 min ago", "2 h 5 min ago".
@@ -45,8 +49,37 @@ pub fn may_commit_co_held(mine: &std::collections::BTreeSet<String>, path: &str)
 }
 
 /// How a session is named in a message: host, short id, the machine of a session from
-/// another machine, label.
+/// another machine, label; a sub-agent's record as that sub-agent of its session.
 pub fn describe(s: &Session) -> String {
+    describe_to(s, "")
+}
+
+/// How an actor is named to a reader in session `viewer`: a sub-agent by its type, short id
+/// and session (`sub-agent general-purpose a1b2c3d4 of this session`, `... of claude session
+/// 5f0c2b7e`), the main thread of the reader's own session as `the main thread of this
+/// session`, any other session as [`describe`] names it.
+pub fn describe_to(s: &Session, viewer: &str) -> String {
+    let own = !viewer.is_empty() && s.id == viewer && s.origin.is_none();
+    match (&s.sub_agent, own) {
+        (None, true) => "the main thread of this session".to_owned(),
+        (None, false) => describe_session(s),
+        (Some(a), _) => {
+            let kind = a
+                .kind
+                .as_deref()
+                .map(|k| format!("{k} "))
+                .unwrap_or_default();
+            let whose = if own {
+                "this session".to_owned()
+            } else {
+                describe_session(s)
+            };
+            format!("sub-agent {kind}{} of {whose}", a.short_id())
+        }
+    }
+}
+
+fn describe_session(s: &Session) -> String {
     let machine = s.machine().map(|m| format!(" on {m}")).unwrap_or_default();
     match &s.label {
         Some(label) => format!(
@@ -59,8 +92,12 @@ pub fn describe(s: &Session) -> String {
     }
 }
 
-fn holder_line(file: &FileKey, h: &Holder, now: u64) -> String {
-    let mut line = format!("{} also holds {}", describe(&h.session), file.path);
+fn holder_line(file: &FileKey, h: &Holder, now: u64, viewer: &str) -> String {
+    let mut line = format!(
+        "{} also holds {}",
+        describe_to(&h.session, viewer),
+        file.path
+    );
     if let Some(t) = &h.touch {
         line.push_str(&format!(": it touched it {}", ago(now, t.last)));
     }
@@ -85,7 +122,11 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
         .files
         .iter()
         .zip(&facts.holders)
-        .flat_map(|(file, holders)| holders.iter().map(move |h| holder_line(file, h, facts.now)))
+        .flat_map(|(file, holders)| {
+            holders
+                .iter()
+                .map(move |h| holder_line(file, h, facts.now, &facts.viewer))
+        })
         .collect();
     if lines.is_empty() {
         return (Response::Silent, changes);
@@ -94,7 +135,7 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
         let more = lines.len() - (MAX_HOLDER_LINES - 1);
         lines.truncate(MAX_HOLDER_LINES - 1);
         lines.push(format!(
-            "And {more} more holdings by other sessions (`git dibs status` lists them)."
+            "And {more} more holdings by others (`git dibs status` lists them)."
         ));
     }
     let body = lines.join(" ");
@@ -111,7 +152,7 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
     let response = Response::Warn {
         person: format!("git-dibs: {body}"),
         model: format!(
-            "git-dibs: {body} Another session is working on this file {place} keep your change \
+            "git-dibs: {body} Another agent is working on this file {place} keep your change \
              small, do not revert or reformat its edits, and coordinate with the person before \
              restructuring it."
         ),
@@ -131,7 +172,7 @@ pub fn lost_update(facts: &OverwriteFacts, holders: &[Holder]) -> Option<Respons
     let changer = holders.iter().find(|h| {
         h.session.origin.is_none() && h.touch.as_ref().is_some_and(|t| t.last >= seen.at)
     })?;
-    let who = describe(&changer.session);
+    let who = describe_to(&changer.session, &facts.viewer);
     Some(Response::Deny {
         reason: format!(
             "git-dibs: {} changed since you last read it: {who} edited it after that. Writing \
@@ -173,12 +214,39 @@ mod tests {
     }
 
     #[test]
+    fn actors_are_named_as_a_person_recognises_them() {
+        let mut main = Session::new("5f0c2b7e-3a41", Host::Claude, 1);
+        main.label = Some("fix login".into());
+        let mut sub = main.clone();
+        sub.sub_agent = crate::protocol::SubAgent::from_fields(Some("a1b2c3d4e5"), Some("Explore"));
+        assert_eq!(
+            describe_to(&sub, "5f0c2b7e-3a41"),
+            "sub-agent Explore a1b2c3d4 of this session"
+        );
+        assert_eq!(
+            describe_to(&sub, "other"),
+            "sub-agent Explore a1b2c3d4 of claude session 5f0c2b7e (\"fix login\")"
+        );
+        assert_eq!(
+            describe_to(&main, "5f0c2b7e-3a41"),
+            "the main thread of this session"
+        );
+        assert_eq!(describe_to(&main, "other"), describe(&main));
+        sub.sub_agent.as_mut().unwrap().kind = None;
+        assert_eq!(
+            describe(&sub),
+            "sub-agent a1b2c3d4 of claude session 5f0c2b7e (\"fix login\")"
+        );
+    }
+
+    #[test]
     fn a_warning_names_a_few_holders_then_counts_the_rest() {
         let file = FileKey::new("/r", "src/a.rs");
         let few = EditFacts {
             files: vec![file.clone()],
             holders: vec![vec![holder("aaaaaaaa-1"), holder("bbbbbbbb-2")]],
             now: 200,
+            viewer: "me".into(),
         };
         let Response::Warn { person, .. } = before_edit(&few).0 else {
             panic!("a warning");
@@ -193,6 +261,7 @@ mod tests {
             files: vec![file],
             holders: vec![(0..40).map(|i| holder(&format!("peer{i:04}-x"))).collect()],
             now: 200,
+            viewer: "me".into(),
         };
         let Response::Warn { person, model } = before_edit(&many).0 else {
             panic!("a warning");

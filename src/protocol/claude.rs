@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Event, EventKind, Host, Output, ProtocolError, Response, StartSource, common};
+use super::{
+    Event, EventKind, Host, Output, ProtocolError, Response, StartSource, SubAgent, common,
+};
 
 /// The fields of Claude Code's input that git-dibs reads; everything else is ignored.
 #[derive(Deserialize, Default)]
@@ -20,6 +22,8 @@ struct Input {
     source: Option<String>,
     reason: Option<String>,
     prompt: Option<String>,
+    agent_id: Option<String>,
+    agent_type: Option<String>,
 }
 
 /// Tools that write a file named in their input.
@@ -31,6 +35,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
     let session_id = common::required([input.session_id.as_ref()], "session_id")?;
     let cwd = common::directory([input.cwd.as_deref()])?;
     let tool = input.tool_name.unwrap_or_default();
+    let actor = SubAgent::from_fields(input.agent_id.as_deref(), input.agent_type.as_deref());
     let kind = match event_name.as_str() {
         "PreToolUse" | "PostToolUse" if EDIT_TOOLS.contains(&tool.as_str()) => {
             let paths = edit_paths(&input.tool_input);
@@ -51,6 +56,15 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             },
             _ => EventKind::Ignored,
         },
+        "PreToolUse" if tool == "ExitWorktree" => match input.tool_input.get("action") {
+            Some(Value::String(a)) if a == "remove" => EventKind::BeforeWorktreeRemove {
+                discard_changes: input.tool_input.get("discard_changes")
+                    == Some(&Value::Bool(true)),
+            },
+            _ => EventKind::Ignored,
+        },
+        "SubagentStart" if actor.is_some() => EventKind::SubAgentStart,
+        "SubagentStop" if actor.is_some() => EventKind::SubAgentStop,
         "PostToolUse" if tool == "Read" => match edit_paths(&input.tool_input).pop() {
             Some(path) => EventKind::AfterRead { path },
             None => EventKind::Ignored,
@@ -71,6 +85,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         session_id,
         cwd,
         event_name,
+        actor,
         kind,
     })
 }
@@ -86,7 +101,7 @@ fn edit_paths(tool_input: &Value) -> Vec<PathBuf> {
 fn has_specific_output(event_name: &str) -> bool {
     matches!(
         event_name,
-        "PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "SessionStart"
+        "PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "SessionStart" | "SubagentStart"
     )
 }
 

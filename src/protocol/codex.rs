@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CANNOT_ASK, CANNOT_ASK_PERSON, Event, EventKind, Host, Output, ProtocolError, Response,
-    StartSource, common,
+    StartSource, SubAgent, common,
 };
 
 /// The fields of Codex's input that git-dibs reads; everything else is ignored.
@@ -29,6 +29,8 @@ struct Input {
     source: Option<String>,
     prompt: Option<String>,
     reason: Option<String>,
+    agent_id: Option<String>,
+    agent_type: Option<String>,
 }
 
 /// Codex's names for its shell tool.
@@ -45,6 +47,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
     let cwd = common::directory([input.cwd.as_deref()])?;
     let tool = input.tool_name.clone().unwrap_or_default();
     let pre = event_name == "PreToolUse";
+    let actor = SubAgent::from_fields(input.agent_id.as_deref(), input.agent_type.as_deref());
     let kind = match event_name.as_str() {
         "PreToolUse" | "PostToolUse" if tool == PATCH_TOOL => {
             let paths = patch_text(&input.tool_input)
@@ -72,6 +75,8 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         "UserPromptSubmit" => EventKind::Prompt {
             prompt: input.prompt.clone().unwrap_or_default(),
         },
+        "SubagentStart" if actor.is_some() => EventKind::SubAgentStart,
+        "SubagentStop" if actor.is_some() => EventKind::SubAgentStop,
         _ => EventKind::Ignored,
     };
     Ok(Event {
@@ -79,6 +84,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         session_id,
         cwd,
         event_name,
+        actor,
         kind,
     })
 }

@@ -62,6 +62,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         session_id,
         cwd,
         event_name,
+        actor: None,
         kind,
     })
 }

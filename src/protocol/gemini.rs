@@ -96,6 +96,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         session_id,
         cwd,
         event_name,
+        actor: None,
         kind,
     })
 }

@@ -11,6 +11,8 @@ pub mod settings;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_actor;
+#[cfg(test)]
 mod tests_render;
 
 use std::io::Read;
@@ -59,8 +61,61 @@ pub struct Event {
     pub cwd: PathBuf,
     /// The host's own name for the event (echoed back in `hookEventName`).
     pub event_name: String,
+    /// The sub-agent that made the call, when it was not the session's main thread.
+    pub actor: Option<SubAgent>,
     /// What happened.
     pub kind: EventKind,
+}
+
+/// The longest sub-agent id kept as given; a longer one is shortened with a digest of it.
+const MAX_AGENT_ID: usize = 64;
+/// The longest sub-agent type kept.
+const MAX_AGENT_TYPE: usize = 40;
+
+/// A sub-agent of a session (Claude Code's and Codex's `agent_id` / `agent_type`): within its
+/// session it is an actor of its own, a peer of its siblings and of the main thread.
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct SubAgent {
+    /// The host's id of the sub-agent (printable, at most [`MAX_AGENT_ID`] bytes).
+    pub id: String,
+    /// Its type (`general-purpose`, `Explore`, ...), when the host says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+}
+
+impl SubAgent {
+    /// The sub-agent a host's `agent_id` and `agent_type` name; `None` when the id is blank.
+    /// Hostile input is data: control characters are dropped, and an overlong id keeps its
+    /// start and a digest of the whole (two different ids stay two sub-agents).
+    pub fn from_fields(id: Option<&str>, kind: Option<&str>) -> Option<SubAgent> {
+        let printable = |s: &str| -> String { s.chars().filter(|c| !c.is_control()).collect() };
+        let id = printable(id?.trim());
+        if id.is_empty() {
+            return None;
+        }
+        let id = if id.len() > MAX_AGENT_ID {
+            let start: String = id.chars().take(40).collect();
+            format!("{start}~{:016x}", crate::store::fnv1a(id.as_bytes()))
+        } else {
+            id
+        };
+        let kind = kind
+            .map(|k| {
+                printable(k.trim())
+                    .chars()
+                    .take(MAX_AGENT_TYPE)
+                    .collect::<String>()
+            })
+            .filter(|k| !k.is_empty());
+        Some(SubAgent { id, kind })
+    }
+
+    /// The first 8 characters of the id, as shown to people.
+    pub fn short_id(&self) -> &str {
+        crate::store::short_id(&self.id)
+    }
 }
 
 /// How a session started, as the host reports it.
@@ -124,6 +179,16 @@ pub enum EventKind {
     AfterShell {
         /// The whole command line.
         command: String,
+    },
+    /// A sub-agent began (the event's `actor`).
+    SubAgentStart,
+    /// A sub-agent stopped (the event's `actor`): what it holds becomes its session's own.
+    SubAgentStop,
+    /// The host's own worktree tool is about to remove the worktree the session is in
+    /// (Claude Code's `ExitWorktree` with `action: "remove"`).
+    BeforeWorktreeRemove {
+        /// Whether the tool was told to discard uncommitted changes.
+        discard_changes: bool,
     },
     /// Anything this version does not act on.
     Ignored,

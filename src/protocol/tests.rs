@@ -26,6 +26,7 @@ fn ev(host: Host, session: &str, cwd: &str, name: &str, kind: EventKind) -> Even
         session_id: session.into(),
         cwd: cwd.into(),
         event_name: name.into(),
+        actor: None,
         kind,
     }
 }

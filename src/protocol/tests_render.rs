@@ -11,6 +11,7 @@ fn event(host: Host, name: &str) -> Event {
         session_id: "s".into(),
         cwd: "/r".into(),
         event_name: name.into(),
+        actor: None,
         kind: EventKind::Ignored,
     }
 }

@@ -26,9 +26,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use health::{DAMAGED_LABEL, Kind as AsideKind, SetAside};
+pub(crate) use record::fnv1a;
 pub use record::{
-    Change, Claim, FileKey, FileTouch, FormerAgent, Origin, SeenFile, Session, SessionHead, Target,
-    short_id,
+    Actor, Change, Claim, FileKey, FileTouch, FormerAgent, Origin, SeenFile, Session, SessionHead,
+    Target, short_id,
 };
 pub use remote::{SyncDue, SyncLock};
 pub use write::{COALESCE, ClaimRequest, Grant, Writer};
@@ -131,6 +132,28 @@ fn session_key(id: &str) -> String {
     }
 }
 
+/// An actor's file name: its session's key, and for a sub-agent `~` and the sub-agent's id
+/// (or a digest of it when it is not a plain name). A main thread and each sub-agent of one
+/// session are distinct holders in the index and the rosters.
+fn actor_key(actor: Actor<'_>) -> String {
+    let session = session_key(actor.session);
+    match actor.agent_id() {
+        None => session,
+        Some(agent) => {
+            let plain = !agent.is_empty()
+                && agent.len() <= 64
+                && agent
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            if plain {
+                format!("{session}~{agent}")
+            } else {
+                format!("{session}~h-{:016x}", record::fnv1a(agent.as_bytes()))
+            }
+        }
+    }
+}
+
 /// The entries of an index folder; `None` when there is none (nobody is listed there).
 fn list_index(dir: &Path) -> Result<Option<fs::ReadDir>, StoreError> {
     match fs::read_dir(dir) {
@@ -229,10 +252,10 @@ impl Store {
         &self.dir
     }
 
-    fn session_path(&self, id: &str) -> PathBuf {
+    fn session_path<'a>(&self, actor: impl Into<Actor<'a>>) -> PathBuf {
         self.dir
             .join("sessions")
-            .join(format!("{}.json", session_key(id)))
+            .join(format!("{}.json", actor_key(actor.into())))
     }
 
     fn index_dir(&self, digest: &str) -> PathBuf {
@@ -269,9 +292,32 @@ impl Store {
         }
     }
 
-    /// The record of session `id`, if any.
-    pub fn session(&self, id: &str) -> Result<Option<Session>, StoreError> {
-        self.read_record(&self.session_path(id), false)
+    /// The record of `actor` (a session id is its main thread), if any.
+    pub fn session<'a>(&self, actor: impl Into<Actor<'a>>) -> Result<Option<Session>, StoreError> {
+        self.read_record(&self.session_path(actor), false)
+    }
+
+    /// The records of session `id`'s sub-agents, live or not.
+    pub fn sub_agents_of(&self, id: &str) -> Result<Vec<Session>, StoreError> {
+        let dir = self.dir.join("sessions");
+        let prefix = format!("{}~", session_key(id));
+        let mut out = Vec::new();
+        for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
+            let entry = entry.map_err(io_err(&dir))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if !name.starts_with(&prefix) || !name.ends_with(".json") {
+                continue;
+            }
+            if let Some(s) = self.read_record(&entry.path(), false)?
+                && s.id == id
+                && s.sub_agent.is_some()
+            {
+                out.push(s);
+            }
+        }
+        out.sort_by(|a, b| (a.first_seen, &a.sub_agent).cmp(&(b.first_seen, &b.sub_agent)));
+        Ok(out)
     }
 
     /// This clone's own session records, live or not, ordered by first activity: everything
@@ -302,13 +348,13 @@ impl Store {
         Ok(out)
     }
 
-    /// Records listed under `digest` in the index, other than session `except`. A session
+    /// Records listed under `digest` in the index, other than actor `except`'s. A session
     /// whose record was set aside is listed by a stand-in holding `file` (see
     /// [`health`](self::health)).
     fn indexed(
         &self,
         digest: &str,
-        except: &str,
+        except: Actor<'_>,
         locked: bool,
         file: Option<&FileKey>,
     ) -> Result<Vec<Session>, StoreError> {
@@ -316,7 +362,7 @@ impl Store {
         let Some(entries) = list_index(&dir)? else {
             return Ok(Vec::new());
         };
-        let skip = session_key(except);
+        let skip = actor_key(except);
         let mut out = Vec::new();
         for entry in entries {
             let name = entry.map_err(io_err(&dir))?.file_name();
@@ -326,7 +372,7 @@ impl Store {
             }
             let path = self.dir.join("sessions").join(format!("{name}.json"));
             match self.read_record(&path, locked)? {
-                Some(session) if session.id != except => out.push(session),
+                Some(session) if !session.is(except) => out.push(session),
                 Some(_) => {}
                 None => {
                     if let Some(at) = self.set_aside_at(&name) {
@@ -339,17 +385,18 @@ impl Store {
         Ok(out)
     }
 
-    /// Sessions other than `except` whose records hold `key` (touched it, or claim it). Liveness
+    /// Actors other than `except` whose records hold `key` (touched it, or claim it): other
+    /// sessions, and the other threads (main or sub-agent) of `except`'s own session. Liveness
     /// is the caller's question. Costs one directory listing plus one read per holder.
-    pub fn holders(
+    pub fn holders<'a>(
         &self,
         key: &FileKey,
-        except: &str,
+        except: impl Into<Actor<'a>>,
         now: u64,
     ) -> Result<Vec<Holder>, StoreError> {
         let target = Target::File(key.clone());
         Ok(self
-            .indexed(&key.digest(), except, false, Some(key))?
+            .indexed(&key.digest(), except.into(), false, Some(key))?
             .into_iter()
             .filter_map(|session| {
                 let touch = session.touch_of(key).cloned();
@@ -364,14 +411,14 @@ impl Store {
     }
 
     /// Sessions other than `except` that hold an unexpired explicit claim on `target`.
-    pub fn claimants(
+    pub fn claimants<'a>(
         &self,
         target: &Target,
-        except: &str,
+        except: impl Into<Actor<'a>>,
         now: u64,
     ) -> Result<Vec<Session>, StoreError> {
         Ok(self
-            .indexed(&target.digest(), except, false, None)?
+            .indexed(&target.digest(), except.into(), false, None)?
             .into_iter()
             .filter(|s| s.claim_on(target, now).is_some())
             .collect())
@@ -382,14 +429,14 @@ impl Store {
     /// of the worktree's roster (a store written before rosters: one `stat` per marker). The
     /// recorded activity trails the session's last by at most the coalescing window; ended
     /// sessions are not listed.
-    pub fn recent_in(
+    pub fn recent_in<'a>(
         &self,
         root: &Path,
-        except: &str,
+        except: impl Into<Actor<'a>>,
         since: u64,
     ) -> Result<Vec<Listed>, StoreError> {
         let dir = self.index_dir(&record::worktree_digest(root));
-        let skip = session_key(except);
+        let skip = actor_key(except.into());
         let mut out = Vec::new();
         if let Some(roster) = self.roster(root)? {
             for (written, key) in roster {
@@ -521,5 +568,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_actors;
 #[cfg(test)]
 mod tests_continuity;

@@ -5,7 +5,7 @@ use std::fs;
 use std::time::{Duration, SystemTime};
 
 use super::record::Session;
-use super::{Store, StoreError, fsio, io_err, session_key};
+use super::{Store, StoreError, actor_key, fsio, io_err};
 
 /// How often pruning runs at most.
 const PRUNE_EVERY: Duration = Duration::from_secs(10 * 60);
@@ -47,7 +47,7 @@ impl Store {
             if session.is_alive(now, ttl) {
                 continue;
             }
-            let name = session_key(&session.id);
+            let name = actor_key(session.actor());
             if session.indexed {
                 for digest in session.digests() {
                     self.remove_marker(&digest, &name);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentProcess;
-use crate::protocol::Host;
+use crate::protocol::{Event, Host, SubAgent};
 
 /// FNV-1a over `bytes`: small, stable across processes and versions.
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
@@ -180,11 +180,59 @@ pub struct FormerAgent {
     pub generation: u64,
 }
 
+/// Who acts: a session's main thread (`agent: None`) or one of its live sub-agents. Each is a
+/// holder of its own in the store; they share the session's id, generation and agent process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Actor<'a> {
+    /// The host's session id.
+    pub session: &'a str,
+    /// The sub-agent, when it is not the main thread.
+    pub agent: Option<&'a SubAgent>,
+}
+
+impl<'a> Actor<'a> {
+    /// The main thread of session `id`.
+    pub fn main(id: &'a str) -> Actor<'a> {
+        Actor {
+            session: id,
+            agent: None,
+        }
+    }
+
+    /// The actor that made the hook call `event`.
+    pub fn of(event: &'a Event) -> Actor<'a> {
+        Actor {
+            session: &event.session_id,
+            agent: event.actor.as_ref(),
+        }
+    }
+
+    /// The sub-agent's id, if it is one.
+    pub fn agent_id(&self) -> Option<&'a str> {
+        self.agent.map(|a| a.id.as_str())
+    }
+}
+
+impl<'a> From<&'a str> for Actor<'a> {
+    fn from(id: &'a str) -> Self {
+        Actor::main(id)
+    }
+}
+
+impl<'a> From<&'a String> for Actor<'a> {
+    fn from(id: &'a String) -> Self {
+        Actor::main(id)
+    }
+}
+
 /// Everything the store knows about one session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Session {
     /// The host's durable session id.
     pub id: String,
+    /// For a sub-agent's record: which sub-agent of session `id` (absent for the main thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sub_agent: Option<SubAgent>,
     /// Which host runs it.
     pub host: Host,
     /// A short human label (the first prompt, shortened), if known.
@@ -257,6 +305,7 @@ impl Session {
     pub fn new(id: &str, host: Host, now: u64) -> Self {
         Session {
             id: id.to_owned(),
+            sub_agent: None,
             host,
             label: None,
             generation: 0,
@@ -280,6 +329,20 @@ impl Session {
     /// for a session imported from another machine).
     pub fn short_id(&self) -> &str {
         short_id(self.origin.as_ref().map_or(&self.id, |o| &o.id))
+    }
+
+    /// The actor this record belongs to: the session's main thread or one of its sub-agents.
+    pub fn actor(&self) -> Actor<'_> {
+        Actor {
+            session: &self.id,
+            agent: self.sub_agent.as_ref(),
+        }
+    }
+
+    /// Whether this record is `actor`'s own.
+    pub fn is(&self, actor: Actor<'_>) -> bool {
+        self.id == actor.session
+            && self.sub_agent.as_ref().map(|a| a.id.as_str()) == actor.agent_id()
     }
 
     /// The machine of a session imported from another machine; `None` for this clone's own.
@@ -339,6 +402,9 @@ impl Session {
 pub struct SessionHead {
     /// The host's durable session id.
     pub id: String,
+    /// The sub-agent, for a sub-agent's record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sub_agent: Option<SubAgent>,
     /// Latest activity, seconds since the Unix epoch.
     pub last_seen: u64,
     /// When the host said the session ended, if it did.
@@ -356,6 +422,7 @@ impl From<&Session> for SessionHead {
     fn from(s: &Session) -> Self {
         SessionHead {
             id: s.id.clone(),
+            sub_agent: s.sub_agent.clone(),
             last_seen: s.last_seen,
             ended: s.ended,
             agent: s.agent.clone(),
@@ -365,6 +432,14 @@ impl From<&Session> for SessionHead {
 }
 
 impl SessionHead {
+    /// The actor the header belongs to.
+    pub fn actor(&self) -> Actor<'_> {
+        Actor {
+            session: &self.id,
+            agent: self.sub_agent.as_ref(),
+        }
+    }
+
     /// As [`Session::is_alive`].
     pub fn is_alive(&self, now: u64, ttl: Duration) -> bool {
         self.ended.is_none()

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
 
 use super::record::Session;
-use super::{Store, StoreError, fsio, io_err, session_key};
+use super::{Store, StoreError, actor_key, fsio, io_err};
 
 /// Whether a background sync is due, by the `sync/due` stamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +73,7 @@ impl Store {
                 .as_ref()
                 .is_some_and(|o| o.remote == remote && !keep.contains(&old.id));
             if stale {
-                let name = session_key(&old.id);
+                let name = actor_key(old.actor());
                 if old.indexed {
                     for digest in old.digests() {
                         self.remove_marker(&digest, &name);

@@ -5,9 +5,9 @@ use std::fs;
 use std::time::Duration;
 
 use super::record::{
-    Change, Claim, FileTouch, FormerAgent, SeenFile, Session, SessionHead, Target,
+    Actor, Change, Claim, FileTouch, FormerAgent, SeenFile, Session, SessionHead, Target,
 };
-use super::{Store, StoreError, fsio, io_err, session_key};
+use super::{Store, StoreError, actor_key, fsio, io_err};
 use crate::agent::AgentProcess;
 use crate::protocol::Host;
 
@@ -115,25 +115,42 @@ fn fence(session: &mut Session, writer: Writer<'_>, exists: bool) -> Result<(), 
 }
 
 impl Store {
-    /// Apply `changes` to session `id` as `writer`, under the lock, and return the new record.
-    /// A fenced writer changes nothing and gets [`StoreError::Fenced`].
+    /// Apply `changes` to `actor`'s record (a session id is its main thread) as `writer`, under
+    /// the lock, and return the new record. A fenced writer changes nothing and gets
+    /// [`StoreError::Fenced`]. A sub-agent's record is fenced by its session's: it carries the
+    /// session's generation and agent process, and a writer the session refuses is refused.
     ///
     /// A change that only moves time stamps forward by less than a minute is not written
     /// (no lock, no rename): hooks fire on every tool call, and a replacing rename is the most
     /// expensive thing a hook does. Leases are hours long, so the record lags by seconds at most.
-    pub fn apply(
+    pub fn apply<'a>(
         &self,
-        id: &str,
+        actor: impl Into<Actor<'a>>,
         host: Host,
         writer: Writer<'_>,
         now: u64,
         changes: &[Change],
     ) -> Result<Session, StoreError> {
-        let path = self.session_path(id);
+        let actor = actor.into();
+        let path = self.session_path(actor);
+        let parent = match actor.agent {
+            Some(_) => self.read_record(&self.session_path(Actor::main(actor.session)), false)?,
+            None => None,
+        };
+        let stamp = |session: &mut Session, exists: bool| match &parent {
+            Some(main) => {
+                let mut main = main.clone();
+                fence(&mut main, writer, true)?;
+                session.generation = main.generation;
+                session.agent = main.agent;
+                Ok(())
+            }
+            None => fence(session, writer, exists),
+        };
         // Optimistic look without the lock: most calls change nothing worth a write.
         if let Some(old) = self.read_record(&path, false)? {
             let mut session = old.clone();
-            fence(&mut session, writer, true)?;
+            stamp(&mut session, true)?;
             apply_all(&mut session, now, changes);
             if !worth_writing(&old, &session) {
                 return Ok(session);
@@ -141,11 +158,55 @@ impl Store {
         }
         let _guard = self.lock()?;
         let old = self.read_record(&path, true)?;
-        let mut session = old.clone().unwrap_or_else(|| Session::new(id, host, now));
-        fence(&mut session, writer, old.is_some())?;
+        let mut session = old.clone().unwrap_or_else(|| {
+            let mut new = Session::new(actor.session, host, now);
+            new.sub_agent = actor.agent.cloned();
+            new
+        });
+        stamp(&mut session, old.is_some())?;
         apply_all(&mut session, now, changes);
         self.write_session(old.as_ref(), &mut session)?;
         Ok(session)
+    }
+
+    /// Sub-agent `agent` of session `id` stopped: what it holds (touches, claims, seen
+    /// contents) becomes the main thread's, and its record ends. Nothing happens when the
+    /// store never saw it (a stop without a start), beyond creating nothing.
+    pub fn fold_sub_agent(
+        &self,
+        id: &str,
+        agent: &crate::protocol::SubAgent,
+        host: Host,
+        writer: Writer<'_>,
+        now: u64,
+    ) -> Result<(), StoreError> {
+        let sub_path = self.session_path(Actor {
+            session: id,
+            agent: Some(agent),
+        });
+        if !sub_path.exists() {
+            return Ok(());
+        }
+        let _guard = self.lock()?;
+        let Some(old_sub) = self.read_record(&sub_path, true)? else {
+            return Ok(());
+        };
+        let main_path = self.session_path(Actor::main(id));
+        let old_main = self.read_record(&main_path, true)?;
+        let mut main = old_main
+            .clone()
+            .unwrap_or_else(|| Session::new(id, host, now));
+        fence(&mut main, writer, old_main.is_some())?;
+        fold_into(&mut main, &old_sub);
+        main.last_seen = main.last_seen.max(now);
+        let mut sub = old_sub.clone();
+        sub.files.clear();
+        sub.claims.clear();
+        sub.seen.clear();
+        sub.ended.get_or_insert(now);
+        self.write_session(old_main.as_ref(), &mut main)?;
+        self.write_session(Some(&old_sub), &mut sub)?;
+        Ok(())
     }
 
     /// Raise session `id`'s generation by hand and return it.
@@ -176,7 +237,7 @@ impl Store {
         for req in requests {
             let others = self.indexed(
                 &req.target.digest(),
-                id,
+                Actor::main(id),
                 true,
                 match &req.target {
                     Target::File(k) => Some(k),
@@ -342,16 +403,7 @@ impl Store {
             },
             prev.is_some(),
         )?;
-        for f in &old.files {
-            if new.touch_of(&f.key).is_none() {
-                new.files.push(f.clone());
-            }
-        }
-        for c in &old.claims {
-            if !new.claims.iter().any(|n| n.target == c.target) {
-                new.claims.push(c.clone());
-            }
-        }
+        fold_into(&mut new, &old);
         if new.label.is_none() {
             new.label.clone_from(&old.label);
         }
@@ -372,7 +424,7 @@ impl Store {
             _ => Default::default(),
         };
         let new_digests = new.digests();
-        let name = session_key(&new.id);
+        let name = actor_key(new.actor());
         for digest in new_digests.difference(&old_digests) {
             let dir = self.index_dir(digest);
             if !dir.is_dir() {
@@ -385,7 +437,7 @@ impl Store {
             self.remove_marker(digest, &name);
         }
         new.indexed = true;
-        let path = self.session_path(&new.id);
+        let path = self.session_path(new.actor());
         let bytes = serde_json::to_vec(&*new).expect("a session record always serializes");
         fsio::write_atomic(&path, &bytes).map_err(io_err(&path))?;
         self.write_head_marker(old, new, &name);
@@ -431,6 +483,35 @@ impl Store {
         let dir = self.index_dir(digest);
         let _ = fs::remove_file(dir.join(name));
         let _ = fs::remove_dir(&dir); // only succeeds when empty
+    }
+}
+
+/// Give `to` what `from` holds: its touches (the later of two touches of one file wins), its
+/// claims on targets `to` does not claim, and its seen contents.
+fn fold_into(to: &mut Session, from: &Session) {
+    for f in &from.files {
+        match to.files.iter_mut().find(|t| t.key == f.key) {
+            Some(t) => {
+                t.first = t.first.min(f.first);
+                t.last = t.last.max(f.last);
+            }
+            None => to.files.push(f.clone()),
+        }
+    }
+    for c in &from.claims {
+        if !to.claims.iter().any(|n| n.target == c.target) {
+            to.claims.push(c.clone());
+        }
+    }
+    for seen in &from.seen {
+        if !to.seen.iter().any(|s| s.key == seen.key && s.at >= seen.at) {
+            to.seen.retain(|s| s.key != seen.key);
+            to.seen.push(seen.clone());
+        }
+    }
+    if to.seen.len() > MAX_SEEN {
+        let extra = to.seen.len() - MAX_SEEN;
+        to.seen.drain(..extra);
     }
 }
 

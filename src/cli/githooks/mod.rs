@@ -16,8 +16,8 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 use crate::git::{self, Worktree};
-use crate::protocol::Host;
-use crate::store::{self, Session, Store};
+use crate::protocol::{Host, SubAgent};
+use crate::store::{self, Actor, Session, Store};
 
 /// The git hooks git-dibs installs, in the order they are reported.
 pub(crate) const HOOKS: [&str; 3] = ["pre-commit", "reference-transaction", "post-commit"];
@@ -79,26 +79,45 @@ struct Committer {
     id: String,
     /// Whether the id came from `DIBS_SESSION` or `CLAUDE_CODE_SESSION_ID`.
     from_env: bool,
+    /// The sub-agent, when the environment names one (`DIBS_AGENT`). Claude Code 2.1.332 gives
+    /// a sub-agent's shell the parent's `CLAUDE_CODE_SESSION_ID` and nothing that tells it from
+    /// the main thread, so without `DIBS_AGENT` the committer is the session as a whole.
+    agent: Option<SubAgent>,
 }
 
 impl Committer {
-    /// From `DIBS_SESSION`, else `CLAUDE_CODE_SESSION_ID`, else the user as a person.
+    /// From `DIBS_SESSION`, else `CLAUDE_CODE_SESSION_ID`, else the user as a person; the
+    /// sub-agent from `DIBS_AGENT`.
     fn from_env() -> Committer {
         match super::caller::env_session() {
-            Some((id, _)) => Committer { id, from_env: true },
+            Some((id, _)) => Committer {
+                id,
+                from_env: true,
+                agent: SubAgent::from_fields(std::env::var("DIBS_AGENT").ok().as_deref(), None),
+            },
             None => Committer {
                 id: format!("person-{}", super::caller::user_name()),
                 from_env: false,
+                agent: None,
             },
         }
     }
 
-    /// Whether `session` is this committer's own. A person owns the person sessions of the same
-    /// user from any terminal (`git dibs claim` names them `person-<user>[-<tty>]`), since a git
-    /// hook cannot see the terminal.
+    /// The committer as an actor of the store.
+    fn actor(&self) -> Actor<'_> {
+        Actor {
+            session: &self.id,
+            agent: self.agent.as_ref(),
+        }
+    }
+
+    /// Whether `session` is this committer's own. A committer whose thread is unknown owns
+    /// every thread of its session (main and sub-agents); one named by `DIBS_AGENT` only its
+    /// own. A person owns the person sessions of the same user from any terminal (`git dibs
+    /// claim` names them `person-<user>[-<tty>]`), since a git hook cannot see the terminal.
     fn owns(&self, session: &Session) -> bool {
         if session.id == self.id {
-            return true;
+            return self.agent.is_none() || session.is(self.actor());
         }
         !self.from_env
             && session.host == Host::Person
@@ -263,6 +282,7 @@ mod tests {
         let me = Committer {
             id: "person-ann".into(),
             from_env: false,
+            agent: None,
         };
         let mine = Session::new("person-ann-pts3", Host::Person, 1);
         let other = Session::new("person-annie", Host::Person, 1);
@@ -273,8 +293,34 @@ mod tests {
         let agent_me = Committer {
             id: "s1".into(),
             from_env: true,
+            agent: None,
         };
         assert!(!agent_me.owns(&mine));
         assert!(agent_me.owns(&Session::new("s1", Host::Claude, 1)));
+    }
+
+    #[test]
+    fn a_committer_owns_its_session_threads_unless_named_as_one_of_them() {
+        let sub = |id: &str| {
+            let mut s = Session::new("s1", Host::Claude, 1);
+            s.sub_agent = SubAgent::from_fields(Some(id), Some("general-purpose"));
+            s
+        };
+        let main = Session::new("s1", Host::Claude, 1);
+        let session = Committer {
+            id: "s1".into(),
+            from_env: true,
+            agent: None,
+        };
+        // The environment cannot tell the thread: the whole session is the committer's.
+        assert!(session.owns(&main) && session.owns(&sub("a1")));
+        let a1 = Committer {
+            agent: SubAgent::from_fields(Some("a1"), None),
+            ..session
+        };
+        assert!(a1.owns(&sub("a1")));
+        assert!(!a1.owns(&sub("b2")), "a sibling is a peer");
+        assert!(!a1.owns(&main), "its main thread is a peer");
+        assert!(!a1.owns(&Session::new("s2", Host::Claude, 1)));
     }
 }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use super::{AuditLine, Committer, fail_open, git_argv, sh_quote};
-use crate::policy::claims::{ago, describe, may_commit_co_held};
+use crate::policy::claims::{ago, describe_to, may_commit_co_held};
 use crate::store::{self, FileKey, Session, Store};
 
 const HOOK: &str = "pre-commit";
@@ -64,7 +64,7 @@ fn check(cwd: &Path, wt: &crate::git::Worktree) -> Result<ExitCode> {
             } else {
                 &mut held
             };
-            match list.iter_mut().find(|x| x.session.id == h.session.id) {
+            match list.iter_mut().find(|x| x.session.is(h.session.actor())) {
                 Some(x) => x.files.push(path.clone()),
                 None => list.push(Held {
                     session: h.session,
@@ -78,7 +78,7 @@ fn check(cwd: &Path, wt: &crate::git::Worktree) -> Result<ExitCode> {
             "git-dibs: this commit includes {}, which {} changed too (both of you hold it): \
              its work goes in with yours; tell it, so it does not commit or revert them again.",
             h.files.join(", "),
-            describe(&h.session)
+            describe_to(&h.session, &me.id)
         );
     }
     if held.is_empty() {
@@ -89,7 +89,10 @@ fn check(cwd: &Path, wt: &crate::git::Worktree) -> Result<ExitCode> {
     files.dedup();
     let holders: Vec<String> = held
         .iter()
-        .map(|h| format!("{} holds {}", describe(&h.session), h.files.join(", ")))
+        .map(|h| {
+            let who = describe_to(&h.session, &me.id);
+            format!("{who} holds {}", h.files.join(", "))
+        })
         .collect();
     let reason = format!(
         "the commit includes files a live session holds: {}",
@@ -104,12 +107,12 @@ fn check(cwd: &Path, wt: &crate::git::Worktree) -> Result<ExitCode> {
         eprintln!("git-dibs: WT_GUARD_BYPASS=1: committing anyway ({reason}); this is audited");
         return Ok(ExitCode::SUCCESS);
     }
-    eprintln!("{}", message(&held, &files, now));
+    eprintln!("{}", message(&held, &files, now, &me.id));
     Ok(ExitCode::from(1))
 }
 
 /// The refusal, for the person or agent who ran `git commit`.
-fn message(held: &[Held], files: &[String], now: u64) -> String {
+fn message(held: &[Held], files: &[String], now: u64, viewer: &str) -> String {
     let mut text = String::from(
         "git-dibs: commit refused: it includes files that another live session holds in this \
          worktree:\n",
@@ -123,7 +126,7 @@ fn message(held: &[Held], files: &[String], now: u64) -> String {
             .unwrap_or_default();
         text.push_str(&format!(
             "  {} (active {}{branch}): {}\n",
-            describe(&h.session),
+            describe_to(&h.session, viewer),
             ago(now, h.session.last_seen),
             h.files.join(", ")
         ));

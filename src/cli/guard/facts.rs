@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::git::{self, Repo, Worktree, WorktreeEntry};
-use crate::policy::claims::describe;
+use crate::policy::claims::{describe, describe_to};
 use crate::policy::guard::{
     self, BranchState, Facts, Guarded, Op, Peer, PeerFacts, RemoteBranchState, WorktreeFacts,
     WorktreeState,
 };
 use crate::protocol::Event;
-use crate::store::{self, Session, Store};
+use crate::store::{self, Actor, Session, Store};
 
 /// How many commits a fact lists at most.
 pub(super) const COMMIT_LIMIT: usize = 50;
@@ -324,7 +324,7 @@ fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
     let mut others: Vec<&Session> = sessions
         .iter()
         .filter(|s| s.origin.is_none())
-        .filter(|s| s.id != event.session_id && s.ended.is_none() && holds_here(s))
+        .filter(|s| !s.is(Actor::of(event)) && s.ended.is_none() && holds_here(s))
         .collect();
     if others.is_empty() {
         return Ok(facts);
@@ -359,12 +359,12 @@ fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
             .collect();
         if !files.is_empty() {
             facts.peers.push(Peer {
-                name: describe(s),
+                name: describe_to(s, &event.session_id),
                 files,
             });
         }
     }
-    if let Some(me) = sessions.iter().find(|s| s.id == event.session_id) {
+    if let Some(me) = sessions.iter().find(|s| s.is(Actor::of(event))) {
         facts.mine = me
             .files
             .iter()

@@ -8,7 +8,7 @@ use super::facts::Ctx;
 use crate::git::{self, Located};
 use crate::policy::claims::{self, EditFacts, OverwriteFacts};
 use crate::protocol::Response;
-use crate::store::{self, Change, FileKey, Store, StoreError};
+use crate::store::{self, Actor, Change, FileKey, Store, StoreError};
 
 /// Resolve `paths` to files in worktrees; paths outside any repository are dropped.
 fn locate_all(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Vec<Located> {
@@ -40,19 +40,20 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
     let files: Vec<FileKey> = located.iter().map(key).collect();
     let mut holders = Vec::with_capacity(files.len());
     for f in &files {
-        let mut live = store.holders(f, &ctx.event.session_id, ctx.now)?;
+        let mut live = store.holders(f, Actor::of(ctx.event), ctx.now)?;
         if !live.is_empty() {
             live.retain(|h| ctx.alive(&h.session, wt));
         }
         holders.push(live);
     }
     if tool == "Write" && !holders[0].is_empty() {
-        let me = store.session(&ctx.event.session_id)?;
+        let me = store.session(Actor::of(ctx.event))?;
         if let (Some(me), Some(current)) = (me, digest_of(first)) {
             let facts = OverwriteFacts {
                 file: files[0].clone(),
                 seen: me.seen.iter().find(|s| s.key == files[0]).cloned(),
                 current,
+                viewer: ctx.event.session_id.clone(),
             };
             if let Some(refusal) = claims::lost_update(&facts, &holders[0]) {
                 ctx.record(&store, wt, false, &[ctx.activity()])?;
@@ -64,6 +65,7 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
         files,
         holders,
         now: ctx.now,
+        viewer: ctx.event.session_id.clone(),
     };
     let (response, touch) = claims::before_edit(&facts);
     let mut changes = vec![ctx.activity()];

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::agent::{self, AgentProcess};
 use crate::git::{self, Located, Settings, Worktree};
 use crate::protocol::{Event, EventKind};
-use crate::store::{self, Change, Session, Store, StoreError, Writer};
+use crate::store::{self, Actor, Change, Session, Store, StoreError, Writer};
 
 /// The context of one hook call.
 pub struct Ctx<'a> {
@@ -96,7 +96,7 @@ impl<'a> Ctx<'a> {
         crate::cli::lane::refresh_autolock(
             store,
             wt,
-            &self.event.session_id,
+            Actor::of(self.event),
             self.now,
             self.ttl(wt),
         );
@@ -111,7 +111,7 @@ impl<'a> Ctx<'a> {
         changes: &[Change],
     ) -> Result<Session, StoreError> {
         let session = store.apply(
-            &self.event.session_id,
+            Actor::of(self.event),
             self.event.host,
             self.writer(register),
             self.now,

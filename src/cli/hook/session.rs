@@ -12,7 +12,7 @@ use crate::git::{self, Worktree};
 use crate::policy::awareness::{self, Peer, Sharing};
 use crate::policy::claims;
 use crate::protocol::{Response, StartSource};
-use crate::store::{self, Change, Session, SessionHead, Store, StoreError};
+use crate::store::{self, Actor, Change, Session, SessionHead, Store, StoreError};
 
 /// Export `DIBS_SESSION` for the session's later shell commands, when the host gives a file.
 fn export_session_id(id: &str) {
@@ -27,7 +27,7 @@ fn export_session_id(id: &str) {
 
 /// Worktrees of the clone that share a checkout with `wt`: itself, and any worktree whose root
 /// is inside it or contains it.
-fn related_worktrees(wt: &Worktree) -> Vec<PathBuf> {
+pub(super) fn related_worktrees(wt: &Worktree) -> Vec<PathBuf> {
     let mut roots = vec![wt.root.clone()];
     for other in git::worktree_roots(&wt.common_dir) {
         if other != wt.root && (other.starts_with(&wt.root) || wt.root.starts_with(&other)) {
@@ -129,8 +129,32 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
         store.take_over_cleared(process, &ctx.event.session_id, ctx.event.host, ctx.now)?;
     }
     ctx.record(&store, wt, true, &[ctx.activity()])?;
-    // Listings first (one stat each), newest first; headers and agent processes are read only
-    // until enough live peers to name are found. The others are counted by their lease alone.
+    let (others, more) = live_others(ctx, &store, wt, SHOWN_PEERS)?;
+    let dirty = dirty_files(&others, wt, &store);
+    let peers: Vec<Peer> = others
+        .into_iter()
+        .zip(dirty)
+        .map(|(session, dirty)| Peer { session, dirty })
+        .collect();
+    Ok(awareness::session_start(
+        &peers,
+        more,
+        ctx.now,
+        &ctx.event.session_id,
+    ))
+}
+
+/// The live actors other than the caller working in the checkout of `wt` (itself and the
+/// worktrees nested in or around it), newest first: up to `shown` records, and how many more
+/// are listed there within their lease. Listings first (one stat each); headers and agent
+/// processes are read only until enough live ones are found, the others are counted by their
+/// lease alone.
+pub(super) fn live_others(
+    ctx: &Ctx<'_>,
+    store: &Store,
+    wt: &Worktree,
+    shown: usize,
+) -> Result<(Vec<Session>, usize), StoreError> {
     let ttl = ctx.ttl(wt);
     let since = ctx
         .now
@@ -139,14 +163,14 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
     let roots = related_worktrees(wt);
     let mut listed = Vec::new();
     for root in &roots {
-        listed.extend(store.recent_in(root, &ctx.event.session_id, since)?);
+        listed.extend(store.recent_in(root, Actor::of(ctx.event), since)?);
     }
     listed.sort_by_key(|l| std::cmp::Reverse(l.written));
     let mut others: Vec<Session> = Vec::new();
     let mut gone = Vec::new();
     let mut checked = 0;
     for l in &listed {
-        if others.len() == SHOWN_PEERS {
+        if others.len() == shown {
             break;
         }
         checked += 1;
@@ -154,19 +178,14 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
             continue;
         };
         let here = head.worktree.as_ref().is_some_and(|w| roots.contains(w));
-        if here && alive(&head, ctx.now, ttl, &mut gone) && !others.iter().any(|o| o.id == head.id)
+        if here
+            && alive(&head, ctx.now, ttl, &mut gone)
+            && !others.iter().any(|o| o.is(head.actor()))
         {
-            others.extend(store.session(&head.id)?);
+            others.extend(store.session(head.actor())?);
         }
     }
-    let more = listed.len() - checked;
-    let dirty = dirty_files(&others, wt, &store);
-    let peers: Vec<Peer> = others
-        .into_iter()
-        .zip(dirty)
-        .map(|(session, dirty)| Peer { session, dirty })
-        .collect();
-    Ok(awareness::session_start(&peers, more, ctx.now))
+    Ok((others, listed.len() - checked))
 }
 
 /// A session ends: release its claims and mark it ended. After `/clear` the agent process's
@@ -176,6 +195,13 @@ pub fn end(ctx: &Ctx<'_>, reason: &str) -> Result<Response, StoreError> {
         return Ok(Response::Silent);
     };
     let store = Store::open(&here.worktree.common_dir)?;
+    // Its sub-agents end with it; what they held is the session's, handed over or released
+    // with the rest.
+    for sub in store.sub_agents_of(&ctx.event.session_id)? {
+        if let Some(agent) = sub.sub_agent.as_ref().filter(|_| sub.ended.is_none()) {
+            store.fold_sub_agent(&sub.id, agent, ctx.event.host, ctx.writer(false), ctx.now)?;
+        }
+    }
     if let ("clear", Some(process)) = (reason, &ctx.agent) {
         store.note_cleared(process, &ctx.event.session_id)?;
         ctx.record(&store, &here.worktree, false, &[Change::End])?;
@@ -215,7 +241,7 @@ pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
             .collect()
     };
     for mine in &me.files {
-        let holders = store.holders(&mine.key, &me.id, ctx.now)?;
+        let holders = store.holders(&mine.key, me.actor(), ctx.now)?;
         for h in holders.into_iter().filter(|h| ctx.alive(&h.session, wt)) {
             let peer_recent = h.touch.as_ref().is_some_and(|t| recent(t.last)) || h.claim.is_some();
             let warm = (recent(mine.last) && peer_recent)
@@ -230,7 +256,7 @@ pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
                 continue;
             }
             let intent = h.claim.as_ref().and_then(|c| c.intent.clone());
-            match sharing.iter_mut().find(|s| s.session.id == h.session.id) {
+            match sharing.iter_mut().find(|s| s.session.is(h.session.actor())) {
                 Some(s) => {
                     s.files.push(mine.key.path.clone());
                     s.intents.extend(intent);
@@ -243,5 +269,5 @@ pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
             }
         }
     }
-    Ok(awareness::prompt(&sharing))
+    Ok(awareness::prompt(&sharing, &ctx.event.session_id))
 }

@@ -9,7 +9,7 @@ use crate::policy::claims::{self, EditFacts};
 use crate::policy::writes;
 use crate::protocol::{Event, Response};
 use crate::shell::SimpleCommand;
-use crate::store::{Change, FileKey, Store, StoreError};
+use crate::store::{Actor, Change, FileKey, Store, StoreError};
 
 /// The files `cmds` write, resolved to worktrees and grouped by clone (common dir).
 fn written(cmds: &[SimpleCommand]) -> BTreeMap<std::path::PathBuf, Vec<Located>> {
@@ -45,7 +45,7 @@ pub fn before(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreEr
         let wt = &located[0].worktree;
         let store = Store::open(&wt.common_dir)?;
         for key in keys(located) {
-            let mut live = store.holders(&key, &event.session_id, ctx.now)?;
+            let mut live = store.holders(&key, Actor::of(event), ctx.now)?;
             live.retain(|h| ctx.alive(&h.session, wt));
             files.push(key);
             holders.push(live);
@@ -55,6 +55,7 @@ pub fn before(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreEr
         files,
         holders,
         now: ctx.now,
+        viewer: event.session_id.clone(),
     });
     Ok(response)
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::git::lanes::git;
 use crate::git::{self, Worktree};
-use crate::store::{Session, Store};
+use crate::store::{Actor, Session, Store};
 
 /// The prefix of every lock reason git-dibs writes; only such locks are ever lifted.
 pub(crate) const LOCK_PREFIX: &str = "git-dibs:";
@@ -84,11 +84,11 @@ pub(crate) fn unlock_ours(common: &Path, root: &Path, git_dir: &Path) -> bool {
 pub(crate) fn refresh_autolock(
     store: &Store,
     wt: &Worktree,
-    session_id: &str,
+    actor: Actor<'_>,
     now: u64,
     ttl: Duration,
 ) {
-    let Ok(Some(me)) = store.session(session_id) else {
+    let Ok(Some(me)) = store.session(actor) else {
         return;
     };
     if me.ended.is_none() {

@@ -295,12 +295,26 @@ fn read_refs<T>(
 /// This clone's live sessions and exclusive claims in their shared form.
 fn local_facts(here: &Here, branches: &Branches) -> Result<(Vec<SharedSession>, Vec<SharedClaim>)> {
     let ttl = Duration::from_secs(here.ttl());
-    let live: Vec<store::Session> = here
-        .store
-        .sessions()?
-        .into_iter()
-        .filter(|s| s.origin.is_none() && s.is_alive(here.now, ttl))
-        .collect();
+    let mut live: Vec<store::Session> = Vec::new();
+    // Another machine sees a session as one: its live sub-agents' files are published with it.
+    for s in here.store.sessions()? {
+        if s.origin.is_some() || !s.is_alive(here.now, ttl) {
+            continue;
+        }
+        match live.iter_mut().find(|m| m.id == s.id) {
+            Some(m) => {
+                for f in s.files {
+                    if m.touch_of(&f.key).is_none() {
+                        m.files.push(f);
+                    }
+                }
+            }
+            None => live.push(store::Session {
+                sub_agent: None,
+                ..s
+            }),
+        }
+    }
     let mut by_root: BTreeMap<&std::path::Path, Vec<String>> = BTreeMap::new();
     for f in live.iter().flat_map(|s| &s.files) {
         by_root
