@@ -127,13 +127,16 @@ fn ours(settings: &Value) -> Vec<(String, String, String)> {
     out
 }
 
-const EXPECTED_PLACES: [(&str, &str); 6] = [
+const EXPECTED_PLACES: [(&str, &str); 9] = [
     ("PreToolUse", "Edit|Write|MultiEdit|NotebookEdit"),
     ("PreToolUse", "Bash"),
+    ("PreToolUse", "ExitWorktree"),
     ("PostToolUse", "Edit|Write|MultiEdit|NotebookEdit|Read|Bash"),
     ("SessionStart", ""),
     ("SessionEnd", ""),
     ("UserPromptSubmit", ""),
+    ("SubagentStart", ""),
+    ("SubagentStop", ""),
 ];
 
 fn assert_wired(settings: &Value, command: &str) {
@@ -234,8 +237,8 @@ fn install_merges_and_keeps_everything_else() {
     assert_eq!(command_line(&pre[0]["hooks"][1]), "git-dibs hook");
     assert_eq!(pre[0]["hooks"][1]["onFailure"], "block");
     assert_eq!(pre[1], before["hooks"]["PreToolUse"][1]);
-    assert_eq!(pre.len(), 3);
-    assert_eq!(ours(&after).len(), 6);
+    assert_eq!(pre.len(), 4);
+    assert_eq!(ours(&after).len(), EXPECTED_PLACES.len());
     // Keys keep their order in the file.
     let text = fs::read_to_string(s.project()).unwrap();
     let at = |k: &str| text.find(&format!("\"{k}\"")).unwrap();
@@ -358,7 +361,7 @@ fn without_git_dibs_on_path_personal_files_get_the_full_path() {
             .iter()
             .all(|h| h.2 == full || h.2.ends_with("git-dibs' hook"))
     );
-    assert_eq!(ours(&v).len(), 6);
+    assert_eq!(ours(&v).len(), EXPECTED_PLACES.len());
 
     // The shared project file stays portable.
     let out = s.run_with(&s.repo.root, &["install"], no_bin, &[]);
@@ -389,7 +392,7 @@ fn uninstall_removes_only_ours() {
     assert_ne!(fs::read_to_string(s.project()).unwrap(), text);
     let out = s.run(&["uninstall"]);
     ok(&out);
-    assert!(stdout(&out).contains("removed 6"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("removed 9"), "{}", stdout(&out));
     assert_eq!(fs::read_to_string(s.project()).unwrap(), text);
     let out = s.run(&["uninstall"]);
     ok(&out);

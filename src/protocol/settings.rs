@@ -70,9 +70,10 @@ impl HookSpec {
 }
 
 /// Every hook git-dibs wires for Claude Code, in the order a fresh file lists them.
-pub const HOOKS: [HookSpec; 6] = [
+pub const HOOKS: [HookSpec; 9] = [
     HookSpec::new("PreToolUse", Some("Edit|Write|MultiEdit|NotebookEdit")),
     HookSpec::guard("PreToolUse", Some("Bash")),
+    HookSpec::guard("PreToolUse", Some("ExitWorktree")),
     HookSpec::new(
         "PostToolUse",
         Some("Edit|Write|MultiEdit|NotebookEdit|Read|Bash"),
@@ -80,6 +81,8 @@ pub const HOOKS: [HookSpec; 6] = [
     HookSpec::new("SessionStart", None),
     HookSpec::new("SessionEnd", None),
     HookSpec::new("UserPromptSubmit", None),
+    HookSpec::new("SubagentStart", None),
+    HookSpec::new("SubagentStop", None),
 ];
 
 /// Why a settings file cannot be merged.

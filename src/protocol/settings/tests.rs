@@ -51,7 +51,7 @@ fn install_keeps_other_keys_in_order_and_joins_same_matcher_group() {
     assert_eq!(bash["hooks"][1]["command"], "git-dibs");
     assert_eq!(bash["hooks"][1]["args"], serde_json::json!(["hook"]));
     assert_eq!(bash["hooks"][1]["onFailure"], "block");
-    assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
+    assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 3);
     assert!(out.find("\"z\"").unwrap() < out.find("\"hooks\"").unwrap());
     assert!(out.find("\"hooks\"").unwrap() < out.find("\"a\": 2").unwrap());
 }
@@ -65,7 +65,7 @@ fn upgrade_replaces_old_path_and_removes_stale_and_duplicates() {
                                               {"type":"command","command":"/x/git-dibs hook","timeout":10}]}]}}"#;
     let before = parse(text).wiring();
     // The shell form is what earlier versions wrote: every handler is stale now.
-    assert_eq!(before.counts, [0, 0, 0, 0, 0, 0]);
+    assert_eq!(before.counts, [0; HOOKS.len()]);
     assert_eq!(before.stale.len(), 4, "{before:?}");
     assert_eq!(before.commands.len(), 4);
     let after = parse(&installed(text)).wiring();
@@ -102,14 +102,14 @@ fn uninstall_restores_other_hooks() {
 }
 "#;
     let mut s = parse(&installed(original));
-    assert_eq!(s.uninstall(), 6);
+    assert_eq!(s.uninstall(), HOOKS.len());
     assert_eq!(s.render(), original);
 }
 
 #[test]
 fn uninstall_of_a_fresh_install_leaves_an_empty_object() {
     let mut s = parse(&installed(""));
-    assert_eq!(s.uninstall(), 6);
+    assert_eq!(s.uninstall(), HOOKS.len());
     assert_eq!(s.render(), "{}\n");
     assert_eq!(s.uninstall(), 0);
 }
@@ -219,11 +219,13 @@ fn guards_fail_closed_and_claim_hooks_do_not() {
             .iter()
             .any(|s| s.fail_closed && s.matcher == Some("Bash"))
     );
-    assert!(
-        !HOOKS
-            .iter()
-            .any(|s| s.fail_closed && s.matcher != Some("Bash"))
-    );
+    // The guards are the Bash guard and the ExitWorktree guard; no claim hook fails closed.
+    let guards: Vec<_> = HOOKS
+        .iter()
+        .filter(|s| s.fail_closed)
+        .map(|s| s.matcher)
+        .collect();
+    assert_eq!(guards, [Some("Bash"), Some("ExitWorktree")]);
 }
 
 #[test]
@@ -253,7 +255,7 @@ fn the_plugin_hooks_file_is_what_install_writes() {
     let launcher = "\"command\": \"${CLAUDE_PLUGIN_ROOT}/bin/git-dibs-session-start\",\n            \"args\": [],";
     let start = start.replacen(ours, launcher, 1);
     let description = "{\n  \"description\": \"git-dibs: claims, co-edit warnings and the guard; the \
-                       Bash guard fails closed (onFailure: block)\",\n";
+                       Bash and ExitWorktree guards fail closed (onFailure: block)\",\n";
     let want = format!("{before}\"SessionStart\"{start}").replacen("{\n", description, 1);
     assert!(want.contains("git-dibs-session-start"));
     super::tests_hosts::assert_file_is("plugins/claude/hooks/hooks.json", &want);
