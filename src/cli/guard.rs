@@ -4,6 +4,7 @@
 //! write the audit log. It fails closed: an unreadable line that may reach a guarded operation,
 //! or facts that cannot be established, are put to the person.
 
+mod exit;
 mod facts;
 
 use std::path::Path;
@@ -17,6 +18,7 @@ use crate::policy::guard::{self, Facts, Guarded, Op, Verdict};
 use crate::protocol::{Event, Response};
 use crate::shell;
 use crate::store::Store;
+pub(crate) use exit::before_exit;
 use facts::{SCAN_DEPTH, SCAN_ENTRIES, gather};
 
 /// The guard's answer for one command line, with what decided it.
@@ -180,7 +182,7 @@ struct AuditWorktree<'a> {
     status: &'a [String],
 }
 
-fn write_audit(
+pub(crate) fn write_audit(
     common_dir: &Path,
     event: &Event,
     command: &str,

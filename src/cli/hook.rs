@@ -112,6 +112,9 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
             Ok(cmds) => shell::after(event, &cmds),
             Err(_) => Ok(Response::Silent),
         },
+        EventKind::BeforeWorktreeRemove { discard_changes } => {
+            Ok(super::guard::before_exit(event, *discard_changes))
+        }
         EventKind::Ignored => Ok(Response::Silent),
         kind => {
             let ctx = Ctx::new(event);

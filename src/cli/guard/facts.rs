@@ -112,7 +112,7 @@ fn canonical_lenient(path: &Path) -> PathBuf {
     }
 }
 
-fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
+pub(super) fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
     let mut state = WorktreeState {
         root: entry.root.clone(),
         main: entry.main,

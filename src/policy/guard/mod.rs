@@ -10,6 +10,7 @@
 pub mod branch;
 pub mod closed;
 mod decide;
+pub mod exit_worktree;
 pub mod explain;
 mod pathspec;
 pub mod peers;

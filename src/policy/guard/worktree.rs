@@ -41,7 +41,8 @@ impl WorktreeState {
                 || !self.unpushed_branches.is_empty())
     }
 
-    fn audit(&self) -> AtRisk {
+    /// The worktree as the audit log records it.
+    pub(crate) fn audit(&self) -> AtRisk {
         AtRisk {
             root: self.root.clone(),
             head: self.head.clone(),
@@ -50,7 +51,7 @@ impl WorktreeState {
     }
 
     /// What is at risk, in words.
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut parts = Vec::new();
         let name = match &self.branch {
             Some(b) => format!("worktree {} (branch {b})", show_path(&self.root)),

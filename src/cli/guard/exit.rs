@@ -1,0 +1,77 @@
+//! The `ExitWorktree` guard's orchestration: the worktree the session is in (its cwd's), its
+//! status and unpushed commits (the same facts as for `git worktree remove`), the other live
+//! actors working there; the pure rule decides; an ask is audited like every refusal.
+
+use std::path::Path;
+
+use anyhow::{Context as _, Result};
+
+use super::facts::worktree_state;
+use super::write_audit;
+use crate::git;
+use crate::policy::claims::describe_to;
+use crate::policy::guard::exit_worktree::{self, ExitFacts};
+use crate::policy::guard::{AuditEntry, Finding, Verdict};
+use crate::protocol::{Event, Response};
+use crate::store::{self, Actor, Store};
+
+/// Decide a `PreToolUse` of the host's worktree removal. Facts that cannot be established are
+/// put to the person (fail closed); a cwd in no repository has no worktree to lose.
+pub(crate) fn before_exit(event: &Event, discard_changes: bool) -> Response {
+    let Some(here) = git::locate(&event.cwd, Path::new(".")) else {
+        return Response::Silent;
+    };
+    let wt = here.worktree;
+    let verdict = match facts(event, &wt, discard_changes) {
+        Ok(facts) => exit_worktree::check_exit(&facts),
+        Err(e) => Verdict::Ask(Finding::new(
+            exit_worktree::RULE,
+            format!(
+                "git-dibs cannot tell what removing worktree {} would lose ({e:#}); the person \
+                 decides.",
+                wt.root.display()
+            ),
+        )),
+    };
+    let (Verdict::Ask(finding) | Verdict::Block(finding)) = verdict else {
+        return Response::Silent;
+    };
+    let entry = AuditEntry {
+        index: 0,
+        verdict: "ask",
+        reason: finding.reason.clone(),
+        worktrees: finding.worktrees,
+        rule: finding.rule,
+    };
+    let command = format!("ExitWorktree action=remove discard_changes={discard_changes}");
+    if let Err(e) = write_audit(&wt.common_dir, event, &command, &entry) {
+        eprintln!("git-dibs: cannot write the audit log: {e:#}");
+    }
+    Response::Ask {
+        reason: finding.reason,
+    }
+}
+
+fn facts(event: &Event, wt: &git::Worktree, discard_changes: bool) -> Result<ExitFacts> {
+    let entries = git::list_worktrees(&wt.common_dir);
+    let entry = entries
+        .iter()
+        .find(|e| e.root == wt.root)
+        .context("the worktree is not in git's list of worktrees")?;
+    let worktree = worktree_state(entry)?;
+    let store = Store::open(&wt.common_dir)?;
+    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
+    let now = store::now_secs();
+    let me = Actor::of(event);
+    let others = store
+        .sessions()?
+        .iter()
+        .filter(|s| !s.is(me) && s.works_in(&wt.root) && s.is_alive(now, ttl))
+        .map(|s| describe_to(s, &event.session_id))
+        .collect();
+    Ok(ExitFacts {
+        worktree,
+        others,
+        discard_changes,
+    })
+}
