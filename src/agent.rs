@@ -1,16 +1,16 @@
 //! The agent process behind a hook call: walking up the parent chain past shells to the host
 //! process, and telling later whether that exact process (pid and start time, same boot) lives.
 
-use std::fs;
-
 use serde::{Deserialize, Serialize};
+
+use crate::platform;
 
 /// One process, identified so that pid reuse and reboots cannot fool a later check.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct AgentProcess {
     /// Process id.
     pub pid: u32,
-    /// Start time in clock ticks after boot (`/proc/<pid>/stat` field 22).
+    /// Start time, in the platform's unit ([`platform::ProcInfo::start`]).
     pub start: u64,
     /// The first 8 characters of the kernel's boot id.
     pub boot: String,
@@ -22,42 +22,21 @@ const PASS_THROUGH: &[&str] = &[
     "nohup", "git", "git-dibs", "sudo", "time",
 ];
 
-/// `(command name, parent pid, start time)` of `pid`, from `/proc`.
-fn stat(pid: u32) -> Option<(String, u32, u64)> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let open = text.find('(')?;
-    let close = text.rfind(')')?;
-    let comm = text.get(open + 1..close)?.to_owned();
-    let rest: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
-    let ppid = rest.get(1)?.parse().ok()?;
-    let start = rest.get(19)?.parse().ok()?;
-    Some((comm, ppid, start))
-}
-
-/// The kernel's boot id (first 8 characters), read once per process.
-fn boot_id() -> Option<String> {
-    static BOOT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    BOOT.get_or_init(|| {
-        let text = fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
-        Some(text.trim().chars().take(8).collect())
-    })
-    .clone()
-}
-
 /// The host process this hook runs under: the first ancestor that is not a shell or wrapper.
-/// `None` where `/proc` cannot tell (other systems, or an orphaned hook).
+/// `None` where the system cannot tell (see [`platform`]), or for an orphaned hook.
 pub fn current() -> Option<AgentProcess> {
-    let boot = boot_id()?;
+    let boot = platform::boot_id()?;
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..8 {
         if pid <= 1 {
             return None;
         }
-        let (comm, ppid, start) = stat(pid)?;
-        if !PASS_THROUGH.contains(&comm.as_str()) {
+        let info = platform::proc_info(pid)?;
+        if !PASS_THROUGH.contains(&info.comm.as_str()) {
+            let start = info.start;
             return Some(AgentProcess { pid, start, boot });
         }
-        pid = ppid;
+        pid = info.ppid;
     }
     None
 }
@@ -66,13 +45,14 @@ impl AgentProcess {
     /// Whether this exact process is gone: `Some(true)` when it certainly ended (no such pid,
     /// another process under its pid, or another boot), `None` when this system cannot tell.
     pub fn is_gone(&self) -> Option<bool> {
-        let boot = boot_id()?;
+        let boot = platform::boot_id()?;
         if boot != self.boot {
             return Some(true);
         }
-        match stat(self.pid) {
-            Some((_, _, start)) => Some(start != self.start),
-            None => Some(fs::metadata("/proc/self/stat").is_ok()),
+        match platform::proc_info(self.pid) {
+            Some(info) => Some(info.start != self.start),
+            // No such process, when this system can describe processes at all.
+            None => Some(platform::proc_info(std::process::id()).is_some()),
         }
     }
 

@@ -1,7 +1,5 @@
 //! Who is calling a command: the agent session its shell exports, or else a person.
 
-use std::path::Path;
-
 use anyhow::{Result, bail};
 
 use crate::protocol::Host;
@@ -30,12 +28,7 @@ pub(crate) fn user_name() -> String {
 
 /// A person's session at this terminal: `person-<user>-<tty>`, or `person-<user>` without one.
 pub(crate) fn person_session() -> String {
-    let tty = std::fs::read_link("/proc/self/fd/0")
-        .ok()
-        .and_then(|p| p.strip_prefix("/dev").ok().map(Path::to_path_buf))
-        .map(|p| p.to_string_lossy().replace('/', ""))
-        .filter(|t| t.starts_with("pts") || t.starts_with("tty"));
-    match tty {
+    match crate::platform::stdin_tty() {
         Some(t) => format!("person-{}-{t}", user_name()),
         None => format!("person-{}", user_name()),
     }

@@ -129,13 +129,14 @@ impl Committer {
 }
 
 /// The argv of the git process that runs this hook: the first ancestor whose program is git
-/// (past the shim's shell), from `/proc/<pid>/cmdline`; else the parent's. Empty where `/proc`
-/// cannot tell.
+/// (past the shim's shell); else the parent's. Empty where the system cannot tell.
 fn git_argv() -> Vec<String> {
     let mut pid = std::os::unix::process::parent_id();
     let mut first = None;
     for _ in 0..4 {
-        let Some(argv) = cmdline(pid) else { break };
+        let Some(argv) = crate::platform::argv(pid) else {
+            break;
+        };
         let program = argv.first().map(|p| {
             Path::new(p)
                 .file_name()
@@ -145,30 +146,12 @@ fn git_argv() -> Vec<String> {
             return argv;
         }
         first.get_or_insert(argv);
-        match parent_of(pid) {
+        match crate::platform::proc_info(pid).map(|p| p.ppid) {
             Some(p) if p > 1 => pid = p,
             _ => break,
         }
     }
     first.unwrap_or_default()
-}
-
-/// The argv of process `pid`, when `/proc` tells.
-fn cmdline(pid: u32) -> Option<Vec<String>> {
-    let bytes = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-    let argv: Vec<String> = bytes
-        .split(|b| *b == 0)
-        .filter(|a| !a.is_empty())
-        .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect();
-    (!argv.is_empty()).then_some(argv)
-}
-
-/// The parent of process `pid`, from `/proc/<pid>/stat`.
-fn parent_of(pid: u32) -> Option<u32> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = text.get(text.rfind(')')? + 1..)?;
-    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// A commit at risk, in an audit line.

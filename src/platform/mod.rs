@@ -1,0 +1,131 @@
+//! What the operating system tells about processes, behind one interface: a process's command
+//! name, parent and start time, its argv, the boot it belongs to and the terminal on stdin.
+//! Linux reads `/proc` ([`linux`]); macOS asks the kernel through `proc_pidinfo` and `sysctl`
+//! ([`macos`]); elsewhere every answer is "cannot tell" and git-dibs falls back to leases.
+//! The parsers of what the kernel returns are plain functions, tested on every system.
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "linux")]
+use linux as os;
+
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(target_os = "macos")]
+use macos as os;
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+mod os {
+    //! Systems git-dibs has no process interface for: nothing can be told.
+    pub(super) fn proc_info(_pid: u32) -> Option<super::ProcInfo> {
+        None
+    }
+    pub(super) fn argv(_pid: u32) -> Option<Vec<String>> {
+        None
+    }
+    pub(super) fn boot_id() -> Option<String> {
+        None
+    }
+    pub(super) fn stdin_tty() -> Option<String> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// One process as the kernel describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ProcInfo {
+    /// The command name (at most 15 or 16 bytes on both systems).
+    pub comm: String,
+    /// The parent's process id.
+    pub ppid: u32,
+    /// When it started, in a unit fixed per system (Linux: clock ticks after boot; macOS:
+    /// microseconds since the epoch): only ever compared with itself.
+    pub start: u64,
+}
+
+/// Process `pid`'s command name, parent and start time; `None` when there is no such process
+/// or this system cannot tell.
+pub(crate) fn proc_info(pid: u32) -> Option<ProcInfo> {
+    os::proc_info(pid)
+}
+
+/// Process `pid`'s argv, when this system tells.
+pub(crate) fn argv(pid: u32) -> Option<Vec<String>> {
+    os::argv(pid)
+}
+
+/// An id of the current boot (first 8 characters), read once per process: a process recorded
+/// under another boot has certainly ended. `None` where this system cannot tell, and then no
+/// liveness check is made at all.
+pub(crate) fn boot_id() -> Option<String> {
+    static BOOT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    BOOT.get_or_init(|| os::boot_id().map(|b| b.trim().chars().take(8).collect()))
+        .clone()
+}
+
+/// The terminal on this process's stdin, as a file-name-safe word (`pts3`, `ttys003`), if any.
+pub(crate) fn stdin_tty() -> Option<String> {
+    let name = os::stdin_tty()?;
+    let word: String = name
+        .strip_prefix("/dev/")
+        .unwrap_or(&name)
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    (word.starts_with("pts") || word.starts_with("tty")).then_some(word)
+}
+
+/// `(command name, parent pid, start time)` from the text of Linux's `/proc/<pid>/stat`: the
+/// name sits in parentheses and may itself hold spaces and parentheses.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) fn parse_linux_stat(text: &str) -> Option<ProcInfo> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let comm = text.get(open + 1..close)?.to_owned();
+    let rest: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
+    let ppid = rest.get(1)?.parse().ok()?;
+    let start = rest.get(19)?.parse().ok()?;
+    Some(ProcInfo { comm, ppid, start })
+}
+
+/// argv from NUL-separated bytes (Linux's `/proc/<pid>/cmdline`); `None` when empty.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) fn parse_nul_separated(bytes: &[u8]) -> Option<Vec<String>> {
+    let argv: Vec<String> = bytes
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    (!argv.is_empty()).then_some(argv)
+}
+
+/// argv from macOS's `KERN_PROCARGS2` buffer: a native-endian `int` argc, the executable path,
+/// NUL padding, then argc NUL-terminated arguments (the environment follows and is not read).
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+pub(crate) fn parse_procargs2(buf: &[u8]) -> Option<Vec<String>> {
+    let argc = i32::from_ne_bytes(buf.get(..4)?.try_into().ok()?);
+    let argc = usize::try_from(argc)
+        .ok()
+        .filter(|n| (1..=4096).contains(n))?;
+    let rest = buf.get(4..)?;
+    let path_end = rest.iter().position(|b| *b == 0)?;
+    let mut at = path_end;
+    while rest.get(at) == Some(&0) {
+        at += 1;
+    }
+    let mut argv = Vec::with_capacity(argc);
+    for arg in rest.get(at..)?.split(|b| *b == 0).take(argc) {
+        argv.push(String::from_utf8_lossy(arg).into_owned());
+    }
+    (argv.len() == argc).then_some(argv)
+}
+
+/// A C string in a fixed-size kernel buffer: the bytes up to the first NUL.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+pub(crate) fn c_chars(buf: &[u8]) -> String {
+    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
