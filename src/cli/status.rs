@@ -87,6 +87,41 @@ struct StatusView {
     sessions: Vec<SessionView>,
     /// Sessions that died holding uncommitted files, each reported once.
     died_dirty: Vec<DeathView>,
+    /// Locked linked worktrees of this clone, with who locked them.
+    worktree_locks: Vec<LockView>,
+}
+
+/// The `--json` shape of a locked linked worktree.
+#[derive(Debug, Serialize)]
+struct LockView {
+    worktree: PathBuf,
+    /// The lock reason as written (git-dibs' own name the holder).
+    reason: String,
+    /// Whether git-dibs set it (and lifts it); a lock someone else set is left alone.
+    by_git_dibs: bool,
+}
+
+/// The locked linked worktrees of the clone whose common dir is `common`.
+fn worktree_locks(common: &Path) -> Vec<LockView> {
+    git::list_worktrees(common)
+        .into_iter()
+        .filter(|e| !e.main)
+        .filter_map(|e| {
+            // Written by anyone: shown printable and bounded.
+            let reason: String = e
+                .locked?
+                .trim()
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(200)
+                .collect();
+            Some(LockView {
+                by_git_dibs: reason.starts_with(super::lane::LOCK_PREFIX),
+                worktree: e.root,
+                reason,
+            })
+        })
+        .collect()
 }
 
 /// The `--json` shape of a session that died holding uncommitted files.
@@ -195,8 +230,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
             views.push(view(sub));
         }
     }
+    let locks = worktree_locks(&wt.common_dir);
     if args.json {
         let doc = StatusView {
+            worktree_locks: locks,
             version: 1,
             ttl_seconds: ttl.as_secs(),
             sessions: views,
@@ -217,6 +254,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     for (s, files) in &dead_dirty {
         println!("{}", left_uncommitted_line(s, files));
+    }
+    for l in &locks {
+        let reason = &l.reason;
+        if l.by_git_dibs {
+            println!("worktree {} is locked ({reason})", l.worktree.display());
+        } else {
+            println!(
+                "worktree {} is locked by someone else, left alone by git-dibs: \"{reason}\"",
+                l.worktree.display()
+            );
+        }
     }
     if views.is_empty() {
         println!("No live sessions in this repository.");

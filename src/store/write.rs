@@ -303,17 +303,17 @@ impl Store {
         Ok(granted)
     }
 
-    /// End explicit claims (all when `targets` is `None`; file targets also drop the touch).
-    /// Returns what was released.
-    pub fn release(
+    /// End explicit claims of `actor` (a session id is its main thread; all when `targets` is
+    /// `None`; file targets also drop the touch). Returns what was released.
+    pub fn release<'a>(
         &self,
-        id: &str,
+        actor: impl Into<Actor<'a>>,
         writer: Writer<'_>,
         now: u64,
         targets: Option<&[Target]>,
     ) -> Result<Vec<Target>, StoreError> {
         let _guard = self.lock()?;
-        let Some(old) = self.read_record(&self.session_path(id), true)? else {
+        let Some(old) = self.read_record(&self.session_path(actor), true)? else {
             return Ok(Vec::new());
         };
         let mut session = old.clone();

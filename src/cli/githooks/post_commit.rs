@@ -1,6 +1,7 @@
 //! The `post-commit` git hook: bookkeeping after a commit. The committer's session releases its
 //! claims on files of this worktree that are now clean (committed, or put back), so peers stop
-//! being told about them; and the retention-refs step runs (its body is built elsewhere). Never
+//! being told about them; the retention-refs step runs; and a linked worktree holding commits
+//! on no remote is autolocked (`lane::refresh_after_git`). Never
 //! stops anything: git ignores this hook's exit status, and so does the shim's caller.
 
 use std::process::ExitCode;
@@ -25,6 +26,12 @@ pub(super) fn run() -> ExitCode {
     keep_retention_refs(&wt);
     if let Err(e) = release_clean(&wt) {
         return fail_open(HOOK, format!("{e:#}"));
+    }
+    // A linked worktree now holding a commit on no remote is locked against removal.
+    if wt.git_dir != wt.common_dir
+        && let Ok(store) = Store::open(&wt.common_dir)
+    {
+        crate::cli::lane::refresh_after_git(&store, &wt, store::now_secs(), super::ttl(&wt));
     }
     ExitCode::SUCCESS
 }

@@ -60,13 +60,63 @@ pub fn before(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreEr
     Ok(response)
 }
 
-/// After a shell command ran: the files it wrote are touched by the session.
+/// git subcommands that make, move or push commits: after one, the autolock of its worktree is
+/// brought in line with its unpushed commits.
+const MOVES_COMMITS: &[&str] = &[
+    "commit",
+    "push",
+    "pull",
+    "fetch",
+    "merge",
+    "rebase",
+    "reset",
+    "cherry-pick",
+    "revert",
+    "am",
+    "switch",
+    "checkout",
+    "branch",
+    "update-ref",
+];
+
+/// The worktrees of the git commands among `cmds` that may have moved commits.
+fn moved_commits(cmds: &[SimpleCommand]) -> Vec<crate::git::Worktree> {
+    let mut out: Vec<crate::git::Worktree> = Vec::new();
+    for c in cmds {
+        let Some(inv) = git::parse_invocation(&c.argv, &c.cwd, &c.assignments) else {
+            continue;
+        };
+        if !inv
+            .args
+            .first()
+            .is_some_and(|sub| MOVES_COMMITS.contains(&sub.as_str()))
+        {
+            continue;
+        }
+        if let Some(wt) = git::invocation_worktree(&inv)
+            && !out.iter().any(|w| w.root == wt.root)
+        {
+            out.push(wt);
+        }
+    }
+    out
+}
+
+/// After a shell command ran: the files it wrote are touched by the session, and a linked
+/// worktree where it made or pushed commits is locked or unlocked as its unpushed commits say.
 pub fn after(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreError> {
+    let moved = moved_commits(cmds);
     let groups = written(cmds);
-    if groups.is_empty() {
+    if groups.is_empty() && moved.is_empty() {
         return Ok(Response::Silent);
     }
     let ctx = Ctx::new(event);
+    for wt in &moved {
+        if wt.git_dir != wt.common_dir {
+            let store = Store::open(&wt.common_dir)?;
+            crate::cli::lane::refresh_after_git(&store, wt, ctx.now, ctx.ttl(wt));
+        }
+    }
     for located in groups.values() {
         let wt = &located[0].worktree;
         let store = Store::open(&wt.common_dir)?;

@@ -1,11 +1,13 @@
-//! Autolock: while a live session holds dirty files in a linked worktree, that worktree is
-//! locked (`git worktree lock --reason "git-dibs: <host> <short id> holds N uncommitted files"`),
-//! so a GUI or a script that no agent hook sees cannot remove or prune it without forcing twice.
-//! The lock is lifted when the work is committed and pushed, or when no live session holds files
-//! there any more and the worktree is clean. A lock someone else set is never touched.
+//! Autolock: while a live session holds dirty files in a linked worktree, or the worktree's
+//! HEAD has commits that exist on no remote, that worktree is locked (`git worktree lock
+//! --reason "git-dibs: <host> <short id> holds N uncommitted files"`, or `... holds N commits on
+//! no remote`), so a host's cleanup, a GUI or a script that no agent hook sees cannot remove or
+//! prune it without forcing twice. The lock is lifted when the worktree is clean and every
+//! commit of its HEAD is on a remote-tracking ref. A lock someone else set is never touched.
 //!
 //! Cost: on an edit this reads one session record and `stat`s the worktree's `locked` file; only
 //! an unlocked linked worktree is scanned for status, and `git` runs only to change the lock.
+//! Unpushed commits are looked at after git commands that move refs and at session end.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -49,6 +51,31 @@ fn reason(holder: &Session, files: usize) -> String {
         holder.short_id(),
         if files == 1 { "" } else { "s" }
     )
+}
+
+/// The lock reason for commits of HEAD on no remote, naming the live session working there.
+fn reason_unpushed(holder: Option<&Session>, commits: usize, branch: Option<&str>) -> String {
+    let who = holder
+        .map(|h| format!(" {} {}", h.host.name(), h.short_id()))
+        .unwrap_or_default();
+    let on = branch.map(|b| format!(" on {b}")).unwrap_or_default();
+    format!(
+        "{LOCK_PREFIX}{who} holds {commits}{} commit{} on no remote{on}",
+        if commits >= UNPUSHED_LIMIT { "+" } else { "" },
+        if commits == 1 { "" } else { "s" }
+    )
+}
+
+/// How many unpushed commits are counted at most.
+const UNPUSHED_LIMIT: usize = 50;
+
+/// The commits of the HEAD of the worktree at `root` that are on no remote-tracking ref
+/// (counted up to [`UNPUSHED_LIMIT`]), and its branch; `None` when it cannot be read.
+fn unpushed(root: &Path) -> Option<(usize, Option<String>)> {
+    let repo = git::Repo::open(root).ok()?;
+    let head = repo.head()?;
+    let n = repo.unpushed(&head, UNPUSHED_LIMIT).ok()?.len();
+    Some((n, git::worktree_at(root).and_then(|w| w.branch())))
 }
 
 /// Where to run `git worktree` for a clone: its main worktree, else the common dir.
@@ -124,6 +151,19 @@ fn lock_if_dirty(wt: &Worktree, me: &Session) {
     }
 }
 
+/// After a git command that may have made, moved or pushed commits in `wt`: lock or unlock it
+/// as its uncommitted files and unpushed commits say. Only a linked worktree is looked at, and
+/// a lock someone else set is left alone.
+pub(crate) fn refresh_after_git(store: &Store, wt: &Worktree, now: u64, ttl: Duration) {
+    if wt.git_dir == wt.common_dir || matches!(lock_state(&wt.git_dir), LockState::Foreign(_)) {
+        return;
+    }
+    let Ok(sessions) = store.sessions() else {
+        return;
+    };
+    settle(&wt.common_dir, &wt.root, &wt.git_dir, &sessions, now, ttl);
+}
+
 /// Re-evaluate every linked worktree git-dibs locked, and `extra` when it is linked: lock where
 /// a live session holds dirty files, unlock where the work is clean and either pushed or held
 /// by no live session.
@@ -163,7 +203,7 @@ pub(crate) fn settle(
     };
     let live: Vec<&Session> = sessions
         .iter()
-        .filter(|s| s.is_alive(now, ttl) && s.files.iter().any(|f| f.key.worktree == root))
+        .filter(|s| s.is_alive(now, ttl) && s.works_in(root))
         .collect();
     let holder = live.iter().find_map(|s| {
         let n = s
@@ -177,19 +217,18 @@ pub(crate) fn settle(
         LockState::Open => {
             if let Some((s, n)) = holder {
                 lock(common, root, &reason(s, n));
+            } else if let Some((n, branch)) = unpushed(root).filter(|(n, _)| *n > 0) {
+                let why = reason_unpushed(live.first().copied(), n, branch.as_deref());
+                lock(common, root, &why);
             }
         }
         LockState::Ours(_) => {
-            if !dirty.is_empty() {
+            // Kept while anything there is uncommitted or exists on no remote (or cannot be
+            // read); lifted once it is clean and pushed.
+            if !dirty.is_empty() || unpushed(root).is_none_or(|(n, _)| n > 0) {
                 return;
             }
-            let pushed = crate::git::lanes::LaneRepo::open(root)
-                .ok()
-                .and_then(|r| Some(r.on_remote(&r.commit_of("HEAD")?)))
-                .unwrap_or(false);
-            if pushed || live.is_empty() {
-                unlock_ours(common, root, git_dir);
-            }
+            unlock_ours(common, root, git_dir);
         }
         LockState::Foreign(_) => {}
     }

@@ -56,6 +56,8 @@ pub(crate) struct LaneView {
     pub husk: bool,
     /// A rebase or merge in progress there.
     pub in_progress: Option<&'static str>,
+    /// The host that made the worktree (`claude` for `claude -w NAME`), `null` for a lane.
+    pub made_by: Option<&'static str>,
 }
 
 /// Gather the facts of `lane`.
@@ -124,6 +126,7 @@ pub(crate) fn view(ctx: &Ctx, repo: &LaneRepo, sessions: &[Session], lane: &Lane
         } else {
             operation_in_progress(&lane.entry.git_dir)
         },
+        made_by: lane.made_by,
     }
 }
 
@@ -162,7 +165,11 @@ pub(crate) fn print_view(v: &LaneView) {
         ),
         None => "no holder".into(),
     };
-    println!("{}  {}  {}", v.name, v.path.display(), holder);
+    let made = v
+        .made_by
+        .map(|h| format!("  (made by {h})"))
+        .unwrap_or_default();
+    println!("{}  {}  {}{made}", v.name, v.path.display(), holder);
     if v.husk {
         println!("  husk: registered, but its folder has no .git link left");
         return;

@@ -23,12 +23,15 @@ use crate::git::{self, Worktree, WorktreeEntry};
 use crate::protocol::Host;
 use crate::store::{self, Session, Store, Target};
 
-pub(crate) use autolock::refresh_autolock;
+pub(crate) use autolock::{LOCK_PREFIX, refresh_after_git, refresh_autolock};
 
 /// The folder that groups lanes sharing one cargo target directory.
 pub(crate) const SHARED_TARGET_GROUP: &str = "shared-target";
 /// The prefix of every lane branch.
 pub(crate) const LANE_PREFIX: &str = "lane/";
+/// Where Claude Code makes its own worktrees (`claude -w NAME`, `isolation: "worktree"`),
+/// relative to the main worktree: `.claude/worktrees/NAME` on a branch `worktree-NAME`.
+pub(crate) const CLAUDE_WORKTREES: &str = ".claude/worktrees";
 
 /// Options of `lane`.
 #[derive(Debug, clap::Args)]
@@ -110,8 +113,10 @@ impl Ctx {
         })
     }
 
-    /// Every lane: a linked worktree on a `lane/` branch or inside the lanes folder.
+    /// Every lane: a linked worktree on a `lane/` branch or inside the lanes folder, and every
+    /// worktree a host made (`.claude/worktrees/NAME`).
     pub fn lanes(&self) -> Vec<Lane> {
+        let host_dir = self.main_root.join(CLAUDE_WORKTREES);
         git::list_worktrees(&self.common)
             .into_iter()
             .filter(|e| !e.main)
@@ -120,7 +125,8 @@ impl Ctx {
                 let on_lane = branch
                     .as_deref()
                     .is_some_and(|b| b.starts_with(LANE_PREFIX));
-                if !on_lane && !entry.root.starts_with(&self.dir) {
+                let made_by = entry.root.starts_with(&host_dir).then_some("claude");
+                if !on_lane && made_by.is_none() && !entry.root.starts_with(&self.dir) {
                     return None;
                 }
                 let name = match branch.as_deref().and_then(|b| b.strip_prefix(LANE_PREFIX)) {
@@ -131,6 +137,7 @@ impl Ctx {
                     name,
                     branch,
                     entry,
+                    made_by,
                 })
             })
             .collect()
@@ -165,6 +172,8 @@ pub(crate) struct Lane {
     pub branch: Option<String>,
     /// Its worktree entry.
     pub entry: WorktreeEntry,
+    /// The host that made it (`claude` for `.claude/worktrees/NAME`), `None` for a lane.
+    pub made_by: Option<&'static str>,
 }
 
 impl Lane {

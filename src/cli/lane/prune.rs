@@ -42,6 +42,11 @@ fn keep_reason(v: &LaneView, lane: &Lane) -> Option<String> {
     if !v.porcelain.is_empty() {
         return Some(format!("{} uncommitted change(s)", v.porcelain.len()));
     }
+    // A host's worktree goes with its branch: commits on no remote are kept even when landed
+    // on a local base.
+    if lane.made_by.is_some() && !v.pushed {
+        return Some("commits on no remote".into());
+    }
     if !v.landed && !v.pushed {
         return Some(match v.ahead {
             Some(n) => format!("unpushed and not landed ({n} commit(s) ahead of its base)"),
@@ -95,7 +100,7 @@ fn release_claims(ctx: &Ctx, sessions: &[Session], root: &Path, branch: Option<&
         if !targets.is_empty() {
             let _ = ctx
                 .store
-                .release(&s.id, Writer::Anonymous, ctx.now, Some(&targets));
+                .release(s.actor(), Writer::Anonymous, ctx.now, Some(&targets));
         }
     }
 }
