@@ -213,6 +213,11 @@ impl Scenario {
         self.spawn(name, cwd, args, false)
     }
 
+    /// [`Scenario::start_with`], with `path` as the session's whole `PATH`.
+    pub fn start_with_path(&self, name: &str, cwd: &Path, args: &[&str], path: &str) -> Session {
+        self.spawn_in(name, cwd, args, false, path)
+    }
+
     /// Start `claude -p --input-format stream-json` in `cwd`: several prompts in one session,
     /// sent with [`Scenario::say`]; it ends when [`Session::close_input`] is called.
     pub fn start_streaming(&self, name: &str, cwd: &Path) -> Session {
@@ -220,6 +225,17 @@ impl Scenario {
     }
 
     fn spawn(&self, name: &str, cwd: &Path, args: &[&str], streaming: bool) -> Session {
+        self.spawn_in(name, cwd, args, streaming, &self.path_var())
+    }
+
+    fn spawn_in(
+        &self,
+        name: &str,
+        cwd: &Path,
+        args: &[&str],
+        streaming: bool,
+        path: &str,
+    ) -> Session {
         let home = self.scratch.join(format!("home-{name}"));
         fs::create_dir_all(&home).unwrap();
         let stdout = self.scratch.join(format!("{name}.stdout"));
@@ -231,7 +247,7 @@ impl Scenario {
             .args(["--allowedTools", "Read,Edit,Write,Bash"])
             .current_dir(cwd)
             .env_clear()
-            .env("PATH", self.path_var())
+            .env("PATH", path)
             .env("HOME", &home)
             .env("SHELL", "/bin/bash")
             .env("LANG", "C.UTF-8")
