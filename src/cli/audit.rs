@@ -1,19 +1,33 @@
-//! `git dibs audit [--json]`: the guard's audit log (blocks, asks and bypasses), newest last.
+//! `git dibs audit`: the guard's audit log (blocks, asks, bypasses and forced releases), newest
+//! last, filtered by time, session and verdict. `--json` prints JSON lines: one object per
+//! line, each a whole audit record (a line the log holds damaged comes out as
+//! `{"unreadable": "<text>"}`), so `jq -c` and line tools read it.
 
 use std::process::ExitCode;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use anyhow::Result;
-use serde::Deserialize;
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
 
 /// Options of `audit`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Print the raw JSON lines.
+    /// Print JSON lines: one audit record (a JSON object) per line.
     #[arg(long)]
     pub json: bool,
+    /// Only lines from this long ago on (`2h`, `30m`), or since this time (RFC 3339,
+    /// `2026-11-29T06:00:00Z`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only lines of this session (its id, or the short id messages print).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Only lines with this verdict: block, ask, bypass or force-release.
+    #[arg(long, value_name = "VERDICT")]
+    pub verdict: Option<String>,
 }
 
-/// The fields of an audit line shown in the human form.
+/// The fields of an audit line that are shown and filtered on.
 #[derive(Debug, Deserialize)]
 struct Line {
     #[serde(default)]
@@ -28,17 +42,79 @@ struct Line {
     reason: String,
 }
 
+/// A line of the log that is not a JSON object, as `--json` prints it.
+#[derive(Serialize)]
+struct Unreadable<'a> {
+    unreadable: &'a str,
+}
+
+/// The verdicts an audit line may carry.
+const VERDICTS: [&str; 4] = ["block", "ask", "bypass", "force-release"];
+
+/// The earliest time `--since` lets through, in seconds since the Unix epoch.
+fn since_secs(text: &str, now: u64) -> Result<u64> {
+    if let Some(d) = crate::git::parse_duration(text) {
+        return Ok(now.saturating_sub(d.as_secs()));
+    }
+    let at = humantime::parse_rfc3339_weak(text).with_context(|| {
+        format!(
+            "--since `{text}` is neither a duration (2h, 30m) nor a time (2026-11-29T06:00:00Z)"
+        )
+    })?;
+    Ok(at
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs())
+}
+
+/// Seconds since the Unix epoch of an audit line's `at`; `None` when unreadable.
+fn line_secs(at: &str) -> Option<u64> {
+    humantime::parse_rfc3339_weak(at)
+        .ok()
+        .and_then(|t: SystemTime| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_secs())
+}
+
 /// Print the audit log of the current clone.
 pub fn run(args: Args) -> Result<ExitCode> {
     let (_, store) = super::current_store()?;
+    if let Some(v) = &args.verdict
+        && !VERDICTS.contains(&v.as_str())
+    {
+        bail!("--verdict `{v}` is not one of {}", VERDICTS.join(", "));
+    }
+    let since = match &args.since {
+        Some(t) => Some(since_secs(t, crate::store::now_secs())?),
+        None => None,
+    };
+    let session = match &args.session {
+        Some(s) if s.trim().is_empty() => bail!("--session names no session"),
+        Some(s) => Some(s.trim().to_owned()),
+        None => None,
+    };
+    let filtered = since.is_some() || session.is_some() || args.verdict.is_some();
     let lines = store.audit_lines()?;
+    let mut shown = 0;
     for raw in &lines {
-        if args.json {
-            println!("{raw}");
+        let parsed = serde_json::from_str::<Line>(raw).ok();
+        if let Some(l) = &parsed {
+            let keep = since.is_none_or(|s| line_secs(&l.at).is_some_and(|at| at >= s))
+                && session.as_deref().is_none_or(|s| l.session.starts_with(s))
+                && args.verdict.as_deref().is_none_or(|v| l.verdict == v);
+            if !keep {
+                continue;
+            }
+        } else if filtered {
             continue;
         }
-        match serde_json::from_str::<Line>(raw) {
-            Ok(l) => println!(
+        shown += 1;
+        match (&parsed, args.json) {
+            (Some(_), true) => println!("{raw}"),
+            (None, true) => println!(
+                "{}",
+                serde_json::to_string(&Unreadable { unreadable: raw })?
+            ),
+            (Some(l), false) => println!(
                 "{} {:<6} {} `{}`: {}",
                 l.at,
                 l.verdict,
@@ -46,11 +122,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 l.command.replace('\n', " "),
                 l.reason.replace('\n', " ")
             ),
-            Err(_) => println!("(unreadable line) {raw}"),
+            (None, false) => println!("(unreadable line) {raw}"),
         }
     }
-    if lines.is_empty() && !args.json {
-        eprintln!("git dibs: the audit log is empty");
+    if shown == 0 && !args.json {
+        let what = if filtered {
+            "no audit line matches"
+        } else {
+            "the audit log is empty"
+        };
+        eprintln!("git dibs: {what}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,7 +2,7 @@
 //! and the house rule) and at prompt time (live peers sharing its warm files).
 
 use crate::protocol::Response;
-use crate::store::Session;
+use crate::store::{ListedClaim, Session};
 
 use super::claims::describe_to;
 
@@ -33,19 +33,35 @@ pub fn few(items: &[String], shown: usize) -> String {
     text
 }
 
-/// At session start: disclose the live peers of this checkout (`peers` named one by one, and
-/// `more` others counted) to session `viewer`, or say nothing when alone.
-pub fn session_start(peers: &[Peer], more: usize, now: u64, viewer: &str) -> Response {
-    if peers.is_empty() {
+/// The most explicit claims a session start names.
+pub const SHOWN_CLAIMS: usize = 8;
+
+/// At session start: disclose to session `viewer` the live peers of this checkout (`peers`
+/// named one by one, and `more` others counted) and every live explicit claim of another
+/// session (`claims`, newest first, at most [`SHOWN_CLAIMS`]) with its intent, whoever holds
+/// it; or say nothing when alone.
+pub fn session_start(
+    peers: &[Peer],
+    more: usize,
+    claims: &[ListedClaim],
+    viewer: &str,
+) -> Response {
+    if peers.is_empty() && claims.is_empty() {
         return Response::Silent;
     }
     let total = peers.len() + more;
-    let mut lines = vec![format!(
-        "git-dibs: {} other live session{} work{} in this checkout:",
-        total,
-        if total == 1 { "" } else { "s" },
-        if total == 1 { "s" } else { "" },
-    )];
+    let mut lines = vec![if total == 0 {
+        "git-dibs: no other live session works in this worktree, but sessions elsewhere in this \
+         checkout hold claims:"
+            .to_owned()
+    } else {
+        format!(
+            "git-dibs: {} other live session{} work{} in this checkout:",
+            total,
+            if total == 1 { "" } else { "s" },
+            if total == 1 { "s" } else { "" },
+        )
+    }];
     for p in peers {
         let s = &p.session;
         let mut line = format!("- {}", describe_to(s, viewer));
@@ -54,18 +70,6 @@ pub fn session_start(peers: &[Peer], more: usize, now: u64, viewer: &str) -> Res
         }
         if let Some(w) = &s.worktree {
             line.push_str(&format!(" in {}", w.display()));
-        }
-        let intents: Vec<String> = s
-            .claims
-            .iter()
-            .filter(|c| c.until > now)
-            .map(|c| match &c.intent {
-                Some(i) => format!("{} ({i})", c.target),
-                None => c.target.to_string(),
-            })
-            .collect();
-        if !intents.is_empty() {
-            line.push_str(&format!("; claims {}", few(&intents, 3)));
         }
         if p.dirty.is_empty() {
             line.push_str("; no uncommitted files");
@@ -78,6 +82,23 @@ pub fn session_start(peers: &[Peer], more: usize, now: u64, viewer: &str) -> Res
         lines.push(format!(
             "- and {more} more within their lease (`git dibs status` lists them all)"
         ));
+    }
+    if !claims.is_empty() {
+        lines.push("Claimed (newest first):".to_owned());
+        for c in claims {
+            let kind = if c.exclusive { "exclusively " } else { "" };
+            let intent = c
+                .intent
+                .as_deref()
+                .map(|i| format!(": \"{i}\""))
+                .unwrap_or_default();
+            lines.push(format!(
+                "- {} {kind}by {} {}{intent}",
+                c.target,
+                c.host.name(),
+                c.short_id()
+            ));
+        }
     }
     lines.push(HOUSE_RULE.to_owned());
     let text = lines.join("\n");
@@ -199,7 +220,7 @@ mod tests {
 
     #[test]
     fn alone_says_nothing() {
-        assert_eq!(session_start(&[], 0, 100, "me"), Response::Silent);
+        assert_eq!(session_start(&[], 0, &[], "me"), Response::Silent);
         assert_eq!(prompt(&[], "me"), Response::Silent);
         assert_eq!(sub_agent_start(&[], 0, "me"), Response::Silent);
     }
@@ -207,7 +228,7 @@ mod tests {
     #[test]
     fn session_start_names_a_few_peers_and_counts_the_rest() {
         let peers = [peer("aaaaaaaa-1", &["src/a.rs"]), peer("bbbbbbbb-2", &[])];
-        let t = text(&session_start(&peers, 3, 100, "me"));
+        let t = text(&session_start(&peers, 3, &[], "me"));
         assert!(
             t.starts_with("git-dibs: 5 other live sessions work in this checkout:"),
             "{t}"

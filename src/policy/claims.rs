@@ -15,6 +15,8 @@ pub struct EditFacts {
     pub now: u64,
     /// The session id of the actor editing (its own session's threads are named as such).
     pub viewer: String,
+    /// The (peer id, file) pairs this session was already warned about in full.
+    pub told: Vec<(String, FileKey)>,
 }
 
 /// The facts the lost-update check needs, for a whole-file write of an existing file.
@@ -46,6 +48,21 @@ pub fn ago(now: u64, then: u64) -> String {
 /// (`git add`, `git commit -- PATH`) and the pre-commit hook both decide by this.
 pub fn may_commit_co_held(mine: &std::collections::BTreeSet<String>, path: &str) -> bool {
     mine.contains(path)
+}
+
+/// The key a co-edit warning remembers a peer by: its session id, and the sub-agent's id for a
+/// sub-agent.
+pub fn peer_key(s: &Session) -> String {
+    match &s.sub_agent {
+        Some(a) => format!("{}#{}", s.id, a.id),
+        None => s.id.clone(),
+    }
+}
+
+/// How a session is named in a brief message: `(held by claude 5f0c2b7e)`.
+fn describe_short(s: &Session) -> String {
+    let machine = s.machine().map(|m| format!(" on {m}")).unwrap_or_default();
+    format!("(held by {} {}{machine})", s.host.name(), s.short_id())
 }
 
 /// How a session is named in a message: host, short id, the machine of a session from
@@ -116,20 +133,54 @@ const MAX_HOLDER_LINES: usize = 4;
 
 /// Before an edit: warn (never block) when a live peer holds one of the files, and record the
 /// touch either way.
+///
+/// The full warning is given once per peer and file; after that, a brief line says the peer
+/// still holds it.
 pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
-    let changes = vec![Change::Touch(facts.files.clone())];
-    let mut lines: Vec<String> = facts
-        .files
-        .iter()
-        .zip(&facts.holders)
-        .flat_map(|(file, holders)| {
-            holders
-                .iter()
-                .map(move |h| holder_line(file, h, facts.now, &facts.viewer))
-        })
+    let mut changes = vec![Change::Touch(facts.files.clone())];
+    let pairs = || {
+        facts
+            .files
+            .iter()
+            .zip(&facts.holders)
+            .flat_map(|(file, holders)| holders.iter().map(move |h| (file, h)))
+    };
+    let told = |file: &FileKey, h: &Holder| {
+        facts
+            .told
+            .iter()
+            .any(|(peer, f)| *peer == peer_key(&h.session) && f == file)
+    };
+    let mut lines: Vec<String> = pairs()
+        .filter(|(file, h)| !told(file, h))
+        .map(|(file, h)| holder_line(file, h, facts.now, &facts.viewer))
         .collect();
-    if lines.is_empty() {
+    let brief: Vec<String> = pairs()
+        .filter(|(file, h)| told(file, h))
+        .map(|(file, h)| format!("{} {}", file.path, describe_short(&h.session)))
+        .collect();
+    let fresh: Vec<(String, FileKey)> = pairs()
+        .filter(|(file, h)| !told(file, h))
+        .map(|(file, h)| (peer_key(&h.session), file.clone()))
+        .collect();
+    if !fresh.is_empty() {
+        changes.push(Change::Warned(fresh));
+    }
+    if lines.is_empty() && brief.is_empty() {
         return (Response::Silent, changes);
+    }
+    if lines.is_empty() {
+        let text = format!(
+            "git-dibs: still shared, as said before: {}.",
+            brief.join(", ")
+        );
+        return (
+            Response::Warn {
+                person: text.clone(),
+                model: text,
+            },
+            changes,
+        );
     }
     if lines.len() > MAX_HOLDER_LINES {
         let more = lines.len() - (MAX_HOLDER_LINES - 1);
@@ -247,6 +298,7 @@ mod tests {
             holders: vec![vec![holder("aaaaaaaa-1"), holder("bbbbbbbb-2")]],
             now: 200,
             viewer: "me".into(),
+            told: Vec::new(),
         };
         let Response::Warn { person, .. } = before_edit(&few).0 else {
             panic!("a warning");
@@ -262,6 +314,7 @@ mod tests {
             holders: vec![(0..40).map(|i| holder(&format!("peer{i:04}-x"))).collect()],
             now: 200,
             viewer: "me".into(),
+            told: Vec::new(),
         };
         let Response::Warn { person, model } = before_edit(&many).0 else {
             panic!("a warning");

@@ -10,6 +10,8 @@
 //! `settings.json` keeps the `dibs.*` settings with the fingerprint of the config they came from;
 //! `trees` keeps the tree of the last few HEAD commits.
 
+mod claimlist;
+mod clear;
 mod fsio;
 mod health;
 mod prune;
@@ -25,6 +27,7 @@ use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub use claimlist::ListedClaim;
 pub use health::{DAMAGED_LABEL, Kind as AsideKind, SetAside};
 pub(crate) use record::fnv1a;
 pub use record::{
@@ -32,6 +35,7 @@ pub use record::{
     Target, short_id,
 };
 pub use remote::{SyncDue, SyncLock};
+pub use roster::Listed;
 pub use write::{COALESCE, ClaimRequest, Grant, Writer};
 
 /// How long a writer waits for the lock before giving up.
@@ -188,15 +192,6 @@ const MEMO_TREES: usize = 16;
 struct KeptSettings {
     fingerprint: String,
     values: BTreeMap<String, String>,
-}
-
-/// A session listed under a worktree, found by [`Store::recent_in`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listed {
-    marker: PathBuf,
-    key: String,
-    /// When its listing was last written, seconds since the Unix epoch.
-    pub written: u64,
 }
 
 /// Another session holding a file, with its touch of it.
@@ -422,75 +417,6 @@ impl Store {
             .into_iter()
             .filter(|s| s.claim_on(target, now).is_some())
             .collect())
-    }
-
-    /// The sessions other than `except` working in the worktree at `root` whose last recorded
-    /// activity is at or after `since` (seconds since the Unix epoch), newest first: one read
-    /// of the worktree's roster (a store written before rosters: one `stat` per marker). The
-    /// recorded activity trails the session's last by at most the coalescing window; ended
-    /// sessions are not listed.
-    pub fn recent_in<'a>(
-        &self,
-        root: &Path,
-        except: impl Into<Actor<'a>>,
-        since: u64,
-    ) -> Result<Vec<Listed>, StoreError> {
-        let dir = self.index_dir(&record::worktree_digest(root));
-        let skip = actor_key(except.into());
-        let mut out = Vec::new();
-        if let Some(roster) = self.roster(root)? {
-            for (written, key) in roster {
-                if key != skip && written >= since {
-                    out.push(Listed {
-                        marker: dir.join(&key),
-                        key,
-                        written,
-                    });
-                }
-            }
-        } else {
-            // A store from before rosters: one stat per marker.
-            let Some(entries) = list_index(&dir)? else {
-                return Ok(Vec::new());
-            };
-            for entry in entries {
-                let entry = entry.map_err(io_err(&dir))?;
-                let name = entry.file_name();
-                if name == skip.as_str() || name.as_encoded_bytes().starts_with(b".") {
-                    continue;
-                }
-                // An empty marker is a claim on the worktree, or left by a session that moved on.
-                let Ok(meta) = entry.metadata() else { continue };
-                let written = meta
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_secs());
-                if meta.len() > 0 && written >= since {
-                    out.push(Listed {
-                        marker: entry.path(),
-                        key: name.to_string_lossy().into_owned(),
-                        written,
-                    });
-                }
-            }
-        }
-        out.sort_by(|a, b| b.written.cmp(&a.written).then_with(|| a.key.cmp(&b.key)));
-        Ok(out)
-    }
-
-    /// The header of a session found by [`Store::recent_in`], from its marker (or, when that is
-    /// torn, its record); `None` when neither can be read.
-    pub fn head_of(&self, listed: &Listed) -> Option<SessionHead> {
-        read_small(&listed.marker)
-            .and_then(|b| serde_json::from_slice::<SessionHead>(&b).ok())
-            .or_else(|| {
-                let path = self
-                    .dir
-                    .join("sessions")
-                    .join(format!("{}.json", listed.key));
-                serde_json::from_slice::<SessionHead>(&fs::read(path).ok()?).ok()
-            })
     }
 
     /// The `dibs.*` settings kept for config files with this `fingerprint`, if they are the

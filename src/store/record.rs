@@ -269,7 +269,12 @@ pub struct Session {
     /// File contents as last seen by this session, newest last (bounded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seen: Vec<SeenFile>,
-    /// Set once `status` has reported that the session died holding dirty files.
+    /// The (peer, file) pairs this session was warned about in full; later co-edit warnings
+    /// about them are brief (bounded, oldest dropped first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warned: Vec<Warned>,
+    /// Set once `status` had reported that the session died holding dirty files (kept for
+    /// records of older versions; `status` now lists such work until it is dealt with).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub death_reported: bool,
     /// Whether the lookup index currently lists this session (cleared when pruned).
@@ -278,6 +283,25 @@ pub struct Session {
     /// For a session imported from another machine by `git dibs sync`: where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<Origin>,
+}
+
+/// One co-edit warning given in full: about `peer`'s hold on the file with this digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warned {
+    /// The peer's session id.
+    pub peer: String,
+    /// The file's digest (as in the index).
+    pub file: String,
+}
+
+impl Session {
+    /// Whether this session was already warned in full that `peer` holds `key`.
+    pub fn was_warned(&self, peer: &str, key: &FileKey) -> bool {
+        let digest = key.digest();
+        self.warned
+            .iter()
+            .any(|w| w.peer == peer && w.file == digest)
+    }
 }
 
 /// Where a session imported from another machine came from.
@@ -319,6 +343,7 @@ impl Session {
             files: Vec::new(),
             claims: Vec::new(),
             seen: Vec::new(),
+            warned: Vec::new(),
             death_reported: false,
             indexed: true,
             origin: None,
@@ -483,4 +508,6 @@ pub enum Change {
     End,
     /// `status` reported the session's death.
     DeathReported,
+    /// The session was warned in full that these peers (ids) hold these files.
+    Warned(Vec<(String, FileKey)>),
 }

@@ -8,9 +8,10 @@
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
 
-use super::record::worktree_digest;
-use super::{Store, StoreError, fsio, io_err};
+use super::record::{self, Actor, SessionHead, worktree_digest};
+use super::{Store, StoreError, actor_key, fsio, io_err, list_index, read_small};
 
 /// The roster's file name inside a worktree's index folder (a dot name: never a marker).
 pub(super) const ROSTER: &str = ".roster";
@@ -37,7 +38,85 @@ fn well_formed(bytes: &[u8]) -> bool {
     })
 }
 
+/// A session listed under a worktree, found by [`Store::recent_in`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    marker: PathBuf,
+    key: String,
+    /// When its listing was last written, seconds since the Unix epoch.
+    pub written: u64,
+}
+
 impl Store {
+    /// The sessions other than `except` working in the worktree at `root` whose last recorded
+    /// activity is at or after `since` (seconds since the Unix epoch), newest first: one read
+    /// of the worktree's roster (a store written before rosters: one `stat` per marker). The
+    /// recorded activity trails the session's last by at most the coalescing window; ended
+    /// sessions are not listed.
+    pub fn recent_in<'a>(
+        &self,
+        root: &Path,
+        except: impl Into<Actor<'a>>,
+        since: u64,
+    ) -> Result<Vec<Listed>, StoreError> {
+        let dir = self.index_dir(&record::worktree_digest(root));
+        let skip = actor_key(except.into());
+        let mut out = Vec::new();
+        if let Some(roster) = self.roster(root)? {
+            for (written, key) in roster {
+                if key != skip && written >= since {
+                    out.push(Listed {
+                        marker: dir.join(&key),
+                        key,
+                        written,
+                    });
+                }
+            }
+        } else {
+            // A store from before rosters: one stat per marker.
+            let Some(entries) = list_index(&dir)? else {
+                return Ok(Vec::new());
+            };
+            for entry in entries {
+                let entry = entry.map_err(io_err(&dir))?;
+                let name = entry.file_name();
+                if name == skip.as_str() || name.as_encoded_bytes().starts_with(b".") {
+                    continue;
+                }
+                // An empty marker is a claim on the worktree, or left by a session that moved on.
+                let Ok(meta) = entry.metadata() else { continue };
+                let written = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_secs());
+                if meta.len() > 0 && written >= since {
+                    out.push(Listed {
+                        marker: entry.path(),
+                        key: name.to_string_lossy().into_owned(),
+                        written,
+                    });
+                }
+            }
+        }
+        out.sort_by(|a, b| b.written.cmp(&a.written).then_with(|| a.key.cmp(&b.key)));
+        Ok(out)
+    }
+
+    /// The header of a session found by [`Store::recent_in`], from its marker (or, when that is
+    /// torn, its record); `None` when neither can be read.
+    pub fn head_of(&self, listed: &Listed) -> Option<SessionHead> {
+        read_small(&listed.marker)
+            .and_then(|b| serde_json::from_slice::<SessionHead>(&b).ok())
+            .or_else(|| {
+                let path = self
+                    .dir
+                    .join("sessions")
+                    .join(format!("{}.json", listed.key));
+                serde_json::from_slice::<SessionHead>(&fs::read(path).ok()?).ok()
+            })
+    }
+
     fn roster_path(&self, root: &Path) -> PathBuf {
         self.index_dir(&worktree_digest(root)).join(ROSTER)
     }

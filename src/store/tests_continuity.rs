@@ -174,12 +174,15 @@ fn after_clear_the_new_session_takes_over_the_old_ones_claims() {
         store.holders(&key("a.rs"), "x", 3).unwrap()[0].session.id,
         "new"
     );
-    // Only once.
+    // The note is used once; a second `/clear` in the same process without a `SessionEnd`
+    // hands the claims on again, from the process's latest session.
+    assert!(!store.dir().join("cleared").join(p.key()).exists());
     assert_eq!(
         store
             .take_over_cleared(&p, "newer", Host::Claude, 4)
-            .unwrap(),
-        None
+            .unwrap()
+            .as_deref(),
+        Some("new")
     );
     // Another process's clear never merges.
     let other = process(301);

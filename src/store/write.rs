@@ -15,6 +15,8 @@ use crate::protocol::Host;
 const MAX_FORMER: usize = 8;
 /// How many seen-file digests a record keeps.
 const MAX_SEEN: usize = 256;
+/// How many (peer, file) co-edit warnings a record remembers.
+const MAX_WARNED: usize = 128;
 
 /// Who is writing, for the fencing check.
 #[derive(Debug, Clone, Copy)]
@@ -74,7 +76,11 @@ pub enum Grant {
 }
 
 /// Check `writer` against `session` and record a takeover. Errors when the writer is fenced.
-fn fence(session: &mut Session, writer: Writer<'_>, exists: bool) -> Result<(), StoreError> {
+pub(super) fn fence(
+    session: &mut Session,
+    writer: Writer<'_>,
+    exists: bool,
+) -> Result<(), StoreError> {
     let fenced = |held| StoreError::Fenced {
         session: session.id.clone(),
         held,
@@ -358,61 +364,6 @@ impl Store {
         self.write_session(Some(&old), &mut session)
     }
 
-    /// Remember that `process` just ended session `id` with `/clear`.
-    pub fn note_cleared(&self, process: &AgentProcess, id: &str) -> Result<(), StoreError> {
-        let dir = self.dir.join("cleared");
-        if !dir.is_dir() {
-            self.make_dir(&dir)?;
-        }
-        let path = dir.join(process.key());
-        fsio::write_atomic(&path, id.as_bytes()).map_err(io_err(&path))
-    }
-
-    /// After `/clear` in `process`: the new session `id` takes over the claims of the session
-    /// that process cleared, and that record ends. Returns the old id when there was one.
-    pub fn take_over_cleared(
-        &self,
-        process: &AgentProcess,
-        id: &str,
-        host: Host,
-        now: u64,
-    ) -> Result<Option<String>, StoreError> {
-        let note = self.dir.join("cleared").join(process.key());
-        let Ok(old_id) = fs::read_to_string(&note) else {
-            return Ok(None);
-        };
-        let _guard = self.lock()?;
-        let _ = fs::remove_file(&note);
-        if old_id == id {
-            return Ok(None);
-        }
-        let Some(old) = self.read_record(&self.session_path(&old_id), true)? else {
-            return Ok(None);
-        };
-        let mut ended = old.clone();
-        ended.files.clear();
-        ended.claims.clear();
-        ended.ended.get_or_insert(now);
-        let prev = self.read_record(&self.session_path(id), true)?;
-        let mut new = prev.clone().unwrap_or_else(|| Session::new(id, host, now));
-        fence(
-            &mut new,
-            Writer::Agent {
-                process,
-                register: true,
-            },
-            prev.is_some(),
-        )?;
-        fold_into(&mut new, &old);
-        if new.label.is_none() {
-            new.label.clone_from(&old.label);
-        }
-        new.last_seen = now;
-        self.write_session(Some(&old), &mut ended)?;
-        self.write_session(prev.as_ref(), &mut new)?;
-        Ok(Some(old_id))
-    }
-
     /// Write `new` (the lock is held) and bring the index in line with it.
     pub(super) fn write_session(
         &self,
@@ -441,6 +392,7 @@ impl Store {
         let bytes = serde_json::to_vec(&*new).expect("a session record always serializes");
         fsio::write_atomic(&path, &bytes).map_err(io_err(&path))?;
         self.write_head_marker(old, new, &name);
+        self.update_claim_list(old, new);
         Ok(())
     }
 
@@ -488,7 +440,7 @@ impl Store {
 
 /// Give `to` what `from` holds: its touches (the later of two touches of one file wins), its
 /// claims on targets `to` does not claim, and its seen contents.
-fn fold_into(to: &mut Session, from: &Session) {
+pub(super) fn fold_into(to: &mut Session, from: &Session) {
     for f in &from.files {
         match to.files.iter_mut().find(|t| t.key == f.key) {
             Some(t) => {
@@ -533,6 +485,7 @@ fn worth_writing(old: &Session, new: &Session) -> bool {
         || old.files.len() != new.files.len()
         || old.claims.len() != new.claims.len()
         || old.seen.len() != new.seen.len()
+        || old.warned.len() != new.warned.len()
     {
         return true;
     }
@@ -587,7 +540,7 @@ fn apply_change(session: &mut Session, now: u64, change: &Change) {
                 }
                 let target = Target::File(key.clone());
                 for c in session.claims.iter_mut().filter(|c| c.target == target) {
-                    c.until = c.until.max(now + c.lease);
+                    c.until = c.until.max(now.saturating_add(c.lease));
                 }
             }
         }
@@ -613,6 +566,23 @@ fn apply_change(session: &mut Session, now: u64, change: &Change) {
         Change::ReleaseAll => {
             session.files.clear();
             session.claims.clear();
+        }
+        Change::Warned(told) => {
+            for (peer, key) in told {
+                let digest = key.digest();
+                if !session
+                    .warned
+                    .iter()
+                    .any(|w| &w.peer == peer && w.file == digest)
+                {
+                    session.warned.push(super::record::Warned {
+                        peer: peer.clone(),
+                        file: digest,
+                    });
+                }
+            }
+            let extra = session.warned.len().saturating_sub(MAX_WARNED);
+            session.warned.drain(..extra);
         }
         Change::End => session.ended = Some(now),
         Change::DeathReported => session.death_reported = true,

@@ -46,19 +46,35 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
         }
         holders.push(live);
     }
-    if tool == "Write" && !holders[0].is_empty() {
-        let me = store.session(Actor::of(ctx.event))?;
-        if let (Some(me), Some(current)) = (me, digest_of(first)) {
-            let facts = OverwriteFacts {
-                file: files[0].clone(),
-                seen: me.seen.iter().find(|s| s.key == files[0]).cloned(),
-                current,
-                viewer: ctx.event.session_id.clone(),
-            };
-            if let Some(refusal) = claims::lost_update(&facts, &holders[0]) {
-                ctx.record(&store, wt, false, &[ctx.activity()])?;
-                return Ok(refusal);
-            }
+    // The actor's own record, read only when someone else holds one of the files.
+    let me = if holders.iter().any(|h| !h.is_empty()) {
+        store.session(Actor::of(ctx.event))?
+    } else {
+        None
+    };
+    let told: Vec<(String, FileKey)> = files
+        .iter()
+        .zip(&holders)
+        .flat_map(|(f, hs)| hs.iter().map(move |h| (f, h)))
+        .filter(|(f, h)| {
+            me.as_ref()
+                .is_some_and(|m| m.was_warned(&claims::peer_key(&h.session), f))
+        })
+        .map(|(f, h)| (claims::peer_key(&h.session), f.clone()))
+        .collect();
+    if tool == "Write"
+        && !holders[0].is_empty()
+        && let (Some(me), Some(current)) = (&me, digest_of(first))
+    {
+        let facts = OverwriteFacts {
+            file: files[0].clone(),
+            seen: me.seen.iter().find(|s| s.key == files[0]).cloned(),
+            current,
+            viewer: ctx.event.session_id.clone(),
+        };
+        if let Some(refusal) = claims::lost_update(&facts, &holders[0]) {
+            ctx.record(&store, wt, false, &[ctx.activity()])?;
+            return Ok(refusal);
         }
     }
     let facts = EditFacts {
@@ -66,6 +82,7 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
         holders,
         now: ctx.now,
         viewer: ctx.event.session_id.clone(),
+        told,
     };
     let (response, touch) = claims::before_edit(&facts);
     let mut changes = vec![ctx.activity()];

@@ -130,6 +130,7 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
     }
     ctx.record(&store, wt, true, &[ctx.activity()])?;
     let (others, more) = live_others(ctx, &store, wt, SHOWN_PEERS)?;
+    let claims = live_claims(ctx, &store, &others, ctx.ttl(wt));
     let dirty = dirty_files(&others, wt, &store);
     let peers: Vec<Peer> = others
         .into_iter()
@@ -139,9 +140,47 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
     Ok(awareness::session_start(
         &peers,
         more,
-        ctx.now,
+        &claims,
         &ctx.event.session_id,
     ))
+}
+
+/// The live explicit claims of other sessions anywhere in this clone, newest first, at most
+/// [`awareness::SHOWN_CLAIMS`]: from the store's claim list (one read), each holder's
+/// liveness checked by its record (read only for the claims named).
+fn live_claims(
+    ctx: &Ctx<'_>,
+    store: &Store,
+    known: &[Session],
+    ttl: std::time::Duration,
+) -> Vec<store::ListedClaim> {
+    let mut out = Vec::new();
+    let mut verdicts: Vec<(String, bool)> = Vec::new();
+    for c in store.explicit_claims() {
+        if out.len() == awareness::SHOWN_CLAIMS {
+            break;
+        }
+        if c.until <= ctx.now || c.session == ctx.event.session_id {
+            continue;
+        }
+        let live = match verdicts.iter().find(|(id, _)| *id == c.session) {
+            Some((_, live)) => *live,
+            None => {
+                let live = match known.iter().find(|s| s.id == c.session) {
+                    Some(_) => true,
+                    None => store.session(&c.session).ok().flatten().is_some_and(|s| {
+                        s.is_alive(ctx.now, ttl) && s.claims.iter().any(|h| h.until > ctx.now)
+                    }),
+                };
+                verdicts.push((c.session.clone(), live));
+                live
+            }
+        };
+        if live {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The live actors other than the caller working in the checkout of `wt` (itself and the

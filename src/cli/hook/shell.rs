@@ -56,6 +56,7 @@ pub fn before(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreEr
         holders,
         now: ctx.now,
         viewer: event.session_id.clone(),
+        told: Vec::new(),
     });
     Ok(response)
 }

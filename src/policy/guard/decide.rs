@@ -67,7 +67,14 @@ pub fn decide(verdicts: &[(Guarded, Verdict)]) -> Decision {
             audit: blocks.iter().map(|f| entry("block", f)).collect(),
         };
     }
-    let mut audit: Vec<AuditEntry> = bypasses.iter().map(|f| entry("bypass", f)).collect();
+    let mut audit: Vec<AuditEntry> = bypasses
+        .iter()
+        .map(|f| {
+            let mut e = entry("bypass", f);
+            e.reason = bypassed_reason(&e.reason);
+            e
+        })
+        .collect();
     if !asks.is_empty() {
         audit.extend(asks.iter().map(|f| entry("ask", f)));
         let reason = asks
@@ -84,4 +91,14 @@ pub fn decide(verdicts: &[(Guarded, Verdict)]) -> Decision {
         response: Response::Silent,
         audit,
     }
+}
+
+/// The audit reason of a command let through by the bypass: what happened first, then what the
+/// guard would have said ("git-dibs refused ..." told as "would have refused ...").
+fn bypassed_reason(reason: &str) -> String {
+    let told = match reason.strip_prefix("git-dibs refused ") {
+        Some(rest) => format!("git-dibs would have refused {rest}"),
+        None => reason.replacen("git-dibs cannot tell", "git-dibs could not tell", 1),
+    };
+    format!("let through ({BYPASS_VAR}=1): {told}")
 }

@@ -238,6 +238,25 @@ fn at_risk_under<'a>(facts: &'a WorktreeFacts, target: &Path) -> Vec<&'a Worktre
         .collect()
 }
 
+/// What `risky` are, counted: "a repository", "2 worktrees", "a repository and a worktree".
+/// A main worktree is a whole repository (its `.git` holds everything).
+fn kinds(risky: &[&WorktreeState]) -> String {
+    let count = |n: usize, one: &str, many: &str| match n {
+        0 => None,
+        1 => Some(format!("a {one}")),
+        n => Some(format!("{n} {many}")),
+    };
+    let repos = risky.iter().filter(|w| w.main).count();
+    [
+        count(repos, "repository", "repositories"),
+        count(risky.len() - repos, "worktree", "worktrees"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" and ")
+}
+
 /// Rule 2: `rm -r` of a worktree root or a folder that holds worktrees.
 pub fn check_rm(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
     let mut risky: Vec<&WorktreeState> = Vec::new();
@@ -256,9 +275,10 @@ pub fn check_rm(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
         Finding::new(
             "worktree-rm",
             format!(
-                "git-dibs refused `{}`: it deletes worktree(s) holding work that exists nowhere \
-                 else. {}. {INSTEAD} Use `git worktree remove` for a clean, pushed worktree.",
+                "git-dibs refused `{}`: it deletes {} holding work that exists nowhere else. \
+                 {}. {INSTEAD} Use `git worktree remove` for a clean, pushed worktree.",
                 g.display,
+                kinds(&risky),
                 described.join(". ")
             ),
         )
@@ -286,10 +306,10 @@ pub fn check_find(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
         Finding::new(
             "worktree-find",
             format!(
-                "git-dibs cannot tell what `{}` deletes: it searches over worktree(s) with \
-                 uncommitted or unpushed work ({}). Name the files to delete explicitly, or ask \
-                 the person.",
+                "git-dibs cannot tell what `{}` deletes: it searches over {} with uncommitted \
+                 or unpushed work ({}). Name the files to delete explicitly, or ask the person.",
                 g.display,
+                kinds(&risky),
                 list(&roots)
             ),
         )
