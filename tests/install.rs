@@ -429,6 +429,16 @@ fn doctor_before_and_after_install() {
     );
 
     ok(&s.run(&["install"]));
+    // Uncommitted, the project file does not reach the worktrees `claude -w` makes.
+    let out = s.run(&["doctor"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("new `claude -w` worktrees would run without git-dibs"),
+        "{text}"
+    );
+    git(&s.repo.root, &["add", ".claude/settings.json"]);
+    git(&s.repo.root, &["commit", "-qm", "wire git-dibs"]);
     let out = s.run(&["doctor"]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
@@ -455,6 +465,47 @@ fn doctor_before_and_after_install() {
     .assert_silent();
     let text = stdout(&s.run(&["doctor"]));
     assert!(text.contains("1 live session "), "{text}");
+}
+
+#[test]
+fn doctor_names_worktrees_whose_sessions_would_run_unguarded() {
+    let s = Setup::new();
+    // A worktree made from a commit without the wiring, then the wiring committed.
+    let old = s.repo.worktree("old-wt");
+    ok(&s.run(&["install"]));
+    git(&s.repo.root, &["add", ".claude/settings.json"]);
+    git(&s.repo.root, &["commit", "-qm", "wire git-dibs"]);
+    let fresh = s.repo.root.join(".claude/worktrees/fresh");
+    git(
+        &s.repo.root,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "worktree-fresh",
+            fresh.to_str().unwrap(),
+        ],
+    );
+    let out = s.run(&["doctor"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.contains("would run without git-dibs"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains(&old.display().to_string()), "{line}");
+    assert!(
+        !line.contains("fresh"),
+        "made from the wired commit: {line}"
+    );
+    assert!(!text.contains("new `claude -w` worktrees would"), "{text}");
+    // Wired for the user, every worktree is covered.
+    ok(&s.run(&["install", "--user"]));
+    let out = s.run(&["doctor"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("git-dibs is wired for this user"), "{text}");
 }
 
 #[test]

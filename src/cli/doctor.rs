@@ -12,6 +12,7 @@ use anyhow::Result;
 use super::install::{Scope, find_on_path, load};
 
 mod damage;
+mod worktrees;
 use crate::git::{self, Worktree};
 use crate::protocol::settings::{self, ConfigHost, HOOKS, HookSpec, Settings};
 use crate::store::{self, Store};
@@ -410,6 +411,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     check_settings(&mut r, wt.as_ref());
     if let Some(wt) = &wt {
         check_hosts(&mut r, wt);
+        worktrees::check(&mut r, wt);
     }
     if let Some(wt) = &wt {
         check_git_hooks(&mut r);
