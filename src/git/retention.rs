@@ -17,8 +17,11 @@ pub const RETENTION_PREFIX: &str = "refs/dibs/retention/";
 pub struct Retained {
     /// Retention refs created.
     pub created: Vec<String>,
-    /// Retention refs dropped (their commit reached a remote, or another ref holds it).
+    /// Retention refs dropped because their commit reached a remote.
     pub dropped: Vec<String>,
+    /// Retention refs dropped because another retention ref holds their commit: `(dropped,
+    /// the ref that holds it)`.
+    pub covered: Vec<(String, String)>,
     /// What was pushed (`<remote> <refspec>`), with `dibs.retentionPush`.
     pub pushed: Vec<String>,
     /// Pushes that failed (they never fail the call).
@@ -67,6 +70,7 @@ pub fn retain_all(repo_dir: &Path) -> Result<Retained, LaneError> {
         let r = retain_commit(repo_dir, &repo, branch, &tip, None)?;
         all.created.extend(r.created);
         all.dropped.extend(r.dropped);
+        all.covered.extend(r.covered);
         all.pushed.extend(r.pushed);
         all.push_errors.extend(r.push_errors);
     }
@@ -125,7 +129,9 @@ fn retain_commit(
         push(dir, repo, label, commit, &mut out);
     }
     let keep = except.map(|_| name.as_str());
-    out.dropped = sweep_with(dir, &LaneRepo::open(dir)?, keep)?;
+    let swept = sweep_with(dir, &LaneRepo::open(dir)?, keep)?;
+    out.dropped = swept.dropped;
+    out.covered = swept.covered;
     Ok(out)
 }
 
@@ -178,25 +184,31 @@ fn push(dir: &Path, repo: &LaneRepo, branch: &str, commit: &str, out: &mut Retai
 }
 
 /// Drop retention refs whose commit is on a remote-tracking ref, or is contained in another
-/// retention ref. Returns the dropped names.
-pub fn sweep(repo_dir: &Path) -> Result<Vec<String>, LaneError> {
+/// retention ref. Returns what was dropped, and why.
+pub fn sweep(repo_dir: &Path) -> Result<Retained, LaneError> {
     sweep_with(repo_dir, &LaneRepo::open(repo_dir)?, None)
 }
 
-fn sweep_with(dir: &Path, repo: &LaneRepo, keep: Option<&str>) -> Result<Vec<String>, LaneError> {
+fn sweep_with(dir: &Path, repo: &LaneRepo, keep: Option<&str>) -> Result<Retained, LaneError> {
     let refs = repo.refs_under(RETENTION_PREFIX);
-    let mut dropped = Vec::new();
+    let mut out = Retained::default();
+    let gone = |out: &Retained, name: &String| {
+        out.dropped.contains(name) || out.covered.iter().any(|(n, _)| n == name)
+    };
     for (i, (name, tip)) in refs.iter().enumerate() {
         if Some(name.as_str()) == keep {
             continue;
         }
-        let covered = refs.iter().enumerate().any(|(j, (other, t))| {
-            j != i && !dropped.contains(other) && (t != tip || j < i) && repo.is_ancestor(tip, t)
+        let holder = refs.iter().enumerate().find(|(j, (other, t))| {
+            *j != i && !gone(&out, other) && (t != tip || *j < i) && repo.is_ancestor(tip, t)
         });
-        if covered || repo.on_remote(tip) {
+        if repo.on_remote(tip) {
             git(dir, &["update-ref", "-d", name, tip])?;
-            dropped.push(name.clone());
+            out.dropped.push(name.clone());
+        } else if let Some((_, (other, _))) = holder {
+            git(dir, &["update-ref", "-d", name, tip])?;
+            out.covered.push((name.clone(), other.clone()));
         }
     }
-    Ok(dropped)
+    Ok(out)
 }

@@ -5,6 +5,7 @@
 //! a base checked out in a clean worktree is updated there with `git read-tree -m -u OLD NEW`,
 //! which refuses to overwrite anything, and the ref is swapped back if that fails.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
@@ -144,12 +145,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let tip = repo.branch_tip(&branch).unwrap_or_default();
     let new = match mode {
         Mode::Squash if tip != old => {
-            let summaries = git(&root, &["log", "--format=- %s", &format!("{old}..{tip}")])?;
-            let msg = format!(
-                "{} (squashed lane {})\n\n{summaries}\n",
-                repo.summary(&tip),
-                lane.name
-            );
+            let msg = squash_message(&root, &old, &tip, &lane.name)?;
             git(
                 &root,
                 &[
@@ -288,6 +284,35 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The message of a squashed landing: the lane's own commits speak (merges of the base into the
+/// lane are left out): one commit gives its whole message; several give the oldest one's
+/// subject, then every subject.
+fn squash_message(root: &Path, old: &str, tip: &str, lane: &str) -> Result<String> {
+    let range = format!("{old}..{tip}");
+    let subjects = git(
+        root,
+        &["log", "--no-merges", "--reverse", "--format=%s", &range],
+    )?;
+    let subjects: Vec<&str> = subjects.lines().filter(|l| !l.trim().is_empty()).collect();
+    match subjects.as_slice() {
+        [] => Ok(format!("Squashed lane {lane}\n")),
+        [_] => {
+            let only = git(
+                root,
+                &["log", "--no-merges", "--format=%B", "-n", "1", &range],
+            )?;
+            Ok(format!("{}\n", only.trim_end()))
+        }
+        [first, ..] => {
+            let list: Vec<String> = subjects.iter().map(|s| format!("- {s}")).collect();
+            Ok(format!(
+                "{first} (squashed lane {lane})\n\n{}\n",
+                list.join("\n")
+            ))
+        }
+    }
 }
 
 /// Record that the lane's `tip` landed: `refs/dibs/landed/<lane branch>`.

@@ -50,6 +50,13 @@ pub(crate) struct LaneView {
     pub pushed: bool,
     /// The lane's commits are on its base (local or remote), or it was landed by `land`.
     pub landed: bool,
+    /// Whether the lane has commits of its own (ahead of its base, or landed by `land`); a new
+    /// lane has none and is neither pushed nor landed in `lane list`'s words.
+    pub own_commits: bool,
+    /// The remote base the lane's work is on, by the same tests as `git dibs landed` (without
+    /// the pull-request one); `null` when it is not there (or the lane has no commits of its
+    /// own).
+    pub landed_on: Option<String>,
     /// The lock reason, when locked.
     pub locked: Option<String>,
     /// A registered worktree with no `.git` link left (or no folder).
@@ -99,6 +106,21 @@ pub(crate) fn view(ctx: &Ctx, repo: &LaneRepo, sessions: &[Session], lane: &Lane
             || base_tip.as_deref().is_some_and(|b| repo.is_ancestor(t, b))
             || remote.as_deref().is_some_and(|r| repo.is_ancestor(t, r))
     });
+    // Nothing ahead of its base and never landed: a lane with no commits of its own yet (a lane
+    // fast-forwarded onto its base by `land` is also 0 ahead, and has its landed marker).
+    let marked = lane
+        .branch
+        .as_deref()
+        .and_then(|b| repo.landed_marker(b))
+        .is_some();
+    let own_commits = ahead != Some(0) || marked;
+    let landed_on = match (&lane.branch, own_commits) {
+        (Some(b), true) => crate::git::landed::landed(root, b, None, false)
+            .ok()
+            .filter(|r| r.answer != crate::git::landed::Answer::NotLanded)
+            .map(|r| r.base),
+        _ => None,
+    };
     let holder = holder(ctx, sessions, root).map(|h| HolderView {
         session: h.session.id.clone(),
         short_id: h.session.short_id().to_owned(),
@@ -119,6 +141,8 @@ pub(crate) fn view(ctx: &Ctx, repo: &LaneRepo, sessions: &[Session], lane: &Lane
         porcelain,
         pushed,
         landed,
+        own_commits,
+        landed_on,
         locked: lane.entry.locked.clone(),
         husk,
         in_progress: if husk {
@@ -178,12 +202,28 @@ pub(crate) fn print_view(v: &LaneView) {
         (Some(a), Some(b)) => format!("  {a} ahead, {b} behind"),
         _ => String::new(),
     };
+    // Said as `git dibs landed` says it: landed means on the remote base.
+    let state = match (v.own_commits, &v.landed_on) {
+        (false, _) => "no commits of its own yet".to_owned(),
+        (_, Some(remote)) => format!(
+            "{}  landed on {}",
+            if v.pushed { "pushed" } else { "unpushed" },
+            remote.trim_start_matches("refs/remotes/")
+        ),
+        (_, None) if v.landed => format!(
+            "{}  landed on {} here, not yet on its remote",
+            if v.pushed { "pushed" } else { "unpushed" },
+            v.base.as_deref().unwrap_or("its base")
+        ),
+        (_, None) => format!(
+            "{}  not landed",
+            if v.pushed { "pushed" } else { "unpushed" }
+        ),
+    };
     println!(
-        "  {} on {}{counts}  {}  {}{}",
+        "  {} on {}{counts}  {state}{}",
         v.branch.as_deref().unwrap_or("(detached)"),
         v.base.as_deref().unwrap_or("(no base)"),
-        if v.pushed { "pushed" } else { "unpushed" },
-        if v.landed { "landed" } else { "not landed" },
         v.locked
             .as_deref()
             .map(|r| format!("  locked: {r}"))

@@ -26,7 +26,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let wt = super::super::current_worktree()?;
     let mut done = Retained::default();
     if args.sweep {
-        done.dropped = retention::sweep(&wt.root)?;
+        done = retention::sweep(&wt.root)?;
     } else if args.all {
         done = retention::retain_all(&wt.root)?;
     } else if args.branches.is_empty() {
@@ -36,6 +36,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let r = retention::retain_branch(&wt.root, b.trim_start_matches("refs/heads/"))?;
             done.created.extend(r.created);
             done.dropped.extend(r.dropped);
+            done.covered.extend(r.covered);
             done.pushed.extend(r.pushed);
             done.push_errors.extend(r.push_errors);
         }
@@ -45,6 +46,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     for r in &done.dropped {
         println!("dropped {r} (on a remote now)");
+    }
+    for (r, holder) in &done.covered {
+        println!("dropped {r} (its commit is kept by {holder})");
     }
     for p in &done.pushed {
         println!("pushed {p}");
