@@ -126,7 +126,17 @@ fn a_store_folder_that_cannot_be_created_lets_the_edit_through() {
     let repo = TestRepo::new();
     // The store folder's name is taken by a link to nowhere, so it cannot be created (this also
     // holds for root, for whom a read-only .git is no obstacle).
+    // The link is set aside before anything is made; a folder in the way of each name it could
+    // be set aside as keeps it there.
     std::os::unix::fs::symlink("/nonexistent/dibs-target", repo.store_dir()).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    for at in now..now + 30 {
+        let blocker = repo.root.join(format!(".git/dibs.corrupt-{at}/x"));
+        std::fs::create_dir_all(blocker).unwrap();
+    }
     let run = hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
     assert_harmless(&run, "unusable store");
     assert!(

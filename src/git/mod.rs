@@ -16,6 +16,17 @@ pub use stat_clean::{
     head_commit, tree_of, uncommitted_files, uncommitted_files_at, uncommitted_files_in,
 };
 pub use status::{GitError, dirty_paths, parse_duration, read_config_duration, uncommitted_among};
+
+/// The largest worktree file a hook reads to hash its content; a larger one is not hashed.
+pub const MAX_HASHED: u64 = 64 << 20;
+
+/// The content of the worktree file at `path` (a link is followed), when it is a regular file
+/// of at most [`MAX_HASHED`] bytes. A FIFO, a socket or a device, even behind a link, is never
+/// opened for reading, so a hook never hangs on one nor reads without end.
+pub fn read_worktree_file(path: &std::path::Path) -> Option<Vec<u8>> {
+    use crate::platform::files::{Links, read_regular};
+    read_regular(path, Links::Follow, MAX_HASHED).ok()
+}
 mod args;
 pub mod dibsrefs;
 mod facts;

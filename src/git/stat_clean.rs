@@ -90,7 +90,7 @@ fn settle(
                 if same_stat(&e, &Stat::from(&m), stamp) {
                     Some(false)
                 } else {
-                    let bytes = fs::read(root.join(rel)).ok()?;
+                    let bytes = super::read_worktree_file(&root.join(rel))?;
                     let oid = git2::Oid::hash_object(git2::ObjectType::Blob, &bytes).ok()?;
                     Some(oid.as_bytes() != e.oid)
                 }

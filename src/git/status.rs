@@ -105,7 +105,7 @@ pub fn uncommitted_among(root: &Path, paths: &[String]) -> Result<BTreeSet<Strin
     let states: Vec<FileState> = paths
         .iter()
         .zip(&in_head)
-        .map(|(rel, head)| match (head, std::fs::read(root.join(rel))) {
+        .map(|(rel, head)| match (head, read_worktree(&root.join(rel))) {
             (Some(id), Ok(bytes)) => {
                 let same = git2::Oid::hash_object(git2::ObjectType::Blob, &bytes)
                     .is_ok_and(|oid| oid == *id);
@@ -116,8 +116,8 @@ pub fn uncommitted_among(root: &Path, paths: &[String]) -> Result<BTreeSet<Strin
                 }
             }
             (Some(_), Err(_)) => FileState::Changed,
-            (None, Ok(_)) => FileState::New,
-            (None, Err(_)) => FileState::Clean,
+            (None, Ok(_) | Err(true)) => FileState::New,
+            (None, Err(false)) => FileState::Clean,
         })
         .collect();
     Ok(paths
@@ -161,6 +161,13 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
         return Some(Duration::from_secs(secs));
     }
     humantime::parse_duration(text).ok()
+}
+
+/// A worktree file's bytes for hashing: `Err(true)` when it is there but is not a regular file
+/// one may read (a FIFO, a device, too large: changed as far as anyone can tell), `Err(false)`
+/// when it is missing.
+fn read_worktree(path: &Path) -> Result<Vec<u8>, bool> {
+    super::read_worktree_file(path).ok_or_else(|| std::fs::symlink_metadata(path).is_ok())
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 //! Linux reads `/proc` ([`linux`]); macOS asks the kernel through `proc_pidinfo` and `sysctl`
 //! ([`macos`]); elsewhere every answer is "cannot tell" and git-dibs falls back to leases.
 //! The parsers of what the kernel returns are plain functions, tested on every system.
+//! [`files`] opens files someone else may have planted (no link followed, no FIFO read).
 
+pub(crate) mod files;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]

@@ -90,7 +90,7 @@ impl Store {
         if !meta.is_file() || meta.len() > MAX_RECORD as u64 {
             return Vec::new();
         }
-        let text = fs::read(&path).unwrap_or_default();
+        let text = fsio::read(&path).unwrap_or_default();
         let mut out: Vec<ListedClaim> = String::from_utf8_lossy(&text)
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())

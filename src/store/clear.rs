@@ -13,9 +13,7 @@ impl Store {
     /// Remember that `process` just ended session `id` with `/clear`.
     pub fn note_cleared(&self, process: &AgentProcess, id: &str) -> Result<(), StoreError> {
         let dir = self.dir.join("cleared");
-        if !dir.is_dir() {
-            self.make_dir(&dir)?;
-        }
+        self.make_dir(&dir)?;
         let path = dir.join(process.key());
         fsio::write_atomic(&path, id.as_bytes()).map_err(io_err(&path))
     }
@@ -32,7 +30,7 @@ impl Store {
         now: u64,
     ) -> Result<Option<String>, StoreError> {
         let note = self.dir.join("cleared").join(process.key());
-        let old_id = match fs::read_to_string(&note) {
+        let old_id = match fsio::read_text(&note) {
             Ok(noted) => noted,
             Err(_) => {
                 let previous = self

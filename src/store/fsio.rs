@@ -1,14 +1,45 @@
-//! File-system primitives of the store: atomic replace, the lock with a timeout, and setting a
-//! damaged file aside.
+//! File-system primitives of the store: atomic replace, the lock with a timeout, setting a
+//! damaged or foreign file aside, and every open, create and delete of the store's files.
+//! Nothing here follows a symbolic link: a link (or a FIFO, a device, a folder) found where a
+//! file of the store belongs is set aside (renamed, reported by `doctor`) and never written
+//! through; a link where a folder of the store belongs is set aside too, before anything is
+//! created, listed or removed in it.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io::{self, Write};
+use std::fs::{self, File, TryLockError};
+use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::platform::files::{self, Links};
+
+/// The largest store file read (a session record with thousands of files is a few megabytes).
+pub const MAX_FILE: u64 = 32 << 20;
+/// How old a temporary file must be before another writer takes it for a killed writer's.
+pub const STALE_TEMP: Duration = Duration::from_secs(10 * 60);
+/// What every temporary file's name holds.
+const TEMP_MARK: &str = ".tmp-";
+
+/// The bytes of the store file at `path`: a plain file of at most [`MAX_FILE`] bytes, no link
+/// followed. Anything else is an error for which [`is_foreign`] holds.
+pub fn read(path: &Path) -> io::Result<Vec<u8>> {
+    files::read_regular(path, Links::Refuse, MAX_FILE)
+}
+
+/// [`read`] as text (lossy).
+pub fn read_text(path: &Path) -> io::Result<String> {
+    read(path).map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// Whether a read failed because the file is not a plain file of the store (a link, a FIFO, a
+/// folder, a device, or a file too large to be one of ours).
+pub fn is_foreign(err: &io::Error) -> bool {
+    files::is_foreign(err)
+}
+
 /// Replace `path` with `bytes` atomically: write a temporary file in the same folder, then
-/// rename it over the target. A reader sees the old whole file or the new whole file.
+/// rename it over the target. A reader sees the old whole file or the new whole file. The
+/// rename replaces a link there, never what it points to.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
@@ -19,9 +50,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
-    let tmp = dir.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
+    let tmp = dir.join(format!(".{name}{TEMP_MARK}{}-{nanos}", std::process::id()));
     let result = (|| {
-        let mut file = File::create(&tmp)?;
+        let mut file = files::create_new(&tmp)?;
         file.write_all(bytes)?;
         fs::rename(&tmp, path)
     })();
@@ -31,7 +62,53 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
-/// Rename a damaged file aside as `<name>.corrupt-<unix seconds>`; never deletes it.
+/// Write `bytes` into `path` in place (created when missing; empty bytes make an empty marker
+/// or stamp). A link or anything but a plain file there is set aside first, never written
+/// through.
+pub fn write_in_place(path: &Path, bytes: &[u8]) -> io::Result<File> {
+    open_plain(path, false).and_then(|mut f| f.write_all(bytes).map(|()| f))
+}
+
+/// Append `bytes` to `path` (created when missing); a link or anything but a plain file there
+/// is set aside first.
+pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    open_plain(path, true)?.write_all(bytes)
+}
+
+fn open_plain(path: &Path, append: bool) -> io::Result<File> {
+    match files::open_for_write(path, append) {
+        Err(e) if is_foreign(&e) || fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) => {
+            set_aside(path)?;
+            files::open_for_write(path, append)
+        }
+        other => other,
+    }
+}
+
+/// Whether `path` is a folder itself (not a link to one).
+pub fn is_real_dir(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+/// Make sure `path` is a folder of its own: a link, a file or anything else there is set aside
+/// and a folder made. Its parent must already be one.
+pub fn ensure_dir(path: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => return Ok(()),
+        Ok(_) => {
+            set_aside(path)?;
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    match fs::create_dir(path) {
+        Err(e) if e.kind() == ErrorKind::AlreadyExists && is_real_dir(path) => Ok(()),
+        other => other,
+    }
+}
+
+/// Rename a damaged or foreign file (or link) aside as `<name>.corrupt-<unix seconds>`; never
+/// deletes it, never follows it.
 pub fn set_aside(path: &Path) -> io::Result<PathBuf> {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -42,6 +119,34 @@ pub fn set_aside(path: &Path) -> io::Result<PathBuf> {
     let aside = path.with_file_name(name);
     fs::rename(path, &aside)?;
     Ok(aside)
+}
+
+/// Remove the temporary files in `dir` (a real folder of the store) that writers killed
+/// mid-write left behind: only those older than [`STALE_TEMP`], so that a live writer's is never
+/// taken. Returns how many were removed.
+pub fn sweep_temps(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let now = SystemTime::now();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let b = name.as_encoded_bytes();
+        if !b.starts_with(b".") || !name.to_string_lossy().contains(TEMP_MARK) {
+            continue;
+        }
+        let stale = entry
+            .metadata() // of the entry itself: never follows a link
+            .ok()
+            .filter(|m| m.is_file() || m.is_symlink())
+            .and_then(|m| m.modified().ok())
+            .is_some_and(|t| now.duration_since(t).is_ok_and(|age| age >= STALE_TEMP));
+        if stale && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// An exclusive lock on the store, released on drop.
@@ -68,14 +173,14 @@ pub enum Locked {
 /// but a plain file there (a folder, a symbolic link, which is never followed, a device) is set
 /// aside first and a fresh lock file made.
 pub fn lock(path: &Path, timeout: Duration) -> io::Result<Locked> {
-    if fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
-        set_aside(path)?;
-    }
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)?;
+    let file = match files::open_for_write(path, true) {
+        Ok(f) => f,
+        Err(_) if fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) => {
+            set_aside(path)?;
+            files::open_for_write(path, true)?
+        }
+        Err(e) => return Err(e),
+    };
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_micros(200);
     loop {

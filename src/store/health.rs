@@ -23,6 +23,9 @@ pub enum Kind {
     Roster,
     /// The write lock (rebuilt as an empty file).
     Lock,
+    /// A symbolic link, FIFO or other foreign file found where a file or folder of the store
+    /// belongs: set aside without being followed.
+    Foreign,
     /// Another of the store's files.
     Other,
 }
@@ -34,6 +37,7 @@ impl Kind {
             Kind::Session => "session record",
             Kind::Roster => "worktree roster",
             Kind::Lock => "lock",
+            Kind::Foreign => "link or special file (never followed)",
             Kind::Other => "store file",
         }
     }
@@ -73,7 +77,12 @@ impl Store {
                 let Some((orig, at)) = parse_aside(&name) else {
                     continue;
                 };
-                let kind = kind_of(orig);
+                let foreign = entry.file_type().is_ok_and(|t| !t.is_file() && !t.is_dir());
+                let kind = match kind_of(orig) {
+                    Kind::Lock => Kind::Lock,
+                    _ if foreign => Kind::Foreign,
+                    kind => kind,
+                };
                 out.push(SetAside {
                     path: entry.path(),
                     kind,
@@ -89,8 +98,13 @@ impl Store {
             _ => Kind::Other,
         });
         scan(&self.dir.join("sessions"), &|_| Kind::Session);
+        scan(&self.dir.join("sync"), &|_| Kind::Other);
+        scan(&self.dir.join("index"), &|_| Kind::Other);
         if let Ok(index) = fs::read_dir(self.dir.join("index")) {
-            for dir in index.flatten() {
+            for dir in index
+                .flatten()
+                .filter(|d| d.file_type().is_ok_and(|t| t.is_dir()))
+            {
                 scan(&dir.path(), &|orig| {
                     if orig == super::roster::ROSTER {
                         Kind::Roster
@@ -146,7 +160,10 @@ impl Store {
     /// records that are gone. `Ok(false)` when another process held the lock throughout.
     pub fn repair(&self, ttl: Duration, now: u64) -> Result<bool, StoreError> {
         if let Ok(index) = fs::read_dir(self.dir.join("index")) {
-            for dir in index.flatten() {
+            for dir in index
+                .flatten()
+                .filter(|d| d.file_type().is_ok_and(|t| t.is_dir()))
+            {
                 self.roster_file(&dir.path().join(super::roster::ROSTER))?;
             }
         }

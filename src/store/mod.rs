@@ -23,7 +23,7 @@ mod write;
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{self, ErrorKind, Write};
+use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -158,8 +158,13 @@ fn actor_key(actor: Actor<'_>) -> String {
     }
 }
 
-/// The entries of an index folder; `None` when there is none (nobody is listed there).
+/// The entries of an index folder; `None` when there is none (nobody is listed there). A link
+/// where the folder belongs is set aside, never listed.
 fn list_index(dir: &Path) -> Result<Option<fs::ReadDir>, StoreError> {
+    if fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        let _ = fsio::set_aside(dir);
+        return Ok(None);
+    }
     match fs::read_dir(dir) {
         Ok(e) => Ok(Some(e)),
         Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(None),
@@ -168,11 +173,13 @@ fn list_index(dir: &Path) -> Result<Option<fs::ReadDir>, StoreError> {
 }
 
 /// A small file's bytes in one `read` (index markers are a few hundred bytes); `None` when it
-/// cannot be read or is larger than the buffer.
+/// cannot be read, is not a plain file (no link followed) or is larger than the buffer.
 fn read_small(path: &Path) -> Option<Vec<u8>> {
     use std::io::Read;
     let mut buf = vec![0u8; 4096];
-    let n = fs::File::open(path).ok()?.read(&mut buf).ok()?;
+    let (mut file, _) =
+        crate::platform::files::open_regular(path, crate::platform::files::Links::Refuse).ok()?;
+    let n = file.read(&mut buf).ok()?;
     (n < buf.len()).then(|| {
         buf.truncate(n);
         buf
@@ -218,28 +225,29 @@ impl Store {
             dir: common_dir.join("dibs"),
         };
         for sub in ["sessions", "index"] {
-            let path = store.dir.join(sub);
-            if !path.is_dir() {
-                store.make_dir(&path)?;
-            }
+            store.make_dir(&store.dir.join(sub))?;
         }
         Ok(store)
     }
 
-    /// Create `path` (and the store folder); a file in the way is set aside.
+    /// Make sure `path`, a folder inside the store, and every folder between it and the store
+    /// folder are folders of their own: a file or a symbolic link in the way is set aside (never
+    /// followed), and what is missing is made. One `lstat` per level when all is well.
     fn make_dir(&self, path: &Path) -> Result<(), StoreError> {
-        for p in [self.dir.as_path(), path] {
-            if p.exists() && !p.is_dir() {
-                fsio::set_aside(p).map_err(|source| StoreError::Unavailable {
-                    path: p.to_path_buf(),
-                    source,
-                })?;
-            }
+        let mut at = self.dir.clone();
+        let levels = path.strip_prefix(&self.dir).unwrap_or(Path::new(""));
+        let check = |p: &Path| {
+            fsio::ensure_dir(p).map_err(|source| StoreError::Unavailable {
+                path: p.to_path_buf(),
+                source,
+            })
+        };
+        check(&at)?;
+        for level in levels.components() {
+            at.push(level);
+            check(&at)?;
         }
-        fs::create_dir_all(path).map_err(|source| StoreError::Unavailable {
-            path: path.to_path_buf(),
-            source,
-        })
+        Ok(())
     }
 
     /// The store folder.
@@ -268,10 +276,18 @@ impl Store {
 
     /// Read a record file; a file that cannot be parsed is set aside and reads as absent.
     /// `locked` says whether the caller already holds the lock.
+    /// A link, a FIFO or anything else that is not a plain file is set aside the same way.
     fn read_record(&self, path: &Path, locked: bool) -> Result<Option<Session>, StoreError> {
-        let bytes = match fs::read(path) {
+        let bytes = match fsio::read(path) {
             Ok(b) => b,
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) if fsio::is_foreign(&e) => {
+                let _guard = if locked { None } else { Some(self.lock()?) };
+                if fsio::read(path).is_err_and(|e| fsio::is_foreign(&e)) {
+                    let _ = fsio::set_aside(path);
+                }
+                return Ok(None);
+            }
             Err(e) => return Err(io_err(path)(e)),
         };
         match serde_json::from_slice::<Session>(&bytes) {
@@ -279,7 +295,7 @@ impl Store {
             Err(_) => {
                 // Set aside under the lock, so a concurrent writer's fresh file is never moved.
                 let _guard = if locked { None } else { Some(self.lock()?) };
-                if fs::read(path).is_ok_and(|now| now == bytes) {
+                if fsio::read(path).is_ok_and(|now| now == bytes) {
                     let _ = fsio::set_aside(path);
                 }
                 Ok(None)
@@ -467,24 +483,20 @@ impl Store {
         let _ = fsio::write_atomic(&path, text.as_bytes());
     }
 
-    /// Append one line to the audit log (`audit.log`, JSON lines), under the lock.
+    /// Append one line to the audit log (`audit.log`, JSON lines), under the lock. A link there
+    /// is set aside, never appended through.
     pub fn append_audit(&self, line: &str) -> Result<(), StoreError> {
         let _guard = self.lock()?;
         let path = self.dir.join("audit.log");
-        let mut file = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_err(&path))?;
         let mut text = line.replace('\n', " ");
         text.push('\n');
-        file.write_all(text.as_bytes()).map_err(io_err(&path))
+        fsio::append(&path, text.as_bytes()).map_err(io_err(&path))
     }
 
     /// The audit log's lines, oldest first (empty when there is none).
     pub fn audit_lines(&self) -> Result<Vec<String>, StoreError> {
         let path = self.dir.join("audit.log");
-        match fs::read_to_string(&path) {
+        match fsio::read_text(&path) {
             Ok(text) => Ok(text.lines().map(str::to_owned).collect()),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(Vec::new()),
             Err(e) => Err(io_err(&path)(e)),

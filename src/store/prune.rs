@@ -17,7 +17,7 @@ impl Store {
     /// asked for when pruning is due.
     pub fn prune_if_due(&self, ttl: impl FnOnce() -> Duration, now: u64) -> Result<(), StoreError> {
         let stamp = self.dir.join("pruned");
-        let due = match fs::metadata(&stamp).and_then(|m| m.modified()) {
+        let due = match fs::symlink_metadata(&stamp).and_then(|m| m.modified()) {
             Ok(t) => SystemTime::now()
                 .duration_since(t)
                 .is_ok_and(|age| age >= PRUNE_EVERY),
@@ -31,16 +31,25 @@ impl Store {
             fsio::Locked::Held(g) => g,
             fsio::Locked::TimedOut => return Ok(()),
         };
-        fs::File::create(&stamp).map_err(io_err(&stamp))?;
+        fsio::write_in_place(&stamp, b"").map_err(io_err(&stamp))?;
         self.prune_locked(ttl(), now)
     }
 
-    /// Prune now; the caller holds the lock.
+    /// Prune now; the caller holds the lock. Temporary files that killed writers left are
+    /// removed here too (only old ones: a live writer's is never taken).
     pub(super) fn prune_locked(&self, ttl: Duration, now: u64) -> Result<(), StoreError> {
+        for sub in ["", "sessions", "sync", "cleared"] {
+            let dir = self.dir.join(sub);
+            if fsio::is_real_dir(&dir) {
+                fsio::sweep_temps(&dir);
+            }
+        }
         let dir = self.dir.join("sessions");
         for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
             let path = entry.map_err(io_err(&dir))?.path();
-            let Ok(bytes) = fs::read(&path) else { continue };
+            let Ok(bytes) = fsio::read(&path) else {
+                continue;
+            };
             let Ok(mut session) = serde_json::from_slice::<Session>(&bytes) else {
                 continue;
             };
@@ -76,10 +85,30 @@ impl Store {
         let index = self.dir.join("index");
         let sessions = self.dir.join("sessions");
         for dir in fs::read_dir(&index).map_err(io_err(&index))?.flatten() {
+            // Never descend into a link: it would list (and remove) another folder's files.
+            match dir.file_type() {
+                Ok(t) if t.is_dir() => {}
+                Ok(t) if t.is_symlink() => {
+                    let _ = fsio::set_aside(&dir.path());
+                    continue;
+                }
+                _ => continue,
+            }
             let Ok(markers) = fs::read_dir(dir.path()) else {
                 continue;
             };
+            fsio::sweep_temps(&dir.path());
             for marker in markers.flatten() {
+                // A marker is a plain file; a link there is set aside (reported by `doctor`), and
+                // nothing else is removed here.
+                match marker.file_type() {
+                    Ok(t) if t.is_file() => {}
+                    Ok(t) if t.is_symlink() => {
+                        let _ = fsio::set_aside(&marker.path());
+                        continue;
+                    }
+                    _ => continue,
+                }
                 let key = marker.file_name();
                 if key == super::roster::ROSTER || key.as_encoded_bytes().starts_with(b".") {
                     continue;

@@ -29,9 +29,7 @@ pub struct SyncLock {
 impl Store {
     fn sync_dir(&self) -> Result<PathBuf, StoreError> {
         let dir = self.dir.join("sync");
-        if !dir.is_dir() {
-            self.make_dir(&dir)?;
-        }
+        self.make_dir(&dir)?;
         Ok(dir)
     }
 
@@ -64,7 +62,9 @@ impl Store {
         let dir = self.dir.join("sessions");
         for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
             let path = entry.map_err(io_err(&dir))?.path();
-            let Ok(bytes) = fs::read(&path) else { continue };
+            let Ok(bytes) = fsio::read(&path) else {
+                continue;
+            };
             let Ok(old) = serde_json::from_slice::<Session>(&bytes) else {
                 continue;
             };
@@ -89,7 +89,7 @@ impl Store {
     /// Whether a background sync is due now.
     pub fn sync_due(&self) -> SyncDue {
         let stamp = self.dir.join("sync").join("due");
-        match fs::metadata(&stamp).and_then(|m| m.modified()) {
+        match fs::symlink_metadata(&stamp).and_then(|m| m.modified()) {
             Ok(at) if at > std::time::SystemTime::now() => SyncDue::NotYet,
             Ok(_) => SyncDue::Due,
             Err(_) => SyncDue::Never,
@@ -99,7 +99,7 @@ impl Store {
     /// Set the next background sync no earlier than `at` (seconds since the Unix epoch).
     pub fn set_sync_due(&self, at: u64) -> Result<(), StoreError> {
         let stamp = self.sync_dir()?.join("due");
-        let file = fs::File::create(&stamp).map_err(io_err(&stamp))?;
+        let file = fsio::write_in_place(&stamp, b"").map_err(io_err(&stamp))?;
         file.set_modified(UNIX_EPOCH + Duration::from_secs(at))
             .map_err(io_err(&stamp))
     }
@@ -126,6 +126,6 @@ impl Store {
 
     /// The outcome of the last sync, if one ran.
     pub fn sync_report(&self) -> Option<Vec<u8>> {
-        fs::read(self.dir.join("sync").join("last.json")).ok()
+        fsio::read(&self.dir.join("sync").join("last.json")).ok()
     }
 }

@@ -113,7 +113,7 @@ impl Store {
                     .dir
                     .join("sessions")
                     .join(format!("{}.json", listed.key));
-                serde_json::from_slice::<SessionHead>(&fs::read(path).ok()?).ok()
+                serde_json::from_slice::<SessionHead>(&fsio::read(&path).ok()?).ok()
             })
     }
 
@@ -134,7 +134,7 @@ impl Store {
         path: &Path,
     ) -> Result<Option<Vec<(u64, String)>>, StoreError> {
         let path = path.to_path_buf();
-        match fs::read(&path) {
+        match fsio::read(&path) {
             Ok(bytes) if well_formed(&bytes) => {
                 let text = String::from_utf8_lossy(&bytes);
                 Ok(Some(
@@ -158,7 +158,7 @@ impl Store {
     /// of a session that has not ended, with that header's last activity.
     fn rebuild_roster(&self, path: &Path, seen: &[u8]) -> Result<Vec<(u64, String)>, StoreError> {
         let _guard = self.lock()?;
-        let current = fs::read(path).unwrap_or_default();
+        let current = fsio::read(path).unwrap_or_default();
         let is_file = fs::symlink_metadata(path).is_ok_and(|m| m.is_file());
         if is_file && current != seen && well_formed(&current) {
             // Another writer fixed it meanwhile.
@@ -168,6 +168,9 @@ impl Store {
         let _ = fsio::set_aside(path);
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut rows: Vec<(u64, String)> = Vec::new();
+        if !fsio::is_real_dir(dir) {
+            return Ok(rows);
+        }
         if let Ok(entries) = fs::read_dir(dir) {
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
@@ -201,9 +204,20 @@ impl Store {
         last: Option<u64>,
     ) -> Result<(), StoreError> {
         let path = self.roster_path(root);
-        let old = match fs::read_to_string(&path) {
-            Ok(text) => text,
+        let dir = self.index_dir(&worktree_digest(root));
+        if fs::symlink_metadata(&dir).is_ok() {
+            self.make_dir(&dir)?;
+        }
+        // A roster that is not as written is left for the next reader to rebuild (it takes the
+        // lock, which the caller holds now).
+        let old = match fsio::read(&path) {
+            Ok(bytes) if well_formed(&bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(_) => return Ok(()),
             Err(e) if e.kind() == ErrorKind::NotFound => String::new(),
+            Err(e) if fsio::is_foreign(&e) => {
+                let _ = fsio::set_aside(&path);
+                String::new()
+            }
             Err(e) => return Err(io_err(&path)(e)),
         };
         let mut text = String::with_capacity(old.len() + 64);
@@ -220,10 +234,7 @@ impl Store {
             let _ = fs::remove_file(&path);
             return Ok(());
         }
-        let dir = self.index_dir(&worktree_digest(root));
-        if !dir.is_dir() {
-            self.make_dir(&dir)?;
-        }
+        self.make_dir(&dir)?;
         fsio::write_atomic(&path, text.as_bytes()).map_err(io_err(&path))
     }
 
@@ -231,7 +242,7 @@ impl Store {
     /// more. The caller holds the lock.
     pub(super) fn sweep_roster(&self, dir: &Path) {
         let path = dir.join(ROSTER);
-        let Ok(old) = fs::read_to_string(&path) else {
+        let Ok(old) = fsio::read_text(&path) else {
             return;
         };
         let text: String = parse(&old)

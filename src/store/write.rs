@@ -378,11 +378,9 @@ impl Store {
         let name = actor_key(new.actor());
         for digest in new_digests.difference(&old_digests) {
             let dir = self.index_dir(digest);
-            if !dir.is_dir() {
-                self.make_dir(&dir)?;
-            }
+            self.make_dir(&dir)?;
             let marker = dir.join(&name);
-            fs::File::create(&marker).map_err(io_err(&marker))?;
+            fsio::write_in_place(&marker, b"").map_err(io_err(&marker))?;
         }
         for digest in old_digests.difference(&new_digests) {
             self.remove_marker(digest, &name);
@@ -408,8 +406,8 @@ impl Store {
             let stale = self
                 .index_dir(&super::record::worktree_digest(prev))
                 .join(name);
-            if stale.exists() {
-                let _ = fs::File::create(stale);
+            if fs::symlink_metadata(&stale).is_ok() && fsio::is_real_dir(stale.parent().unwrap()) {
+                let _ = fsio::write_in_place(&stale, b"");
             }
         }
         if let Some(w) = &new.worktree {
@@ -423,16 +421,26 @@ impl Store {
             if new.ended.is_none() {
                 let head =
                     serde_json::to_vec(&SessionHead::from(new)).expect("a header serializes");
-                let _ = fs::write(marker, head);
-            } else if marker.exists() {
+                let _ = fsio::write_in_place(&marker, &head);
+            } else if fs::symlink_metadata(&marker).is_ok() {
                 // Still there because the session claims its worktree: no longer a listing.
-                let _ = fs::File::create(marker);
+                let _ = fsio::write_in_place(&marker, b"");
             }
         }
     }
 
+    /// Remove session `name`'s marker under `digest` (never through a linked folder: a link
+    /// there is set aside), and the folder when that leaves it empty.
     pub(super) fn remove_marker(&self, digest: &str, name: &str) {
         let dir = self.index_dir(digest);
+        match fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                let _ = fsio::set_aside(&dir);
+                return;
+            }
+            Err(_) => return,
+        }
         let _ = fs::remove_file(dir.join(name));
         let _ = fs::remove_dir(&dir); // only succeeds when empty
     }

@@ -37,6 +37,10 @@ pub(super) fn check(r: &mut Report, wt: &Worktree) {
                 "the store's lock was not a file (a folder or link put there); it was set aside \
                  as {shown} and made anew, so claims work again. Delete {shown}."
             )),
+            AsideKind::Foreign => r.problem(format!(
+                "{shown} is a link or special file that someone put in the store; it was set \
+                 aside, never followed nor written through. Find who made it, then delete it"
+            )),
             AsideKind::Other => r.problem(format!(
                 "{shown} was set aside by the store (it could not be used); look at it, then \
                  delete it"

@@ -1,7 +1,6 @@
 //! Edit-tool hook calls: the co-edit warning and claim before an edit, the lost-update check
 //! before a whole-file write, and the renewed touch and content digest after edits and reads.
 
-use std::fs;
 use std::path::PathBuf;
 
 use super::facts::Ctx;
@@ -24,9 +23,7 @@ fn key(l: &Located) -> FileKey {
 }
 
 fn digest_of(l: &Located) -> Option<String> {
-    fs::read(l.worktree.root.join(&l.relative))
-        .ok()
-        .map(|b| store::content_digest(&b))
+    git::read_worktree_file(&l.worktree.root.join(&l.relative)).map(|b| store::content_digest(&b))
 }
 
 /// Before an edit tool runs.

@@ -1,0 +1,159 @@
+//! Opening files that someone else may have planted: never following a symbolic link where the
+//! caller says not to, never blocking on a FIFO or a device, never reading more than a bound.
+//! The store's files and the worktree files a hook hashes are read through here.
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// Whether the last component of a path is followed when it is a symbolic link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Links {
+    /// A link is refused ([`not_regular`]).
+    Refuse,
+    /// A link is followed, and what it names must itself be a regular file.
+    Follow,
+}
+
+/// The error for a path that is not a plain file (a link where links are refused, a folder, a
+/// FIFO, a socket, a device): `InvalidData`, so callers can tell it from "missing".
+pub(crate) fn not_regular(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{} is not a regular file", path.display()),
+    )
+}
+
+/// Whether `err` says the file is not a plain file or is larger than asked (see [`read_regular`]).
+pub(crate) fn is_foreign(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::InvalidData | io::ErrorKind::FileTooLarge
+    )
+}
+
+fn flags(links: Links) -> i32 {
+    let nofollow = match links {
+        Links::Refuse => libc::O_NOFOLLOW,
+        Links::Follow => 0,
+    };
+    // Non-blocking, so that opening a FIFO returns at once instead of waiting for a writer.
+    nofollow | libc::O_NONBLOCK | libc::O_CLOEXEC
+}
+
+/// Map the error of an open with `O_NOFOLLOW` on a link (`ELOOP`) to [`not_regular`].
+fn open_error(path: &Path, err: io::Error) -> io::Error {
+    if err.raw_os_error() == Some(libc::ELOOP) {
+        not_regular(path)
+    } else {
+        err
+    }
+}
+
+/// Open `path` for reading; only a regular file is accepted (checked on the open handle).
+pub(crate) fn open_regular(path: &Path, links: Links) -> io::Result<(File, Metadata)> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags(links))
+        .open(path)
+        .map_err(|e| open_error(path, e))?;
+    let meta = file.metadata()?;
+    if !meta.file_type().is_file() {
+        return Err(not_regular(path));
+    }
+    Ok((file, meta))
+}
+
+/// The bytes of the regular file at `path`, at most `max` of them: a larger file is an error
+/// (`FileTooLarge`), as is anything but a regular file (`InvalidData`, see [`not_regular`]). A
+/// FIFO, a socket or a device is never read, so this never blocks and never grows without bound.
+pub(crate) fn read_regular(path: &Path, links: Links, max: u64) -> io::Result<Vec<u8>> {
+    let (file, meta) = open_regular(path, links)?;
+    if meta.len() > max {
+        return Err(too_large(path, max));
+    }
+    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(max + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > max {
+        return Err(too_large(path, max));
+    }
+    Ok(buf)
+}
+
+fn too_large(path: &Path, max: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!("{} is larger than {max} bytes", path.display()),
+    )
+}
+
+/// Open (creating when missing) `path` for writing without following a link: truncated, or
+/// appended to when `append`. A link, a FIFO or a device there is refused ([`not_regular`]).
+pub(crate) fn open_for_write(path: &Path, append: bool) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).custom_flags(flags(Links::Refuse));
+    if append {
+        options.append(true);
+    } else {
+        options.write(true).truncate(false);
+    }
+    let file = options.open(path).map_err(|e| open_error(path, e))?;
+    if !file.metadata()?.file_type().is_file() {
+        return Err(not_regular(path));
+    }
+    if !append {
+        file.set_len(0)?;
+    }
+    Ok(file)
+}
+
+/// Create `path`, which must not exist (no link followed), for writing: a temporary file.
+pub(crate) fn create_new(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_fifos_and_devices_are_refused_and_sizes_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, b"hello").unwrap();
+        assert_eq!(read_regular(&plain, Links::Refuse, 5).unwrap(), b"hello");
+        let big = read_regular(&plain, Links::Refuse, 4).unwrap_err();
+        assert_eq!(big.kind(), io::ErrorKind::FileTooLarge);
+
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&plain, &link).unwrap();
+        assert!(is_foreign(
+            &read_regular(&link, Links::Refuse, 99).unwrap_err()
+        ));
+        assert_eq!(read_regular(&link, Links::Follow, 99).unwrap(), b"hello");
+        assert!(is_foreign(&open_for_write(&link, true).unwrap_err()));
+        assert_eq!(
+            std::fs::read(&plain).unwrap(),
+            b"hello",
+            "not written through"
+        );
+
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert!(is_foreign(
+            &read_regular(&zero, Links::Follow, 1 << 30).unwrap_err()
+        ));
+
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(is_foreign(
+            &read_regular(&fifo, Links::Follow, 99).unwrap_err()
+        ));
+    }
+}
