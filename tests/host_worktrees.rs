@@ -95,18 +95,7 @@ fn commits_on_no_remote_keep_the_worktree_locked_until_pushed() {
 fn the_post_commit_hook_locks_without_any_agent() {
     let repo = TestRepo::new();
     let wt = host_worktree(&repo, "by-hand");
-    ok(dibs_as(
-        &repo.root,
-        "viewer",
-        &["install", "--git-hooks"],
-        &[],
-    ));
-    let bin_dir = bin().parent().unwrap().to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = install_git_hooks(&repo.root);
     std::fs::write(wt.join("x.txt"), "x\n").unwrap();
     git(&wt, &["add", "x.txt"]);
     let out = git_command(&wt)

@@ -67,17 +67,7 @@ fn a_refused_deletion_leaves_no_retention_ref_behind() {
 #[test]
 fn a_commit_through_the_git_hooks_is_retained_until_pushed() {
     let repo = TestRepo::new();
-    let out = dibs(&repo.root, &["install", "--git-hooks"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let path = format!(
-        "{}:{}",
-        bin().parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = install_git_hooks(&repo.root);
     repo.write(&repo.root, "new.txt", "x\n");
     git(&repo.root, &["add", "new.txt"]);
     let commit = git_command(&repo.root)

@@ -364,18 +364,7 @@ fn commit(repo: &TestRepo, env: &[(&str, &str)]) -> std::process::Output {
 #[test]
 fn the_pre_commit_hook_sees_sub_agents() {
     let repo = TestRepo::new();
-    let bin_dir = bin().parent().unwrap().to_path_buf();
-    let out = dibs(&repo.root, &["install", "--git-hooks"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = install_git_hooks(&repo.root);
     edits(&repo, S, Some(A1), "src/lib.rs", "pub fn a() { 1 }\n");
     git(&repo.root, &["add", "src/lib.rs"]);
     // A sibling named by DIBS_AGENT is refused, with the holder named.

@@ -268,6 +268,22 @@ pub fn bash_event(session: &str, cwd: &Path, command: &str) -> Value {
     )
 }
 
+/// `git dibs install --git-hooks` in the repository at `root` (panics when it fails); the PATH
+/// under which git's hooks find the built binary.
+pub fn install_git_hooks(root: &Path) -> String {
+    let out = dibs(root, &["install", "--git-hooks"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    format!(
+        "{}:{}",
+        bin().parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
 /// Run the binary with `args` in `cwd`.
 pub fn dibs(cwd: &Path, args: &[&str]) -> Output {
     Command::new(bin())

@@ -22,6 +22,9 @@ mod http;
 pub enum Step {
     /// Call a tool with this input.
     Tool { name: String, input: Value },
+    /// Call several tools in one answer (each a [`Step::Tool`]); the host runs them, in
+    /// parallel where it can, and answers with all their results in one request.
+    Tools(Vec<Step>),
     /// Say this and end the turn.
     Text(String),
 }
@@ -45,6 +48,15 @@ impl Step {
         Step::tool(
             "Edit",
             json!({"file_path": path, "old_string": old, "new_string": new}),
+        )
+    }
+
+    /// `Agent` launching a sub-agent of type `kind` with `prompt` (its first user message,
+    /// which should start with the sub-agent's own script marker).
+    pub fn agent(description: &str, prompt: &str, kind: &str) -> Step {
+        Step::tool(
+            "Agent",
+            json!({"description": description, "prompt": prompt, "subagent_type": kind}),
         )
     }
 
@@ -144,13 +156,22 @@ impl StandIn {
     /// The `tool_result` block answering the tool call of `step` in the conversation `marker`,
     /// as the model saw it in a later request.
     pub fn tool_result(&self, marker: &str, step: usize) -> Option<Value> {
-        let id = tool_use_id(marker, step);
+        self.result_of(marker, &tool_use_id(marker, step))
+    }
+
+    /// The `tool_result` answering call `index` of the several tool calls of `step`
+    /// ([`Step::Tools`]) in the conversation `marker`.
+    pub fn tool_result_at(&self, marker: &str, step: usize, index: usize) -> Option<Value> {
+        self.result_of(marker, &block_id(&tool_use_id(marker, step), index))
+    }
+
+    fn result_of(&self, marker: &str, id: &str) -> Option<Value> {
         self.conversation(marker).iter().find_map(|r| {
             r.messages()
                 .iter()
                 .filter_map(|m| m["content"].as_array())
                 .flatten()
-                .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id.as_str())
+                .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id)
                 .cloned()
         })
     }
@@ -192,6 +213,11 @@ impl StandIn {
 pub fn tool_use_id(marker: &str, step: usize) -> String {
     let plain: String = marker.chars().filter(char::is_ascii_alphanumeric).collect();
     format!("toolu_{plain}_{step}")
+}
+
+/// The id of call `index` of an answer with several tool calls whose step id is `id`.
+fn block_id(id: &str, index: usize) -> String {
+    format!("{id}_{index}")
 }
 
 /// The text of a message's content: the string, or its text blocks joined.
@@ -340,14 +366,22 @@ fn respond_json(out: &mut TcpStream, status: u16, value: &Value) -> std::io::Res
     out.flush()
 }
 
-/// The content block of `answer`, and the stop reason.
-fn block(id: &str, answer: &Step) -> (Value, &'static str) {
+/// The content blocks of `answer`, and the stop reason. Several tool calls get ids `ID_0`,
+/// `ID_1`, ...
+fn blocks(id: &str, answer: &Step) -> (Vec<Value>, &'static str) {
     match answer {
         Step::Tool { name, input } => (
-            json!({"type": "tool_use", "id": id, "name": name, "input": input}),
+            vec![json!({"type": "tool_use", "id": id, "name": name, "input": input})],
             "tool_use",
         ),
-        Step::Text(text) => (json!({"type": "text", "text": text}), "end_turn"),
+        Step::Tools(steps) => {
+            let mut out = Vec::new();
+            for (i, step) in steps.iter().enumerate() {
+                out.extend(blocks(&block_id(id, i), step).0);
+            }
+            (out, "tool_use")
+        }
+        Step::Text(text) => (vec![json!({"type": "text", "text": text})], "end_turn"),
     }
 }
 
@@ -356,36 +390,40 @@ fn usage() -> Value {
 }
 
 fn whole_message(model: &str, id: &str, answer: &Step) -> Value {
-    let (content, stop) = block(id, answer);
+    let (content, stop) = blocks(id, answer);
     json!({
         "id": format!("msg_{id}"), "type": "message", "role": "assistant", "model": model,
-        "content": [content], "stop_reason": stop, "stop_sequence": null, "usage": usage(),
+        "content": content, "stop_reason": stop, "stop_sequence": null, "usage": usage(),
     })
 }
 
 fn respond_sse(out: &mut TcpStream, model: &str, id: &str, answer: &Step) -> std::io::Result<()> {
-    let (_, stop) = block(id, answer);
-    let (start, delta) = match answer {
-        Step::Tool { name, input } => (
-            json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
-            json!({"type": "input_json_delta", "partial_json": input.to_string()}),
-        ),
-        Step::Text(text) => (
-            json!({"type": "text", "text": ""}),
-            json!({"type": "text_delta", "text": text}),
-        ),
-    };
-    let events = [
-        json!({"type": "message_start", "message": {
-            "id": format!("msg_{id}"), "type": "message", "role": "assistant", "model": model,
-            "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage()}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": start}),
-        json!({"type": "content_block_delta", "index": 0, "delta": delta}),
-        json!({"type": "content_block_stop", "index": 0}),
+    let (content, stop) = blocks(id, answer);
+    let mut events = vec![json!({"type": "message_start", "message": {
+        "id": format!("msg_{id}"), "type": "message", "role": "assistant", "model": model,
+        "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage()}})];
+    for (index, block) in content.iter().enumerate() {
+        let (start, delta) = if block["type"] == "tool_use" {
+            let mut start = block.clone();
+            start["input"] = json!({});
+            let delta =
+                json!({"type": "input_json_delta", "partial_json": block["input"].to_string()});
+            (start, delta)
+        } else {
+            (
+                json!({"type": "text", "text": ""}),
+                json!({"type": "text_delta", "text": block["text"]}),
+            )
+        };
+        events.push(json!({"type": "content_block_start", "index": index, "content_block": start}));
+        events.push(json!({"type": "content_block_delta", "index": index, "delta": delta}));
+        events.push(json!({"type": "content_block_stop", "index": index}));
+    }
+    events.push(
         json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
                "usage": {"output_tokens": 10}}),
-        json!({"type": "message_stop"}),
-    ];
+    );
+    events.push(json!({"type": "message_stop"}));
     write!(
         out,
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n"

@@ -10,3 +10,4 @@ mod lanes;
 mod peer;
 mod plugin;
 pub mod scenario;
+mod subagents;

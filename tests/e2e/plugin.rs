@@ -6,8 +6,6 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use serde_json::Value;
-
 use super::api::Step;
 use super::scenario::Scenario;
 use crate::common;
@@ -34,7 +32,7 @@ impl Scenario {
 
     /// Add this checkout as a marketplace and install the plugin for the person `name`, the way
     /// the README says.
-    fn install_plugin(&self, name: &str) {
+    pub(super) fn install_plugin(&self, name: &str) {
         let checkout = env!("CARGO_MANIFEST_DIR");
         for args in [
             &["plugin", "marketplace", "add", checkout][..],
@@ -107,7 +105,7 @@ fn the_plugin_wires_every_session_of_its_user() {
         || format!("no co-edit warning naming {short} reached B's model: {texts:?}"),
     );
     s.step("the guard refused B's `git branch -D` of the unpushed branch");
-    refused(&s, mb, 2);
+    s.refused(mb, 2, &["git-dibs"]);
     s.check(branch_exists(&root, "only-here"), || {
         "branch only-here was deleted".into()
     });
@@ -127,7 +125,7 @@ fn the_plugin_wires_every_session_of_its_user() {
     s.check(root.join(".claude/worktrees/plugin-wt").is_dir(), || {
         "claude -w made no worktree at .claude/worktrees/plugin-wt".into()
     });
-    refused(&s, mw, 0);
+    s.refused(mw, 0, &["git-dibs"]);
     s.check(branch_exists(&root, "only-here"), || {
         "the -w session deleted branch only-here".into()
     });
@@ -164,18 +162,6 @@ fn the_plugin_wires_every_session_of_its_user() {
 }
 
 /// Fail unless the tool call `step` of `marker`'s script came back as a refusal by git-dibs.
-fn refused(s: &Scenario, marker: &str, step: usize) {
-    let result = s
-        .api
-        .tool_result(marker, step)
-        .unwrap_or_else(|| s.fail(&format!("no tool_result for step {step} of {marker}")));
-    let text = super::api::content_text(&result["content"]);
-    s.check(
-        result["is_error"] == Value::Bool(true) && text.contains("git-dibs"),
-        || format!("step {step} of {marker} was not refused by git-dibs: {result}"),
-    );
-}
-
 fn branch_exists(root: &Path, name: &str) -> bool {
     common::git_command(root)
         .args(["rev-parse", "--verify", "-q", &format!("refs/heads/{name}")])

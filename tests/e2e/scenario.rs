@@ -244,7 +244,7 @@ impl Scenario {
         let mut cmd = Command::new(&self.claude);
         cmd.args(args)
             .args(["--output-format", "stream-json", "--verbose"])
-            .args(["--allowedTools", "Read,Edit,Write,Bash"])
+            .args(["--allowedTools", "Read,Edit,Write,Bash,Agent,ExitWorktree"])
             .current_dir(cwd)
             .env_clear()
             .env("PATH", path)
@@ -437,16 +437,54 @@ impl Scenario {
     pub fn flag(&self, name: &str) -> PathBuf {
         self.scratch.join(name)
     }
+
+    /// Fail unless the tool call of `step` in conversation `marker` was refused with a reason
+    /// naming every one of `names`; the reason as the model saw it.
+    pub fn refused(&self, marker: &str, step: usize, names: &[&str]) -> String {
+        let result = self.result(marker, step);
+        let text = super::api::content_text(&result["content"]);
+        self.check(result["is_error"] == Value::Bool(true), || {
+            format!("{marker} step {step} was not refused: {result}")
+        });
+        for name in names {
+            self.check(text.contains(name), || {
+                format!("{marker} step {step}: the reason does not name {name:?}: {text}")
+            });
+        }
+        text
+    }
+
+    /// Fail unless the tool call of `step` in conversation `marker` went through.
+    pub fn allowed(&self, marker: &str, step: usize) {
+        let result = self.result(marker, step);
+        self.check(result["is_error"] != Value::Bool(true), || {
+            format!("{marker} step {step} was refused: {result}")
+        });
+    }
+
+    fn result(&self, marker: &str, step: usize) -> Value {
+        self.api
+            .tool_result(marker, step)
+            .unwrap_or_else(|| self.fail(&format!("{marker}: no tool_result for step {step}")))
+    }
 }
 
 /// A Bash command that touches `ready`, then waits (at most `limit_secs`) until `release`
-/// exists: keeps a session live while others act. A polling loop, since the Bash tool refuses a
-/// standalone `sleep`.
+/// exists: keeps a session live while others act.
 pub fn hold_command(ready: &Path, release: &Path, limit_secs: u32) -> String {
     format!(
-        "touch '{}' && for i in $(seq {ticks}); do [ -e '{}' ] && break; sleep 0.05; done",
+        "touch '{}' && {}",
         ready.display(),
-        release.display(),
+        wait_command(release, limit_secs)
+    )
+}
+
+/// A Bash command that waits (at most `limit_secs`) until `flag` exists. A polling loop, since
+/// the Bash tool refuses a standalone `sleep`.
+pub fn wait_command(flag: &Path, limit_secs: u32) -> String {
+    format!(
+        "for i in $(seq {ticks}); do [ -e '{}' ] && break; sleep 0.05; done",
+        flag.display(),
         ticks = limit_secs * 20
     )
 }
