@@ -41,6 +41,34 @@ pub fn current() -> Option<AgentProcess> {
     None
 }
 
+/// Every ancestor of this process that is not a shell or wrapper, nearest first (at most 32):
+/// a session's shell descendants (`make`, `npm run`, `perl` running `git dibs claim`) find their
+/// session's agent among them.
+pub fn ancestors() -> Vec<AgentProcess> {
+    let Some(boot) = boot_id() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut pid = std::os::unix::process::parent_id();
+    for _ in 0..32 {
+        if pid <= 1 {
+            break;
+        }
+        let Some((comm, ppid, start)) = stat(pid) else {
+            break;
+        };
+        if !PASS_THROUGH.contains(&comm.as_str()) {
+            out.push(AgentProcess {
+                pid,
+                start,
+                boot: boot.clone(),
+            });
+        }
+        pid = ppid;
+    }
+    out
+}
+
 impl AgentProcess {
     /// Whether this exact process is gone: `Some(true)` when it certainly ended (no such pid,
     /// another process under its pid, or another boot), `None` when this system cannot tell.

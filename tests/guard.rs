@@ -19,11 +19,17 @@ fn rule1_worktree_remove_of_dirty_untracked_or_unpushed_is_refused() {
     assert!(reason.contains("Commit and push"), "{reason}");
     let reason = denied(r, "git worktree remove --force --force ../untracked");
     assert!(reason.contains("?? notes.txt"), "{reason}");
+    // Unpushed commits on a detached HEAD go with the worktree; on a branch, the branch keeps
+    // them and removing the worktree loses nothing.
+    git(&f.unpushed, &["checkout", "-q", "--detach"]);
+    commit_in(&f.unpushed, "detached.txt", "detached work");
     let reason = denied(r, "git worktree remove -f ../unpushed");
     assert!(
-        reason.contains("unpushed work") && reason.contains("more"),
+        reason.contains("detached work") && reason.contains("commit(s) on no remote"),
         "{reason}"
     );
+    git(&f.unpushed, &["checkout", "-q", "unpushed"]);
+    allowed(r, "git worktree remove ../unpushed");
     allowed(r, "git worktree remove ../clean");
     allowed(r, "git worktree remove ../husk");
     assert!(f.dirty.join("src/lib.rs").exists() && f.untracked.exists() && f.unpushed.exists());
@@ -46,7 +52,7 @@ fn rule2_rm_recursive_of_a_worktree_root_in_any_spelling() {
         "rm -fr ../dirty",
         "rm -r -f ../dirty",
         "rm -R ../untracked",
-        "rm --recursive --force ../unpushed",
+        "rm --recursive --force ../untracked",
         "rm -rf ../dirt*",
         "rm -rf ../dirty/",
         "/bin/rm -rfv -- ../dirty",
@@ -55,7 +61,9 @@ fn rule2_rm_recursive_of_a_worktree_root_in_any_spelling() {
     }
     allowed(&f.repo.root, "rm -rf ../clean");
     allowed(&f.repo.root, "rm -rf ../husk");
-    allowed(&f.repo.root, "rm -rf ../dirty/src");
+    // Inside another worktree: refused where it holds uncommitted files, else its own business.
+    denied(&f.repo.root, "rm -rf ../dirty/src");
+
     allowed(&f.repo.root, "rm -f ../dirty/src/lib.rs");
     assert!(f.dirty.exists());
 }
@@ -136,8 +144,11 @@ fn rule4_push_delete_of_a_branch_with_an_open_pull_request() {
         reason.contains("#42") && reason.contains("pull/42"),
         "{reason}"
     );
+    // A branch never fetched here: what it holds is unknown, so the person decides.
     let run = bash_env(r, "git push origin --delete clean", &[("PATH", &path)]);
-    assert_eq!(run.stdout, "");
+    let (d, reason, _) = decision(&run).expect("a decision");
+    assert_eq!(d, "ask");
+    assert!(reason.contains("[guard:remote-unknown]"), "{reason}");
     // A failing or missing gh means "no pull request known".
     let failing = stub_gh(&f.base.join("x"), "exit 1");
     let run = bash_env(r, "git push origin --delete pushed", &[("PATH", &failing)]);

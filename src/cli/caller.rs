@@ -2,7 +2,23 @@
 
 use anyhow::{Result, bail};
 
+use crate::agent::{self, AgentProcess};
 use crate::protocol::Host;
+
+/// The agent process a command from session `id`'s shell speaks for: the session's registered
+/// agent when it is an ancestor of this process (a wrapper such as `make` or `perl` between
+/// them is not a new agent, so the session's generation stays), else the nearest agent-like
+/// ancestor.
+pub(crate) fn session_agent(store: &Store, id: &str) -> Option<AgentProcess> {
+    let chain = agent::ancestors();
+    let registered = store.session(id).ok().flatten().and_then(|s| s.agent);
+    if let Some(reg) = registered
+        && chain.contains(&reg)
+    {
+        return Some(reg);
+    }
+    chain.into_iter().next()
+}
 use crate::store::{Session, Store};
 
 /// The session an agent's shell exports: `DIBS_SESSION` (set at session start), else Claude

@@ -8,7 +8,6 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use crate::agent;
 use crate::git;
 use crate::policy::claims::describe;
 use crate::protocol::Host;
@@ -206,7 +205,11 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
         })
         .collect::<Result<Vec<_>>>()?;
     let (id, host, from_env) = acting_session(&store, args.session.as_deref())?;
-    let process = if from_env { agent::current() } else { None };
+    let process = if from_env {
+        super::caller::session_agent(&store, &id)
+    } else {
+        None
+    };
     let writer = Writer::from_process(process.as_ref());
     let before = store.session(&id)?;
     let host = before.as_ref().map_or(host, |s| s.host);
@@ -374,7 +377,7 @@ pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
         }
     }
     let process = if from_env && !foreign {
-        agent::current()
+        super::caller::session_agent(&store, &id)
     } else {
         None
     };

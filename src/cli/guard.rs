@@ -6,6 +6,7 @@
 
 mod exit;
 mod facts;
+mod reach;
 
 use std::path::Path;
 use std::time::SystemTime;

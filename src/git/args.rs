@@ -2,6 +2,7 @@
 //! `--git-dir`, `--work-tree`, `--no-pager`, ...), resolved the way git resolves them, so the
 //! guard knows which repository and which subcommand a `git ...` command really names.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::discover::{Worktree, locate, worktree_at};
@@ -19,6 +20,12 @@ pub struct GitInvocation {
     pub config: Vec<String>,
     /// The subcommand and its arguments (empty for `git --version` and the like).
     pub args: Vec<String>,
+    /// Aliases defined for this command alone (`-c alias.x=...`, `GIT_CONFIG_KEY_n`,
+    /// `GIT_CONFIG_PARAMETERS`, `--config-env`): `None` when the value is only known when it
+    /// runs.
+    pub alias_from_env: BTreeMap<String, Option<String>>,
+    /// Pathspecs match case-insensitively (`--icase-pathspecs`, `GIT_ICASE_PATHSPECS=1`).
+    pub icase: bool,
 }
 
 /// Global options that are plain flags.
@@ -69,11 +76,37 @@ pub fn parse_invocation(
     let mut cwd = cwd.to_path_buf();
     let mut git_dir: Option<String> = None;
     let mut work_tree: Option<String> = None;
+    let mut icase = false;
+    let mut aliases: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let value_of = |name: &str| {
+        assignments
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
     for (k, v) in assignments {
         match k.as_str() {
             "GIT_DIR" => git_dir = Some(v.clone()),
             "GIT_WORK_TREE" => work_tree = Some(v.clone()),
+            "GIT_ICASE_PATHSPECS" => icase = v == "1" || v == "true",
+            "GIT_CONFIG_PARAMETERS" => {
+                for (key, value) in config_parameters(v) {
+                    note_alias(&mut aliases, &key, Some(value));
+                }
+            }
             _ => {}
+        }
+    }
+    if let Some(n) = value_of("GIT_CONFIG_COUNT").and_then(|n| n.parse::<usize>().ok()) {
+        for i in 0..n.min(64) {
+            if let Some(key) = value_of(&format!("GIT_CONFIG_KEY_{i}")) {
+                note_alias(
+                    &mut aliases,
+                    &key,
+                    value_of(&format!("GIT_CONFIG_VALUE_{i}")),
+                );
+            }
         }
     }
     let mut config = Vec::new();
@@ -90,9 +123,26 @@ pub fn parse_invocation(
         } else if a == "-c" {
             if let Some(kv) = argv.get(i + 1) {
                 config.push(kv.clone());
+                if let Some((k, v)) = kv.split_once('=') {
+                    note_alias(&mut aliases, k, Some(v.to_owned()));
+                }
             }
             i += 2;
+        } else if a == "--config-env" || a.starts_with("--config-env=") {
+            let spec = match a.strip_prefix("--config-env=") {
+                Some(s) => Some(s.to_owned()),
+                None => {
+                    i += 1;
+                    argv.get(i).cloned()
+                }
+            };
+            if let Some((k, var)) = spec.as_deref().and_then(|s| s.split_once('=')) {
+                let value = value_of(var).or_else(|| std::env::var(var).ok());
+                note_alias(&mut aliases, k, value);
+            }
+            i += 1;
         } else if FLAGS.contains(&a) || a.starts_with("--exec-path=") {
+            icase |= a == "--icase-pathspecs";
             i += 1;
         } else if let Some((name, value)) = a.split_once('=')
             && VALUED.contains(&name)
@@ -119,6 +169,8 @@ pub fn parse_invocation(
                 cwd,
                 config,
                 args: Vec::new(),
+                alias_from_env: aliases,
+                icase,
             });
         } else {
             break;
@@ -132,7 +184,45 @@ pub fn parse_invocation(
         cwd,
         config,
         args,
+        alias_from_env: aliases,
+        icase,
     })
+}
+
+/// Record `key=value` when it defines an alias (`alias.NAME`, any case).
+fn note_alias(aliases: &mut BTreeMap<String, Option<String>>, key: &str, value: Option<String>) {
+    let lower = key.to_ascii_lowercase();
+    if let Some(name) = lower.strip_prefix("alias.") {
+        aliases.insert(name.to_owned(), value);
+    }
+}
+
+/// The `'key'='value'` pairs of `GIT_CONFIG_PARAMETERS`.
+fn config_parameters(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                if !quoted {
+                    parts.push(std::mem::take(&mut cur));
+                }
+            }
+            c if quoted => cur.push(c),
+            _ => {}
+        }
+    }
+    let mut it = parts.into_iter();
+    while let Some(k) = it.next() {
+        match k.split_once('=') {
+            Some((k, v)) => out.push((k.to_owned(), v.to_owned())),
+            None => out.push((k, it.next().unwrap_or_default())),
+        }
+    }
+    out
 }
 
 /// Replace an alias defined on the command line (`-c alias.x='branch -D'`) by its expansion.

@@ -177,6 +177,23 @@ impl Repo {
         self.walk(&tip.to_string(), &hide, limit).map(Some)
     }
 
+    /// The branches of `remote` known here (`refs/remotes/<remote>/*`, without the prefix).
+    pub fn remote_branches(&self, remote: &str) -> Vec<String> {
+        let prefix = format!("refs/remotes/{remote}/");
+        let Ok(refs) = self.repo.references_glob(&format!("{prefix}*")) else {
+            return Vec::new();
+        };
+        refs.filter_map(Result::ok)
+            .filter_map(|r| Some(r.name()?.strip_prefix(&prefix)?.to_owned()))
+            .filter(|n| n != "HEAD")
+            .collect()
+    }
+
+    /// How many entries the stash holds.
+    pub fn stash_entries(&self) -> usize {
+        self.repo.reflog("refs/stash").map_or(0, |r| r.len())
+    }
+
     /// Whether `spec` names a commit (a branch, tag, id, `HEAD~2`, ...).
     pub fn is_rev(&self, spec: &str) -> bool {
         self.repo.revparse_single(spec).is_ok()

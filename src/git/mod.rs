@@ -34,6 +34,7 @@ mod gh;
 mod index;
 pub mod landed;
 pub mod lanes;
+pub mod porcelain;
 pub mod retention;
 mod scan;
 mod worktrees;

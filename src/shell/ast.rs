@@ -26,6 +26,13 @@ pub(super) struct Word {
     /// For each of `subs`, where its text sits in `chars` and whether it was double-quoted;
     /// `None` when it cannot be replaced by its output (inside `${...}`).
     pub spans: Vec<Option<(usize, usize, bool)>>,
+    /// Plain `$NAME` / `${NAME}` references: where their text sits in `chars`, the name, and
+    /// whether they were double-quoted.
+    pub vars: Vec<(usize, usize, String, bool)>,
+    /// An expansion whose value cannot be computed here (`$1`, `${x:-y}`, `$((...))`).
+    pub opaque: bool,
+    /// Some expansion stands outside double quotes (its value may split into several words).
+    pub bare: bool,
 }
 
 impl Word {
@@ -70,13 +77,26 @@ impl Word {
         {
             return None;
         }
+        let shift = eq + 1;
         let value = Word {
-            chars: self.chars[eq + 1..].to_vec(),
+            chars: self.chars[shift..].to_vec(),
             has_var: self.has_var,
             has_cmdsub: self.has_cmdsub,
             any_quote: self.any_quote,
-            subs: Vec::new(),
-            spans: Vec::new(),
+            subs: self.subs.clone(),
+            spans: self
+                .spans
+                .iter()
+                .map(|s| s.and_then(|(a, b, q)| (a >= shift).then(|| (a - shift, b - shift, q))))
+                .collect(),
+            vars: self
+                .vars
+                .iter()
+                .filter(|v| v.0 >= shift)
+                .map(|(a, b, n, q)| (a - shift, b - shift, n.clone(), *q))
+                .collect(),
+            opaque: self.opaque || self.vars.iter().any(|v| v.0 < shift),
+            bare: self.bare,
         };
         Some((name.iter().map(|w| w.c).collect(), value))
     }
@@ -153,6 +173,8 @@ pub(super) enum Command {
         redirs: Vec<Redir>,
     },
     For {
+        /// The loop variable (`None` for `for ((...))`).
+        var: Option<String>,
         words: Vec<Word>,
         body: List,
         redirs: Vec<Redir>,

@@ -10,7 +10,7 @@ use super::expand::{Arg, join_dir};
 use super::wrappers::basename;
 
 /// The output redirections, and where standard input comes from.
-pub(super) fn redirections(rs: &[Redir], piped: Stdin) -> (Vec<Redirect>, Stdin) {
+pub(super) fn redirections(rs: &[Redir], piped: Stdin, cwd: &Path) -> (Vec<Redirect>, Stdin) {
     let mut out = Vec::new();
     let mut stdin = piped;
     for r in rs {
@@ -33,7 +33,11 @@ pub(super) fn redirections(rs: &[Redir], piped: Stdin) -> (Vec<Redirect>, Stdin)
             }
             RedirOp::In | RedirOp::ReadWrite | RedirOp::DupIn => {
                 if r.fd.is_none_or(|f| f == 0) && r.op != RedirOp::DupIn {
-                    stdin = Stdin::Opaque;
+                    stdin = if r.op == RedirOp::In && !r.target.has_var && !r.target.has_cmdsub {
+                        Stdin::File(join_dir(cwd, &target))
+                    } else {
+                        Stdin::Opaque
+                    };
                 }
                 continue;
             }
@@ -89,7 +93,7 @@ pub(super) fn literal_output(argv: &[Arg], known: bool, redirs: &[Redir]) -> Opt
             Some(text.replace("%s", "").replace('\u{0}', "%"))
         }
         "cat" if args.is_empty() => {
-            let (_, stdin) = redirections(redirs, Stdin::None);
+            let (_, stdin) = redirections(redirs, Stdin::None, Path::new("/"));
             match stdin {
                 Stdin::Text(t) => Some(t),
                 _ => None,
@@ -136,7 +140,16 @@ pub(super) fn change_dir(argv: &[Arg], st: &mut State, home: Option<&Path>) {
             if Path::new(&a.text).is_absolute() {
                 st.known = true;
             }
+            // With CDPATH, a relative name may be found in another folder.
+            let relative = !a.text.starts_with(['/', '.']);
+            if relative && st.cdpath() {
+                st.known = false;
+            }
             st.cwd = join_dir(&st.cwd, &a.text);
+            // Through a link or a move made earlier in the line: not what the disk shows now.
+            if st.made.iter().any(|m| st.cwd.starts_with(m)) {
+                st.known = false;
+            }
         }
     };
     let rotation = operands

@@ -3,19 +3,28 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ast::{Command, List, Redir, Simple, WChar, Word};
+use super::ast::{Command, List, Redir, Simple, Word};
 use super::builtins::{change_dir, literal_output, redirections};
+use super::effects;
 use super::expand::{Arg, expand_word, join_dir};
 use super::lex::Parser;
+use super::vars::{self, Resolver, Vars};
 use super::wrappers::{Shell, peel};
 use super::{ParseError, Redirect, SimpleCommand, Unknown};
 
-/// The shell state that matters here: the working directory and the `pushd` stack.
-#[derive(Clone, Debug)]
+/// Most values a `for` loop is followed through one by one.
+const MAX_LOOP_VALUES: usize = 32;
+
+/// The shell state that matters here: the working directory, the `pushd` stack, variables,
+/// `dotglob`, and paths made earlier in the line (links, moves) whose targets are unknown.
+#[derive(Clone, Debug, Default)]
 pub(super) struct State {
     pub(super) cwd: PathBuf,
     pub(super) known: bool,
     pub(super) stack: Vec<(PathBuf, bool)>,
+    pub(super) vars: Vars,
+    pub(super) dotglob: bool,
+    pub(super) made: Vec<PathBuf>,
 }
 
 impl State {
@@ -23,12 +32,33 @@ impl State {
         self.known == o.known && (!self.known || self.cwd == o.cwd)
     }
 
-    /// The state after one of several paths ran: known only if every path agrees.
+    /// The state after one of several paths ran: known only where every path agrees.
     fn merge(mut self, others: &[State]) -> State {
         if others.iter().any(|o| !o.same(&self)) {
             self.known = false;
         }
+        for o in others {
+            for (k, v) in &o.vars {
+                if self.vars.get(k) != Some(v) {
+                    self.vars.insert(k.clone(), None);
+                }
+            }
+            self.dotglob |= o.dotglob;
+            for m in &o.made {
+                if !self.made.contains(m) {
+                    self.made.push(m.clone());
+                }
+            }
+        }
         self
+    }
+
+    /// Whether `cd` searches `CDPATH` (set in the line, or in the environment).
+    pub(super) fn cdpath(&self) -> bool {
+        match self.vars.get("CDPATH") {
+            Some(v) => v.as_deref() != Some(""),
+            None => std::env::var_os("CDPATH").is_some_and(|v| !v.is_empty()),
+        }
     }
 }
 
@@ -42,6 +72,7 @@ struct Inherit {
 struct Ev<'a> {
     out: Vec<SimpleCommand>,
     home: Option<&'a Path>,
+    resolver: Resolver<'a>,
 }
 
 /// Evaluate a parsed command line starting in `cwd`.
@@ -49,15 +80,17 @@ pub(super) fn run(
     list: &List,
     cwd: &Path,
     home: Option<&Path>,
+    resolver: Resolver<'_>,
 ) -> Result<Vec<SimpleCommand>, ParseError> {
     let mut ev = Ev {
         out: Vec::new(),
         home,
+        resolver,
     };
     let mut st = State {
         cwd: cwd.to_path_buf(),
         known: true,
-        stack: Vec::new(),
+        ..State::default()
     };
     ev.list(list, &mut st, &Inherit::default())?;
     Ok(ev.out)
@@ -69,6 +102,8 @@ pub(super) enum Stdin {
     None,
     /// Literal text (a heredoc, a here-string, `echo ... |`).
     Text(String),
+    /// A file (`< FILE`), read only by a command that runs its content.
+    File(PathBuf),
     /// A file or a pipe whose content is not known.
     Opaque,
 }
@@ -130,40 +165,12 @@ impl Ev<'_> {
         Ok(outs)
     }
 
-    /// The word with its double-quoted substitutions replaced by their literal output
-    /// (`"$(cat <<'EOF' ... EOF)"`), when every substitution's output is known.
+    /// The word with its variables and substitutions replaced by their values when all are
+    /// known (`"$HOME/x"`, `"$(git rev-parse --show-toplevel)"`, `"$d"` after `d=build`).
     fn substituted(&mut self, w: &Word, st: &State, inh: &Inherit) -> Result<Word, ParseError> {
         let outs = self.subs_of(w, st, inh)?;
-        if !w.has_cmdsub
-            || w.has_var
-            || outs.iter().any(Option::is_none)
-            || w.spans.len() != outs.len()
-        {
-            return Ok(w.clone());
-        }
-        let mut chars = Vec::new();
-        let mut at = 0;
-        for (span, out) in w.spans.iter().zip(&outs) {
-            let (Some((from, to, true)), Some(out)) = (span, out) else {
-                return Ok(w.clone());
-            };
-            if *from < at || *to > w.chars.len() {
-                return Ok(w.clone());
-            }
-            chars.extend_from_slice(&w.chars[at..*from]);
-            chars.extend(
-                out.trim_end_matches('\n')
-                    .chars()
-                    .map(|c| WChar { c, quoted: true }),
-            );
-            at = *to;
-        }
-        chars.extend_from_slice(&w.chars[at..]);
-        Ok(Word {
-            chars,
-            any_quote: w.any_quote,
-            ..Word::default()
-        })
+        let cwd = st.known.then_some(st.cwd.as_path());
+        Ok(vars::resolve(w, &outs, &st.vars, cwd).unwrap_or_else(|| w.clone()))
     }
 
     fn redir_subs(&mut self, rs: &[Redir], st: &State, inh: &Inherit) -> Result<(), ParseError> {
@@ -222,16 +229,38 @@ impl Ev<'_> {
                 *st = st.clone().merge(&[b]);
             }
             Command::For {
+                var,
                 words,
                 body,
                 redirs,
             } => {
                 self.redir_subs(redirs, st, inh)?;
+                let mut values: Option<Vec<String>> = Some(Vec::new());
                 for w in words {
-                    self.subs_of(w, st, inh)?;
+                    let w = self.substituted(w, st, inh)?;
+                    let args = expand_word(&w, &st.cwd, st.known, self.home, st.dotglob);
+                    if args.iter().any(|a| a.var || a.cmdsub || a.cut) {
+                        values = None;
+                    } else if let Some(v) = &mut values {
+                        v.extend(args.into_iter().map(|a| a.text));
+                    }
                 }
+                let values = values.filter(|v| v.len() <= MAX_LOOP_VALUES);
                 let mut b = st.clone();
-                self.list(body, &mut b, inh)?;
+                match (var, values) {
+                    (Some(name), Some(values)) => {
+                        for value in values {
+                            b.vars.insert(name.clone(), Some(value));
+                            self.list(body, &mut b, inh)?;
+                        }
+                    }
+                    (name, _) => {
+                        if let Some(name) = name {
+                            b.vars.insert(name.clone(), None);
+                        }
+                        self.list(body, &mut b, inh)?;
+                    }
+                }
                 *st = st.clone().merge(&[b]);
             }
             Command::Case { word, arms, redirs } => {
@@ -268,8 +297,15 @@ impl Ev<'_> {
         inh: &Inherit,
         piped: Stdin,
     ) -> Result<Option<String>, ParseError> {
+        let mut values = Vec::new();
         for w in &s.assigns {
-            self.subs_of(w, st, inh)?;
+            let outs = self.subs_of(w, st, inh)?;
+            let Some((name, value)) = w.assignment() else {
+                continue;
+            };
+            let cwd = st.known.then_some(st.cwd.as_path());
+            let resolved = vars::resolve(&value, &outs, &st.vars, cwd).map(|w| w.text());
+            values.push((name, value.text(), resolved));
         }
         let mut words = Vec::new();
         for w in &s.words {
@@ -279,15 +315,20 @@ impl Ev<'_> {
 
         let mut args = Vec::new();
         for w in &words {
-            args.extend(expand_word(w, &st.cwd, st.known, self.home));
+            args.extend(expand_word(w, &st.cwd, st.known, self.home, st.dotglob));
+        }
+        if args.is_empty() && s.words.is_empty() {
+            // `NAME=value` alone sets a shell variable for the rest of the line.
+            for (name, _, resolved) in values {
+                effects::set_var(st, &name, resolved);
+            }
+            return Ok(None);
         }
         let mut assignments = inh.assigns.clone();
-        for a in &s.assigns {
-            if let Some((name, value)) = a.assignment() {
-                assignments.push((name, value.text()));
-            }
+        for (name, text, resolved) in values {
+            assignments.push((name, resolved.unwrap_or(text)));
         }
-        let (redirects, stdin) = redirections(&s.redirs, piped);
+        let (redirects, stdin) = redirections(&s.redirs, piped, &st.cwd);
 
         let peeled = peel(args);
         assignments.extend(peeled.assignments.iter().cloned());
@@ -305,9 +346,24 @@ impl Ev<'_> {
             .or(peeled.exhausted.then_some(Unknown::Eval));
         let argv = peeled.argv;
 
+        let input = match &stdin {
+            Stdin::Text(t) => Some(t.clone()),
+            _ => None,
+        };
+        let text = |t: Option<String>| t.map_or(Stdin::Opaque, Stdin::Text);
         let nested_stdin = match (&peeled.shell, stdin) {
-            (Some(Shell::Command(a)), _) => Some(Stdin::Text(a.text.clone())),
+            (Some(Shell::Command(a)), _) => Some(text(effects::with_bash_env(
+                &argv,
+                &assignments,
+                &cwd,
+                &a.text,
+            ))),
+            (Some(Shell::Script(f)), _) => {
+                effects::script_file(&argv, Some(f), &assignments, &cwd).map(text)
+            }
+            (Some(Shell::Stdin), Stdin::File(f)) => Some(text(effects::read_script(&f))),
             (Some(Shell::Stdin), s @ (Stdin::Text(_) | Stdin::Opaque)) => Some(s),
+            (None, _) => effects::script_file(&argv, None, &assignments, &cwd).map(text),
             _ => None,
         };
         if let Some(source) = nested_stdin {
@@ -319,20 +375,20 @@ impl Ev<'_> {
                 cwd: cwd.clone(),
                 known,
                 stack: Vec::new(),
+                ..st.clone()
             };
-            if let Stdin::Text(text) = source
-                && self.nested(&text, s.depth, nested, &inner)?
-            {
-                return Ok(None);
+            let mut unknown = force.unwrap_or(Unknown::Eval);
+            if let Stdin::Text(text) = &source {
+                if self.nested(text, s.depth, nested, &inner)? {
+                    return Ok(None);
+                }
+                unknown = Unknown::Unreadable;
             }
-            self.emit(
-                argv,
-                assignments,
-                cwd,
-                known,
-                redirects,
-                Some(force.unwrap_or(Unknown::Eval)),
-            );
+            let mut argv = argv;
+            if let (Stdin::Text(text), Unknown::Unreadable) = (&source, unknown) {
+                argv.push(Arg::plain(text));
+            }
+            self.emit(argv, assignments, cwd, known, redirects, Some(unknown));
             return Ok(None);
         }
 
@@ -350,7 +406,7 @@ impl Ev<'_> {
             let nested = State {
                 cwd: cwd.clone(),
                 known,
-                stack: st.stack.clone(),
+                ..st.clone()
             };
             if !self.nested(&text, s.depth, nested, &inner)? {
                 self.emit(
@@ -364,22 +420,57 @@ impl Ev<'_> {
             }
             return Ok(None);
         }
+        // Commands a program runs from its arguments (`find -exec`, `git rebase -x`, `watch`).
+        for text in effects::embedded(&argv) {
+            let inner = Inherit {
+                assigns: assignments.clone(),
+                force: Some(Unknown::Xargs),
+            };
+            let nested = State {
+                cwd: cwd.clone(),
+                known,
+                ..st.clone()
+            };
+            if !self.nested(&text, s.depth, nested, &inner)? {
+                let v = vec![Arg::plain("sh"), Arg::plain("-c"), Arg::plain(&text)];
+                self.emit(
+                    v,
+                    assignments.clone(),
+                    cwd.clone(),
+                    known,
+                    Vec::new(),
+                    Some(Unknown::Unreadable),
+                );
+            }
+        }
         let mut unknown = force;
         if (name == "source" || name == ".") && argv.len() > 1 {
             unknown = unknown.or(Some(Unknown::Eval));
         }
         let unknown = unknown
+            .or(argv.iter().any(|a| a.cut).then_some(Unknown::Glob))
             .or(argv
                 .iter()
                 .any(|a| a.cmdsub)
                 .then_some(Unknown::CommandSubstitution))
-            .or(argv.iter().any(|a| a.var).then_some(Unknown::Variable));
-        let output = literal_output(&argv, unknown.is_none(), &s.redirs);
-        // A directory change applies after the command itself.
+            .or(argv.iter().any(|a| a.var).then_some(Unknown::Variable))
+            .or(effects::through_made(&argv, &cwd, &st.made).then_some(Unknown::Made));
+        let output = literal_output(&argv, unknown.is_none(), &s.redirs).or_else(|| {
+            let texts: Vec<String> = argv.iter().map(|a| a.text.clone()).collect();
+            (unknown.is_none() && known)
+                .then(|| (self.resolver)(&texts, &cwd))
+                .flatten()
+        });
+        // A directory change, a variable or an option applies after the command itself.
         if !peeled.external {
             change_dir(&argv, st, self.home);
+            effects::builtin(&argv, st);
         }
+        effects::note_made(&argv, &cwd, st);
         self.emit(argv, assignments, cwd, known, redirects, unknown);
+        if let Some(last) = self.out.last_mut() {
+            last.input = input;
+        }
         Ok(output)
     }
 
@@ -413,7 +504,10 @@ impl Ev<'_> {
         if argv.is_empty() {
             return;
         }
+        let dynamic = argv.iter().map(|a| a.bare && (a.var || a.cmdsub)).collect();
         self.out.push(SimpleCommand {
+            dynamic,
+            input: None,
             argv: argv.into_iter().map(|a| a.text).collect(),
             assignments,
             cwd,

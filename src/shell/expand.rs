@@ -22,6 +22,10 @@ pub(super) struct Arg {
     pub text: String,
     pub var: bool,
     pub cmdsub: bool,
+    /// An unquoted expansion: the value may split into several words or be an option.
+    pub bare: bool,
+    /// A glob hit its work bound and was left as written: its matches are unknown.
+    pub cut: bool,
 }
 
 impl Arg {
@@ -30,17 +34,33 @@ impl Arg {
             text: text.to_string(),
             var: false,
             cmdsub: false,
+            bare: false,
+            cut: false,
         }
     }
 }
 
-/// Expand one word into arguments.
-pub(super) fn expand_word(w: &Word, cwd: &Path, cwd_known: bool, home: Option<&Path>) -> Vec<Arg> {
+/// Expand one word into arguments; `dotglob`: globs match names starting with a dot too.
+pub(super) fn expand_word(
+    w: &Word,
+    cwd: &Path,
+    cwd_known: bool,
+    home: Option<&Path>,
+    dotglob: bool,
+) -> Vec<Arg> {
     let mut out = Vec::new();
     for chars in brace_expand(&w.chars) {
         let chars = tilde(chars, home);
+        let mut cut = false;
         let globbed = if cwd_known && !w.has_var && !w.has_cmdsub && has_glob(&chars) {
-            glob(&chars, cwd)
+            match glob(&chars, cwd, dotglob) {
+                Globbed::Matched(m) => Some(m),
+                Globbed::NoMatch => None,
+                Globbed::TooMany => {
+                    cut = true;
+                    None
+                }
+            }
         } else {
             None
         };
@@ -49,9 +69,19 @@ pub(super) fn expand_word(w: &Word, cwd: &Path, cwd_known: bool, home: Option<&P
             text,
             var: w.has_var,
             cmdsub: w.has_cmdsub,
+            bare: w.bare,
+            cut,
         }));
     }
     out
+}
+
+/// What a glob expanded to.
+enum Globbed {
+    Matched(Vec<String>),
+    NoMatch,
+    /// The work bound was hit: the matches are not known.
+    TooMany,
 }
 
 fn tilde(mut chars: Vec<WChar>, home: Option<&Path>) -> Vec<WChar> {
@@ -192,8 +222,8 @@ fn has_glob(chars: &[WChar]) -> bool {
     })
 }
 
-/// Expand a glob pattern; `None` when nothing matches or the work bound is hit.
-fn glob(chars: &[WChar], cwd: &Path) -> Option<Vec<String>> {
+/// Expand a glob pattern.
+fn glob(chars: &[WChar], cwd: &Path, dotglob: bool) -> Globbed {
     let absolute = chars.first().is_some_and(|w| w.c == '/');
     let comps: Vec<&[WChar]> = chars.split(|w| w.c == '/').collect();
     let mut cands: Vec<(String, PathBuf)> = vec![if absolute {
@@ -222,20 +252,26 @@ fn glob(chars: &[WChar], cwd: &Path) -> Option<Vec<String>> {
             continue;
         }
         if comp.len() > MAX_GLOB_COMPONENT {
-            return None;
+            return Globbed::TooMany;
         }
         let mut next = Vec::new();
         for (d, p) in &cands {
             dirs_read += 1;
             if dirs_read > MAX_GLOB_DIRS {
-                return None;
+                return Globbed::TooMany;
             }
             let Ok(rd) = std::fs::read_dir(p) else {
                 continue;
             };
             let mut names: Vec<String> = rd
                 .filter_map(|e| e.ok()?.file_name().into_string().ok())
-                .filter(|n| !n.starts_with('.') || comp[0].c == '.')
+                .filter(|n| {
+                    if dotglob {
+                        n != "." && n != ".."
+                    } else {
+                        !n.starts_with('.') || comp[0].c == '.'
+                    }
+                })
                 .filter(|n| matches(comp, &n.chars().collect::<Vec<_>>()))
                 .collect();
             names.sort();
@@ -244,7 +280,7 @@ fn glob(chars: &[WChar], cwd: &Path) -> Option<Vec<String>> {
                 join_display(&mut d2, &n);
                 next.push((d2, p.join(&n)));
                 if next.len() > MAX_GLOB_MATCHES {
-                    return None;
+                    return Globbed::TooMany;
                 }
             }
         }
@@ -252,9 +288,9 @@ fn glob(chars: &[WChar], cwd: &Path) -> Option<Vec<String>> {
     }
     cands.retain(|(_, p)| p.symlink_metadata().is_ok());
     if cands.is_empty() {
-        None
+        Globbed::NoMatch
     } else {
-        Some(cands.into_iter().map(|(d, _)| d).collect())
+        Globbed::Matched(cands.into_iter().map(|(d, _)| d).collect())
     }
 }
 

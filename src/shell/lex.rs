@@ -267,6 +267,8 @@ impl Parser {
                 '(' if w.assignment().is_some_and(|(_, v)| v.chars.is_empty()) => {
                     let start = self.pos;
                     self.skip_balanced_parens()?;
+                    self.arith_subs(&mut w, start, self.pos)?;
+                    w.opaque = true;
                     let raw: String = self.src[start..self.pos].iter().collect();
                     w.push_str(&raw, true);
                 }
@@ -288,6 +290,27 @@ impl Parser {
             return Ok(Tok::IoNum(n));
         }
         Ok(Tok::Word(w))
+    }
+
+    /// The substitutions inside `src[from..to]` (arithmetic, an array's elements): they run
+    /// when the word expands, though the text itself stays data.
+    pub(super) fn arith_subs(
+        &self,
+        w: &mut Word,
+        from: usize,
+        to: usize,
+    ) -> Result<(), ParseError> {
+        let inner: String = self.src[from.min(to)..to.min(self.src.len())]
+            .iter()
+            .collect();
+        if !inner.contains(['$', '`']) {
+            return Ok(());
+        }
+        let subs = Parser::new(&inner, self.depth + 1).heredoc_subs()?;
+        w.has_cmdsub |= !subs.is_empty();
+        w.spans.extend(subs.iter().map(|_| None));
+        w.subs.extend(subs);
+        Ok(())
     }
 
     /// `(a b c)` of an array assignment, kept as data.
@@ -377,6 +400,9 @@ impl Parser {
             {
                 self.pos = end;
                 w.has_var = true;
+                w.opaque = true;
+                w.bare |= !in_dquote;
+                self.arith_subs(w, start + 3, end.saturating_sub(2))?;
                 self.push_raw(w, start);
                 Ok(())
             }
@@ -423,6 +449,20 @@ impl Parser {
                 }
                 self.leave();
                 self.pos = self.pos.min(self.src.len());
+                let inner: String = self.src[start + 2..self.pos.saturating_sub(1).max(start + 2)]
+                    .iter()
+                    .collect();
+                let plain = !inner.is_empty()
+                    && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !inner.starts_with(|c: char| c.is_ascii_digit());
+                let from = w.chars.len();
+                if plain {
+                    let to = from + (self.pos - start);
+                    w.vars.push((from, to, inner, in_dquote));
+                } else {
+                    w.opaque = true;
+                }
+                w.bare |= !in_dquote;
                 w.has_var = true;
                 w.has_cmdsub |= scratch.has_cmdsub;
                 w.spans.extend(scratch.subs.iter().map(|_| None));
@@ -439,12 +479,19 @@ impl Parser {
                     self.pos += 1;
                 }
                 w.has_var = true;
+                w.bare |= !in_dquote;
+                let name: String = self.src[start + 1..self.pos].iter().collect();
+                let from = w.chars.len();
+                w.vars
+                    .push((from, from + (self.pos - start), name, in_dquote));
                 self.push_raw(w, start);
                 Ok(())
             }
             Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
                 self.pos += 2;
                 w.has_var = true;
+                w.opaque = true;
+                w.bare |= !in_dquote;
                 self.push_raw(w, start);
                 Ok(())
             }
@@ -509,6 +556,7 @@ impl Parser {
         }
         self.peeked = saved;
         w.has_cmdsub = true;
+        w.bare |= !quoted;
         let from = w.chars.len();
         w.push_str(opener, true);
         self.push_raw(w, start);

@@ -7,12 +7,16 @@
 
 mod ast;
 mod builtins;
+mod effects;
 mod eval;
 mod expand;
 mod lex;
 mod parse;
 mod quote;
+mod vars;
 mod wrappers;
+
+pub use vars::{Resolver, builtin_output};
 
 #[cfg(test)]
 mod tests;
@@ -53,6 +57,11 @@ pub struct SimpleCommand {
     pub redirects: Vec<Redirect>,
     /// Set when part of this command cannot be known before it runs.
     pub unknown: Option<Unknown>,
+    /// For each word of `argv`: it came from an unquoted expansion, so its value may be several
+    /// words or an option (`git branch $FLAGS x`).
+    pub dynamic: Vec<bool>,
+    /// Its standard input when that is literal text (a heredoc, a here-string, `echo ... |`).
+    pub input: Option<String>,
 }
 
 /// An output redirection of a [`SimpleCommand`].
@@ -79,8 +88,15 @@ pub enum Unknown {
     /// `eval ...` (argv is the eval's words) or `source`/`.` of a script, or a shell reading
     /// its commands from a pipe or file whose content is not literal.
     Eval,
-    /// The command runs under `xargs` (argv = the command xargs runs, with its fixed args).
+    /// The command runs under `xargs` (argv = the command xargs runs, with its fixed args), or
+    /// is run by another program with arguments it adds (`find -exec`, `git rebase -x`).
     Xargs,
+    /// A glob hit its expansion bound: what it matches is not known.
+    Glob,
+    /// A path it names goes through a link or a move made earlier in the same line.
+    Made,
+    /// Shell text it runs could not be read; `argv`'s last word is that text.
+    Unreadable,
 }
 
 /// Why a command line could not be parsed.
@@ -114,6 +130,21 @@ pub fn parse_with_home(
     if command.len() > MAX_INPUT {
         return Err(ParseError::TooLarge);
     }
+    parse_resolved(command, cwd, home, &builtin_output)
+}
+
+/// [`parse_with_home`] where `resolver` gives the output of commands whose output can be known
+/// without running them (`$(git rev-parse --show-toplevel)`); [`builtin_output`] knows `pwd`,
+/// `mktemp`, `dirname` and `basename`.
+pub fn parse_resolved(
+    command: &str,
+    cwd: &Path,
+    home: Option<&Path>,
+    resolver: Resolver<'_>,
+) -> Result<Vec<SimpleCommand>, ParseError> {
+    if command.len() > MAX_INPUT {
+        return Err(ParseError::TooLarge);
+    }
     let list = lex::Parser::new(command, 0).parse_program()?;
-    eval::run(&list, cwd, home)
+    eval::run(&list, cwd, home, resolver)
 }

@@ -186,8 +186,10 @@ impl Parser {
                     self.pos = end;
                     let raw: String = self.src[start - 1..end].iter().collect();
                     let mut w = Word::default();
+                    self.arith_subs(&mut w, start + 1, end.saturating_sub(2))?;
                     w.push_str(&raw, true);
                     w.has_var = true;
+                    w.opaque = true;
                     let redirs = self.parse_redirs()?;
                     return Ok(Command::Test(vec![w], redirs));
                 }
@@ -266,7 +268,10 @@ impl Parser {
                 body,
                 redirs: more,
             },
-            Command::For { words, body, .. } => Command::For {
+            Command::For {
+                var, words, body, ..
+            } => Command::For {
+                var,
                 words,
                 body,
                 redirs: more,
@@ -297,8 +302,10 @@ impl Parser {
 
     fn parse_for(&mut self) -> Result<Command, ParseError> {
         let mut words = Vec::new();
+        let mut var = None;
         match self.next_tok()? {
-            Tok::Word(_) => {
+            Tok::Word(name) => {
+                var = Some(name.text());
                 self.skip_newlines_or_semi_before_in()?;
                 if self.peek_is("in")? {
                     self.next_tok()?;
@@ -307,6 +314,13 @@ impl Parser {
                             words.push(w);
                         }
                     }
+                } else {
+                    // `for x; do`: the positional parameters, unknown here.
+                    let mut all = Word::default();
+                    all.push_str("$@", true);
+                    all.has_var = true;
+                    all.opaque = true;
+                    words.push(all);
                 }
             }
             Tok::Op(Op::LParen) => {
@@ -316,6 +330,11 @@ impl Parser {
                     .then(|| self.arithmetic_end(start + 1))
                     .flatten()
                     .ok_or_else(|| ParseError::Syntax("bad `for ((`".into()))?;
+                if self.src[start..end].iter().any(|&c| c == '$' || c == '`') {
+                    return Err(ParseError::Syntax(
+                        "expansions in `for ((...))` are not followed".into(),
+                    ));
+                }
                 self.pos = end;
             }
             t => return Err(unexpected(&t)),
@@ -325,6 +344,7 @@ impl Parser {
         }
         let body = self.parse_do_group()?;
         Ok(Command::For {
+            var,
             words,
             body,
             redirs: Vec::new(),

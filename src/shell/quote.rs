@@ -34,6 +34,7 @@ impl Parser {
         self.pos += 1;
         let list = Parser::new(&inner, self.depth + 1).parse_program()?;
         w.has_cmdsub = true;
+        w.bare |= !self.in_dquote;
         let from = w.chars.len();
         self.push_raw(w, start);
         w.spans.push(Some((from, w.chars.len(), self.in_dquote)));
@@ -131,7 +132,7 @@ impl Parser {
     }
 
     /// The command substitutions of an unquoted heredoc body.
-    fn heredoc_subs(&mut self) -> Result<Vec<List>, ParseError> {
+    pub(super) fn heredoc_subs(&mut self) -> Result<Vec<List>, ParseError> {
         let mut w = Word::default();
         while let Some(c) = self.cur() {
             match c {

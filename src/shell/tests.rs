@@ -50,7 +50,11 @@ fn subshells_groups_and_compound_commands() {
             &["true", "git clean -f"],
         ),
         ("until a\ndo\n b\ndone", &["a", "b"]),
-        ("for x in git branch -D; do rm -rf $x; done", &["rm -rf $x"]),
+        (
+            "for x in git branch -D; do rm -rf $x; done",
+            &["rm -rf git", "rm -rf branch", "rm -rf -D"],
+        ),
+        ("for x in $L; do rm -rf $x; done", &["rm -rf $x"]),
         ("for ((i=0;i<3;i++)); do b; done", &["b"]),
         (
             "case $x in a|b) git reset --hard;; *) echo no;; esac",
@@ -254,16 +258,13 @@ fn unknowns() {
             "git branch -D $(git branch --show-current)",
             Some(Unknown::CommandSubstitution),
         ),
+        ("rm -rf `pwd`", "rm -rf /w", None),
         (
-            "rm -rf `pwd`",
-            "rm -rf `pwd`",
+            "rm -rf `ls`",
+            "rm -rf `ls`",
             Some(Unknown::CommandSubstitution),
         ),
-        (
-            "rm -rf \"$(pwd)/wt\"",
-            "rm -rf $(pwd)/wt",
-            Some(Unknown::CommandSubstitution),
-        ),
+        ("rm -rf \"$(pwd)/wt\"", "rm -rf /w/wt", None),
         (
             "$GIT branch -D x",
             "$GIT branch -D x",
@@ -455,8 +456,10 @@ fn literal_substitutions_are_replaced_by_their_output() {
     );
     let c = &p("git branch -D \"x-$(printf '%s' feat)\"")[1];
     assert_eq!(c.argv.join(" "), "git branch -D x-feat");
-    // Unquoted output would be split into fields, and unknown output stays unknown.
+    // Unquoted output that would split into fields, and unknown output, stay unknown.
     let c = &p("git branch -D $(echo feat)")[1];
+    assert_eq!(c.argv.join(" "), "git branch -D feat");
+    let c = &p("git branch -D $(echo a b)")[1];
     assert_eq!(c.unknown, Some(Unknown::CommandSubstitution));
     let c = &p("git branch -D \"$(git branch --show-current)\"")[1];
     assert_eq!(c.unknown, Some(Unknown::CommandSubstitution));

@@ -10,6 +10,8 @@ pub(super) enum Shell {
     Command(Arg),
     /// No script operand: commands come from standard input.
     Stdin,
+    /// A script file operand.
+    Script(Arg),
 }
 
 /// An argv with its wrappers peeled off.
@@ -317,8 +319,7 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
     p
 }
 
-/// How a shell invoked with these arguments (after its name) gets its commands; `None` when it
-/// runs a script file.
+/// How a shell invoked with these arguments (after its name) gets its commands.
 fn shell_mode(args: &[Arg]) -> Option<Shell> {
     let mut command = false;
     let mut i = 0;
@@ -348,9 +349,8 @@ fn shell_mode(args: &[Arg]) -> Option<Shell> {
     if command {
         return args.get(i).cloned().map(Shell::Command);
     }
-    if i >= args.len() {
-        Some(Shell::Stdin)
-    } else {
-        None
+    match args.get(i) {
+        None => Some(Shell::Stdin),
+        Some(file) => Some(Shell::Script(file.clone())),
     }
 }

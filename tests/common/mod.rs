@@ -356,6 +356,25 @@ impl FakeHost {
         }
     }
 
+    /// Run shell `script` in `cwd` as a child of this host (as the host's Bash tool would).
+    pub fn shell(&mut self, cwd: &Path, script: &str, env: &[(&str, &str)]) -> HookRun {
+        use std::io::BufRead;
+        let env: serde_json::Map<String, Value> =
+            env.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+        // The host runs `sh -c "<bin> hook"`: a trailing comment swallows the ` hook`.
+        let req = json!({"bin": format!("{script} #"), "cwd": cwd, "event": "", "env": env});
+        writeln!(self.stdin, "{req}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line).expect("host answers");
+        HookRun {
+            code: v["code"].as_i64().unwrap() as i32,
+            stdout: v["stdout"].as_str().unwrap().to_owned(),
+            stderr: v["stderr"].as_str().unwrap().to_owned(),
+        }
+    }
+
     /// Run the hook for `event` in `cwd` from this host.
     pub fn hook(&mut self, cwd: &Path, event: &Value) -> HookRun {
         self.hook_env(cwd, event, &[])

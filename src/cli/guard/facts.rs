@@ -32,10 +32,57 @@ pub(super) fn gather(event: &Event, g: &Guarded) -> Result<(Facts, Option<PathBu
         let here = git::locate(&g.cwd, Path::new(".")).map(|l| l.worktree.common_dir);
         return Ok((Facts::None, here));
     }
-    let wt = g.git.as_ref().and_then(git::invocation_worktree);
+    let wt = match &g.git {
+        Some(inv) => git::invocation_worktree(inv),
+        // `rm`, `mv` of files, a ref file: the worktree the first path is in.
+        None => first_path(&g.op)
+            .and_then(|p| git::locate(&canonical_lenient(&p), Path::new(".")))
+            .or_else(|| git::locate(&g.cwd, Path::new(".")))
+            .map(|l| l.worktree),
+    };
+    // A directory that cannot be followed: judged from where the session is.
+    let wt = wt.or_else(|| {
+        g.unknown
+            .as_ref()
+            .and_then(|_| git::locate(&event.cwd, Path::new(".")))
+            .map(|l| l.worktree)
+    });
     let anchor = wt.as_ref().map(|w| w.common_dir.clone());
     let facts = match &g.op {
-        Op::Opaque => Facts::None,
+        Op::Opaque | Op::Unreadable { .. } => Facts::None,
+        Op::Runs { .. } => match &wt {
+            Some(wt) => Facts::Reach(super::reach::reach(event, g, wt)?),
+            None => Facts::None,
+        },
+        Op::StashDrop { .. } => match &wt {
+            Some(wt) => Facts::Stash(Repo::open(&wt.git_dir)?.stash_entries()),
+            None => Facts::None,
+        },
+        Op::PushPrune { remote } => match &wt {
+            Some(wt) => {
+                let repo = Repo::open(&wt.git_dir)?;
+                let name = repo
+                    .remote_named(remote)
+                    .unwrap_or_else(|| remote.to_owned());
+                let local: BTreeSet<String> =
+                    repo.local_branches().into_iter().map(|(n, _)| n).collect();
+                let gone: Vec<String> = repo
+                    .remote_branches(&name)
+                    .into_iter()
+                    .filter(|b| !local.contains(b))
+                    .collect();
+                Facts::RemoteBranches(remote_branches(wt, remote, &gone)?)
+            }
+            None => Facts::None,
+        },
+        Op::CleanNested { dir } => {
+            let dir = g.cwd.join(dir);
+            let (mut facts, anchor) = tree(event, &g.cwd, std::slice::from_ref(&dir))?;
+            // The worktree being cleaned keeps its tracked files: only nested ones are lost.
+            let here = canonical_lenient(&dir);
+            facts.worktrees.retain(|w| !here.starts_with(&w.root));
+            return Ok((Facts::Worktrees(facts), anchor));
+        }
         Op::WorktreeRemove { target } => {
             // git finds the repository from its directory, but the target may name a worktree
             // of it from anywhere: look from the target too (`git -C /tmp worktree remove X`).
@@ -52,7 +99,7 @@ pub(super) fn gather(event: &Event, g: &Guarded) -> Result<(Facts, Option<PathBu
                 None => Facts::None,
             }
         }
-        Op::RemoveTree { paths } | Op::FindDelete { paths } => {
+        Op::RemoveTree { paths } | Op::FindDelete { paths, .. } => {
             let (facts, anchor) = tree(event, &g.cwd, paths)?;
             return Ok((Facts::Worktrees(facts), anchor));
         }
@@ -80,11 +127,42 @@ pub(super) fn gather(event: &Event, g: &Guarded) -> Result<(Facts, Option<PathBu
             return Ok((facts, anchor));
         }
         Op::Take(_) | Op::Switch | Op::Checkout { .. } => match &wt {
-            Some(wt) => Facts::Peers(peers(event, g, wt)?),
+            Some(wt) => Facts::Peers(peers_anywhere(event, g, wt)?),
             None => Facts::None,
         },
     };
     Ok((facts, anchor))
+}
+
+/// The first literal path a non-git operation names.
+fn first_path(op: &Op) -> Option<PathBuf> {
+    let spec = match op {
+        Op::Take(takes) => takes.first()?.paths.as_ref()?.first()?.clone(),
+        _ => return None,
+    };
+    let p = PathBuf::from(spec.strip_prefix(":(literal)")?);
+    p.parent().map(Path::to_path_buf)
+}
+
+/// The peers of `wt`; when the command's directory is not known, of whichever worktree of the
+/// clone has live peers with dirty files (the command may run in any of them).
+fn peers_anywhere(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
+    let facts = peers(event, g, wt)?;
+    if g.unknown.is_none() || facts.has_dirty_peers() {
+        return Ok(facts);
+    }
+    for root in git::worktree_roots(&wt.common_dir) {
+        if root == wt.root {
+            continue;
+        }
+        if let Some(other) = git::worktree_at(&root) {
+            let f = peers(event, g, &other)?;
+            if f.has_dirty_peers() {
+                return Ok(f);
+            }
+        }
+    }
+    Ok(facts)
 }
 
 /// Canonical as far as the path exists; the rest appended as written.
@@ -147,7 +225,21 @@ pub(super) fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
         };
         (walked, other)
     });
-    let (repo, head, unpushed) = other?;
+    let (repo, head, unpushed) = match other {
+        Ok(found) if !git::porcelain::needs_git(&entry.root, &entry.git_dir, &common(entry)) => {
+            found
+        }
+        // The fast reader is not certain (submodules, extensions, split or sparse index) or
+        // cannot open the repository: git's own answer.
+        _ => {
+            let v = git::porcelain::view(&entry.root, entry.main, COMMIT_LIMIT)?;
+            state.status = v.status;
+            state.head = v.head;
+            state.unpushed = v.unpushed;
+            state.unpushed_branches = v.unpushed_branches;
+            return Ok(state);
+        }
+    };
     state.head = head;
     state.unpushed = unpushed;
     let status = repo.status_after(walked)?;
@@ -162,11 +254,20 @@ pub(super) fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
     Ok(state)
 }
 
+/// The common dir of a worktree entry's repository.
+fn common(entry: &WorktreeEntry) -> PathBuf {
+    match fs::read_to_string(entry.git_dir.join("commondir")) {
+        Ok(text) => entry.git_dir.join(text.trim()),
+        Err(_) => entry.git_dir.clone(),
+    }
+}
+
 fn worktree_remove(wt: &Worktree, resolved: PathBuf, target: &str) -> Result<WorktreeFacts> {
     let entries = git::list_worktrees(&wt.common_dir);
     let mut facts = WorktreeFacts {
         targets: vec![resolved.clone()],
         worktrees: Vec::new(),
+        own: None,
     };
     if let Some(entry) = guard::worktree::pick_worktree(&entries, &resolved, target) {
         facts.worktrees.push(worktree_state(entry)?);
@@ -205,7 +306,14 @@ fn tree(event: &Event, cwd: &Path, paths: &[PathBuf]) -> Result<(WorktreeFacts, 
         if let Some(l) = git::locate(t, Path::new(".")) {
             common_dirs.insert(l.worktree.common_dir);
         }
-        let (roots, _cut) = git::worktree_roots_under(t, SCAN_DEPTH, SCAN_ENTRIES);
+        let (roots, cut) = git::worktree_roots_under(t, SCAN_DEPTH, SCAN_ENTRIES);
+        if cut && git::locate(t, Path::new(".")).is_none() {
+            anyhow::bail!(
+                "the search for worktrees below {} stopped at its bound ({SCAN_ENTRIES} entries, \
+                 {SCAN_DEPTH} levels)",
+                t.display()
+            );
+        }
         for root in roots {
             let Some(w) = git::worktree_at(&root) else {
                 continue;
@@ -221,9 +329,15 @@ fn tree(event: &Event, cwd: &Path, paths: &[PathBuf]) -> Result<(WorktreeFacts, 
             });
         }
     }
+    let own = git::locate(cwd, Path::new(".")).map(|l| canonical_lenient(&l.worktree.root));
     for dir in &common_dirs {
         for e in git::list_worktrees(dir) {
-            if targets.iter().any(|t| e.root.starts_with(t)) {
+            // At or below a target; or holding a target inside it, when it is another
+            // worktree than the command's own (`rm -rf ../lane/*`).
+            let holds = targets
+                .iter()
+                .any(|t| t.starts_with(&e.root) && Some(&e.root) != own.as_ref());
+            if targets.iter().any(|t| e.root.starts_with(t)) || holds {
                 found.insert(e.root.clone(), e);
             }
         }
@@ -233,7 +347,14 @@ fn tree(event: &Event, cwd: &Path, paths: &[PathBuf]) -> Result<(WorktreeFacts, 
         worktrees.push(worktree_state(entry)?);
     }
     let anchor = common_dirs.into_iter().next();
-    Ok((WorktreeFacts { targets, worktrees }, anchor))
+    Ok((
+        WorktreeFacts {
+            targets,
+            worktrees,
+            own,
+        },
+        anchor,
+    ))
 }
 
 /// When `path` is a clone's `.git` folder or inside it, the main worktree root of that clone.
@@ -289,9 +410,9 @@ fn remote_branches(
         .unwrap_or_else(|| remote.to_owned());
     let mut out = Vec::new();
     for b in branches {
-        let only_copy = repo
-            .only_on_remote_branch(&name, b, COMMIT_LIMIT)?
-            .unwrap_or_default();
+        let only = repo.only_on_remote_branch(&name, b, COMMIT_LIMIT)?;
+        let unfetched = only.is_none();
+        let only_copy = only.unwrap_or_default();
         let pr = git::open_pull_request(&wt.root, b);
         out.push(RemoteBranchState {
             remote: name.clone(),
@@ -299,12 +420,13 @@ fn remote_branches(
             only_copy,
             pr,
             remote_sessions: working_on(wt, b),
+            unfetched,
         });
     }
     Ok(out)
 }
 
-fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
+pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
     let root = &wt.root;
     let cwd = canonical_lenient(&g.cwd);
     let prefix = cwd

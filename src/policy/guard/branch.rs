@@ -15,10 +15,13 @@ pub struct BranchState {
     pub unpushed: Vec<CommitInfo>,
 }
 
-/// `git branch` forcing a delete, or `git update-ref -d refs/heads/NAME`.
+/// `git branch` forcing a delete or overwriting a branch (`-M`, `-C`, `-f`), `git checkout -B`
+/// / `git switch -C` of an existing branch, or `git update-ref -d refs/heads/NAME` and the
+/// deletions and updates of `update-ref --stdin` (given as `--stdin-delete NAME`).
 pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
     let names = match args.first().map(String::as_str)? {
-        "branch" => branch_delete(&args[1..])?,
+        "branch" => branch_delete(&args[1..]).or_else(|| branch_overwrite(&args[1..]))?,
+        "checkout" | "switch" => create_force(&args[1..])?,
         "update-ref" => update_ref_delete(&args[1..])?,
         _ => return None,
     };
@@ -76,6 +79,75 @@ fn branch_delete(args: &[String]) -> Option<Vec<String>> {
     ((big_d || (delete && force)) && !remotes).then_some(names)
 }
 
+/// The branch `git branch -M/-C [OLD] NEW` or `git branch -f NAME [START]` overwrites.
+fn branch_overwrite(args: &[String]) -> Option<Vec<String>> {
+    let mut force_move = false;
+    let mut force = false;
+    let mut plain_move = false;
+    let mut operands = Vec::new();
+    for a in args {
+        match a.as_str() {
+            "--force" => force = true,
+            "--move" | "--copy" => plain_move = true,
+            s if s.starts_with("--") => {}
+            s if s.starts_with('-') && s.len() > 1 => {
+                force_move |= s.contains('M') || s.contains('C');
+                force |= s.contains('f');
+                plain_move |= s.contains('m') || s.contains('c');
+            }
+            _ => operands.push(a.clone()),
+        }
+    }
+    if force_move || (plain_move && force) {
+        // The last operand is the branch written over.
+        return operands.last().map(|n| vec![n.clone()]);
+    }
+    if force && !plain_move {
+        return operands.first().map(|n| vec![n.clone()]);
+    }
+    None
+}
+
+/// The branch `git checkout -B NAME` / `git switch -C NAME` (or `--force-create`) resets.
+fn create_force(args: &[String]) -> Option<Vec<String>> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "-B" || a == "-C" || a == "--force-create" {
+            return it.next().map(|n| vec![n.clone()]);
+        }
+        if let Some(n) = a.strip_prefix("--force-create=") {
+            return Some(vec![n.to_owned()]);
+        }
+    }
+    None
+}
+
+/// `rm`/`unlink` of a branch's ref file (`.git/refs/heads/NAME`): deletes that branch.
+pub fn classify_ref_rm(argv: &[String], cwd: &std::path::Path) -> Option<(Op, Vec<String>)> {
+    let first = argv.first()?;
+    if !matches!(first.rsplit('/').next(), Some("rm" | "unlink" | "shred")) {
+        return None;
+    }
+    let names: Vec<String> = argv[1..]
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .filter_map(|a| {
+            let p = cwd.join(a).to_string_lossy().into_owned();
+            let (_, name) = p.split_once("/refs/heads/")?;
+            (!name.is_empty()).then(|| name.trim_end_matches('/').to_owned())
+        })
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    Some((
+        Op::BranchDelete {
+            names: names.clone(),
+        },
+        names,
+    ))
+}
+
 /// The branch `git update-ref -d refs/heads/NAME [OLD]` deletes.
 fn update_ref_delete(args: &[String]) -> Option<Vec<String>> {
     let mut delete = false;
@@ -84,6 +156,9 @@ fn update_ref_delete(args: &[String]) -> Option<Vec<String>> {
     for a in args {
         if skip_value {
             skip_value = false;
+        } else if a == "--stdin-delete" {
+            // What `update-ref --stdin` reads, rewritten by the classifier.
+            delete = true;
         } else if a == "-d" || a == "--delete" {
             delete = true;
         } else if a == "-m" {
@@ -94,6 +169,14 @@ fn update_ref_delete(args: &[String]) -> Option<Vec<String>> {
     }
     if !delete {
         return None;
+    }
+    if args.iter().any(|a| a == "--stdin-delete") {
+        return Some(
+            operands
+                .iter()
+                .filter_map(|r| r.strip_prefix("refs/heads/").map(str::to_owned))
+                .collect(),
+        );
     }
     match operands.first() {
         None => Some(Vec::new()),

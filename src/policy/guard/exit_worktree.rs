@@ -2,8 +2,8 @@
 //! `ExitWorktree` with `action: "remove"`, which deletes the worktree and its branch). It is put
 //! to the person when that worktree holds uncommitted files, commits that exist on no remote, or
 //! another live session or sub-agent works there; a clean worktree whose commits are all on a
-//! remote passes silently. What "at risk" means is [`WorktreeState::at_risk`], as for
-//! `git worktree remove`.
+//! remote passes silently. What "at risk" means is [`WorktreeState::at_risk_with_branch`]: as for
+//! `git worktree remove`, and the branch's unpushed commits too, since the branch goes.
 
 use super::worktree::WorktreeState;
 use super::{Finding, Verdict, list};
@@ -27,11 +27,11 @@ pub const RULE: &str = "exit-worktree";
 /// removed by the tool, so it passes.
 pub fn check_exit(facts: &ExitFacts) -> Verdict {
     let w = &facts.worktree;
-    if w.main || (!w.at_risk() && facts.others.is_empty()) {
+    if w.main || (!w.at_risk_with_branch() && facts.others.is_empty()) {
         return Verdict::Allow;
     }
     let mut parts = Vec::new();
-    if w.at_risk() {
+    if w.at_risk_with_branch() {
         parts.push(w.describe());
     }
     if !facts.others.is_empty() {

@@ -1,7 +1,58 @@
 //! The facts behind a verdict in one line each, for `git dibs check`: worktrees with their
 //! status and commits, branch tips, remote branches, peers and their files.
 
-use super::Facts;
+use super::{Facts, Finding, Guarded, Verdict, list};
+
+/// What is at risk within reach of a program that runs code git-dibs cannot read.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reach {
+    /// Live peers with uncommitted files, with those files.
+    pub peers: Vec<String>,
+    /// Worktrees whose removal would lose work.
+    pub worktrees: Vec<String>,
+    /// Local branches whose tips are on no remote.
+    pub branches: Vec<String>,
+}
+
+impl Reach {
+    /// Whether nothing is at risk.
+    pub fn is_empty(&self) -> bool {
+        self.peers.is_empty() && self.worktrees.is_empty() && self.branches.is_empty()
+    }
+}
+
+/// A program that runs code which may reach a guarded operation: asked while something is at
+/// risk within reach, allowed otherwise.
+pub fn check_reach(g: &Guarded, what: &str, reach: &Reach) -> Verdict {
+    if reach.is_empty() {
+        return Verdict::Allow;
+    }
+    let mut parts = Vec::new();
+    if !reach.peers.is_empty() {
+        parts.push(format!(
+            "live sessions' uncommitted files ({})",
+            list(&reach.peers)
+        ));
+    }
+    if !reach.worktrees.is_empty() {
+        parts.push(format!(
+            "worktrees with work at risk ({})",
+            list(&reach.worktrees)
+        ));
+    }
+    if !reach.branches.is_empty() {
+        parts.push(format!("unpushed branches ({})", list(&reach.branches)));
+    }
+    Verdict::Ask(Finding::new(
+        "runs-code",
+        format!(
+            "git-dibs cannot see what `{}` does: {what} delete files or run git, and within \
+             reach are {}. Run the commands it would run directly, or ask the person.",
+            g.display,
+            parts.join(", ")
+        ),
+    ))
+}
 
 /// One line per fact the verdict rested on.
 pub fn facts(facts: &Facts) -> Vec<String> {
@@ -90,6 +141,13 @@ pub fn facts(facts: &Facts) -> Vec<String> {
             }
             out
         }
+        Facts::Reach(r) => {
+            let mut out: Vec<String> = r.peers.iter().map(|p| format!("peer {p}")).collect();
+            out.extend(r.worktrees.iter().map(|w| format!("worktree at risk {w}")));
+            out.extend(r.branches.iter().map(|b| format!("unpushed branch {b}")));
+            out
+        }
+        Facts::Stash(n) => vec![format!("{n} stash entries")],
         Facts::PullRequests { branch, existing } => {
             let mut out = vec![format!("branch {branch}")];
             out.extend(

@@ -8,10 +8,13 @@
 //! uncommitted files).
 
 pub mod branch;
+mod classify;
 pub mod closed;
+mod code;
 mod decide;
 pub mod exit_worktree;
 pub mod explain;
+pub mod options;
 mod pathspec;
 pub mod peers;
 pub mod pr;
@@ -25,8 +28,7 @@ mod tests_peers;
 
 use std::path::{Path, PathBuf};
 
-use crate::git::{self, CommitInfo, GitInvocation};
-use crate::shell::{SimpleCommand, Unknown};
+use crate::git::{CommitInfo, GitInvocation};
 
 pub use branch::BranchState;
 pub use decide::{AuditEntry, Decision, decide};
@@ -57,6 +59,8 @@ pub enum Op {
     FindDelete {
         /// The starting points (absolute).
         paths: Vec<PathBuf>,
+        /// `-name`/`-iname` patterns every deleted entry matches (empty: anything may be).
+        names: Vec<String>,
     },
     /// `git branch -D NAMES` or `git update-ref -d refs/heads/NAME`.
     BranchDelete {
@@ -87,6 +91,32 @@ pub enum Op {
         first: String,
         /// The other operands.
         rest: Vec<String>,
+    },
+    /// A program that runs code the guard cannot see through (`python -c`, `make`, `sed e`):
+    /// judged against what is at risk within reach.
+    Runs {
+        /// What runs, and why it may reach a guarded operation.
+        what: String,
+    },
+    /// Shell text run by another command that cannot be read (`bash -c '... $('`).
+    Unreadable {
+        /// The text.
+        text: String,
+    },
+    /// `git stash drop` / `git stash clear`.
+    StashDrop {
+        /// `clear`: every entry.
+        all: bool,
+    },
+    /// `git push --prune` / `--mirror`: deletes the remote's branches that are not local.
+    PushPrune {
+        /// The remote as written.
+        remote: String,
+    },
+    /// `git clean -ffd` (twice forced): also deletes worktrees nested below `dir`.
+    CleanNested {
+        /// The folder cleaned (absolute).
+        dir: PathBuf,
     },
 }
 
@@ -143,6 +173,10 @@ pub enum Facts {
     RemoteBranches(Vec<RemoteBranchState>),
     /// Live peers' dirty files in the worktree the command acts on.
     Peers(PeerFacts),
+    /// What is at risk within reach of a program that runs code the guard cannot read.
+    Reach(explain::Reach),
+    /// How many stash entries the repository holds.
+    Stash(usize),
     /// The pull requests, in any state, of the branch a `gh pr create` is for.
     PullRequests {
         /// The branch.
@@ -203,134 +237,13 @@ pub enum Verdict {
     Ask(Finding),
 }
 
-/// Looks up a git alias for an invocation (only called for subcommands git does not build in).
-pub type AliasLookup<'a> = dyn FnMut(&GitInvocation, &str) -> Option<String> + 'a;
-
-/// The guarded commands among `cmds`, in order. Everyday commands yield nothing, and nothing is
-/// read unless a git subcommand is not a builtin (then `alias` is asked).
-pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guarded> {
-    cmds.iter().filter_map(|c| classify_one(c, alias)).collect()
-}
-
-fn has_expansion(word: &str) -> bool {
-    word.contains('$') || word.contains('`')
-}
-
-/// Quote a word for display when it needs it.
-fn show_word(w: &str) -> String {
-    if !w.is_empty()
-        && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+%,^~".contains(c))
-    {
-        w.to_owned()
-    } else {
-        format!("'{}'", w.replace('\'', "'\\''"))
-    }
-}
-
-/// A command's words joined for display.
-pub fn display(argv: &[String]) -> String {
-    argv.iter()
-        .map(|w| show_word(w))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn classify_one(cmd: &SimpleCommand, alias: &mut AliasLookup<'_>) -> Option<Guarded> {
-    let argv = &cmd.argv;
-    let first = argv.first()?;
-    let bypass = cmd
-        .assignments
-        .iter()
-        .any(|(k, v)| k == BYPASS_VAR && v == "1");
-    let guarded = |op: Op, git: Option<GitInvocation>, targets: Vec<String>| {
-        let cwd = git
-            .as_ref()
-            .map_or_else(|| cmd.cwd.clone(), |g| g.cwd.clone());
-        let unknown = unknown_reason(cmd, &targets);
-        Some(Guarded {
-            op,
-            cwd,
-            git,
-            display: display(argv),
-            bypass,
-            unknown,
-        })
-    };
-    let base = first.rsplit('/').next().unwrap_or(first);
-    let opaque = if has_expansion(first) && cmd.unknown.is_some() {
-        Some(format!(
-            "the command name `{first}` is only known when it runs"
-        ))
-    } else if base == "eval" && cmd.unknown.is_some() {
-        Some("`eval` runs text that is only known when it runs".to_owned())
-    } else {
-        None
-    };
-    if let Some(why) = opaque {
-        return Some(Guarded {
-            op: Op::Opaque,
-            cwd: cmd.cwd.clone(),
-            git: None,
-            display: display(argv),
-            bypass,
-            unknown: Some(why),
-        });
-    }
-    if let Some((op, targets)) = worktree::classify_rm(argv, &cmd.cwd, open_ended(cmd)) {
-        return guarded(op, None, targets);
-    }
-    if let Some((op, targets)) = worktree::classify_find(argv, &cmd.cwd) {
-        return guarded(op, None, targets);
-    }
-    if let Some(op) = pr::classify(argv) {
-        return guarded(op, None, Vec::new());
-    }
-    let mut inv = git::parse_invocation(argv, &cmd.cwd, &cmd.assignments)?;
-    let sub = inv.args.first()?.clone();
-    if !git::BUILTINS.contains(&sub.as_str())
-        && let Some(value) = alias(&inv, &sub)
-    {
-        let mut args = inv.args.clone();
-        if git::expand_alias(&value, &mut args) {
-            inv.args = args;
-        }
-    }
-    let open = open_ended(cmd);
-    let (op, targets) = worktree::classify_git(&inv.args, open)
-        .or_else(|| branch::classify_git(&inv.args, open))
-        .or_else(|| remote::classify_git(&inv.args, open))
-        .or_else(|| peers::classify_git(&inv.args, open))?;
-    guarded(op, Some(inv), targets)
-}
-
-/// Whether more arguments are appended when the command runs (`xargs`).
-fn open_ended(cmd: &SimpleCommand) -> bool {
-    cmd.unknown == Some(Unknown::Xargs)
-}
-
-fn unknown_reason(cmd: &SimpleCommand, targets: &[String]) -> Option<String> {
-    match cmd.unknown {
-        Some(Unknown::Xargs) => {
-            return Some("its targets come from `xargs` when it runs".into());
-        }
-        Some(Unknown::Eval) => {
-            return Some("it runs under `eval` or from a script whose text is not known".into());
-        }
-        _ => {}
-    }
-    if let Some(t) = targets.iter().find(|t| has_expansion(t)) {
-        return Some(format!("its target `{t}` is only known when it runs"));
-    }
-    if !cmd.cwd_known {
-        return Some("the directory it runs in is only known when it runs".into());
-    }
-    None
-}
+pub use classify::{AliasLookup, classify, display};
 
 /// Decide one guarded command over its facts.
 pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
-    if let Some(why) = &g.unknown {
+    if let Some(why) = &g.unknown
+        && !matches!(g.op, Op::Unreadable { .. })
+    {
         let peer_op = matches!(g.op, Op::Take(_) | Op::Switch | Op::Checkout { .. });
         if peer_op && !matches!(facts, Facts::Peers(p) if p.has_dirty_peers()) {
             return Verdict::Allow;
@@ -356,8 +269,40 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
         (Op::PrCreate { .. }, Facts::PullRequests { branch, existing }) => {
             pr::check(g, branch, existing)
         }
+        (Op::Runs { what }, Facts::Reach(r)) => explain::check_reach(g, what, r),
+        (Op::Unreadable { text }, _) => closed::unparsable(text, "shell text it runs"),
+        (Op::StashDrop { all }, Facts::Stash(n)) => check_stash(g, *all, *n),
+        (Op::PushPrune { .. }, Facts::RemoteBranches(r)) => remote::check(g, r),
+        (Op::CleanNested { .. }, Facts::Worktrees(f)) => worktree::check_rm(g, f),
         _ => Verdict::Allow,
     }
+}
+
+/// `git stash clear` with entries is refused; `git stash drop` is put to the person (whose
+/// entry it is cannot be told).
+fn check_stash(g: &Guarded, all: bool, entries: usize) -> Verdict {
+    if entries == 0 {
+        return Verdict::Allow;
+    }
+    if all {
+        return Verdict::Block(Finding::new(
+            "stash-clear",
+            format!(
+                "git-dibs refused `{}`: it deletes all {entries} stash entries, which may hold \
+                 other sessions' work. Drop only your own entry (git stash list; git stash drop \
+                 stash@{{N}}), or ask the person.",
+                g.display
+            ),
+        ));
+    }
+    Verdict::Ask(Finding::new(
+        "stash-drop",
+        format!(
+            "git-dibs cannot tell whose stash entry `{}` deletes ({entries} held). Check it is \
+             yours (git stash show -p stash@{{N}}), or ask the person.",
+            g.display
+        ),
+    ))
 }
 
 /// `a, b, c and 4 more`.

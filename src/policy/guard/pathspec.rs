@@ -13,25 +13,32 @@ pub struct Spec {
     pub exclude: bool,
     /// Holds wildcards.
     pub glob: bool,
+    /// `:(icase)`: matched without regard to case.
+    pub icase: bool,
 }
 
 /// Resolve `spec` as written in a command run in `prefix` (its directory relative to `root`).
 /// `None` when it points outside the worktree.
 pub fn resolve(spec: &str, prefix: &str, root: &Path) -> Option<Spec> {
-    let (mut top, mut exclude, mut literal) = (false, false, false);
+    let (mut top, mut exclude, mut literal, mut icase) = (false, false, false, false);
     let mut rest = spec;
     if let Some(long) = spec.strip_prefix(":(")
         && let Some((magic, after)) = long.split_once(')')
     {
+        let mut unknown = false;
         for word in magic.split(',') {
             match word.trim() {
                 "top" => top = true,
                 "exclude" => exclude = true,
                 "literal" => literal = true,
-                _ => {}
+                "icase" => icase = true,
+                "glob" => {}
+                // `attr:...` and magic git-dibs does not know: it may select anything.
+                _ => unknown = true,
             }
         }
-        rest = after;
+        rest = if unknown && !exclude { "" } else { after };
+        top |= unknown;
     } else if let Some(short) = spec.strip_prefix(':') {
         let mut chars = short.char_indices();
         let mut end = short.len();
@@ -49,7 +56,14 @@ pub fn resolve(spec: &str, prefix: &str, root: &Path) -> Option<Spec> {
         rest = rest.strip_prefix(':').unwrap_or(rest);
     }
     let joined = if Path::new(rest).is_absolute() {
-        let rel = Path::new(rest).strip_prefix(root).ok()?;
+        // Through a symlink, the path names a file of the worktree only once resolved.
+        let rel = match Path::new(rest).strip_prefix(root) {
+            Ok(rel) => rel.to_path_buf(),
+            Err(_) => canonical_prefix(Path::new(rest))
+                .strip_prefix(root)
+                .ok()?
+                .to_path_buf(),
+        };
         rel.to_string_lossy().into_owned()
     } else if top || prefix.is_empty() {
         rest.to_owned()
@@ -72,13 +86,43 @@ pub fn resolve(spec: &str, prefix: &str, root: &Path) -> Option<Spec> {
         pattern,
         exclude,
         glob,
+        icase,
     })
+}
+
+/// `path` with its longest existing prefix resolved (symlinks followed), the rest appended.
+fn canonical_prefix(path: &Path) -> std::path::PathBuf {
+    let mut rest = Vec::new();
+    let mut cur = path;
+    loop {
+        if let Ok(c) = std::fs::canonicalize(cur) {
+            return rest
+                .iter()
+                .rev()
+                .fold(c, |acc: std::path::PathBuf, p| acc.join(p));
+        }
+        match (cur.file_name(), cur.parent()) {
+            (Some(n), Some(parent)) => {
+                rest.push(n.to_os_string());
+                cur = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
 }
 
 /// Whether a single spec's pattern covers `path`.
 fn covers(spec: &Spec, path: &str) -> bool {
     if spec.pattern.is_empty() {
         return true;
+    }
+    if spec.icase {
+        let lower = Spec {
+            pattern: spec.pattern.to_lowercase(),
+            icase: false,
+            ..spec.clone()
+        };
+        return covers(&lower, &path.to_lowercase());
     }
     if spec.glob && wildmatch(spec.pattern.as_bytes(), path.as_bytes()) {
         return true;
@@ -102,6 +146,11 @@ pub fn names_exactly(specs: &[Spec], path: &str) -> bool {
     specs
         .iter()
         .any(|s| !s.exclude && !s.glob && s.pattern == path)
+}
+
+/// [`wildmatch`] over strings.
+pub(super) fn wildmatch_str(pattern: &str, text: &str) -> bool {
+    wildmatch(pattern.as_bytes(), text.as_bytes())
 }
 
 /// `*` (crossing `/`), `?` and `[...]` classes, as git matches pathspecs by default.

@@ -24,6 +24,8 @@ pub struct Take {
     pub paths: Option<Vec<String>>,
     /// `true` when no pathspec means the command's own directory rather than the whole tree.
     pub prefix_default: bool,
+    /// Pathspecs match case-insensitively (`--icase-pathspecs`, `GIT_ICASE_PATHSPECS`).
+    pub icase: bool,
 }
 
 impl Take {
@@ -34,6 +36,7 @@ impl Take {
             untracked,
             paths: (!paths.is_empty()).then_some(paths),
             prefix_default: false,
+            icase: false,
         }
     }
 
@@ -214,6 +217,8 @@ pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
                 Some("push") => ("push", &rest[1..]),
                 Some("save") => ("save", &rest[1..]),
                 Some(o) if o.starts_with('-') => ("push", rest),
+                Some("drop") => return Some((Op::StashDrop { all: false }, Vec::new())),
+                Some("clear") => return Some((Op::StashDrop { all: true }, Vec::new())),
                 Some(_) => return None,
             };
             let p = parse(opts, "m", "", &["message", "pathspec-from-file"]);
@@ -264,6 +269,58 @@ pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
             return Some((Op::Take(vec![take]), specs));
         }
         "switch" => Op::Switch,
+        "rm" => {
+            let p = parse(rest, "", "", &["pathspec-from-file"]);
+            if !p.has(&["-f", "--force"]) || p.has(&["--cached", "-n", "--dry-run"]) {
+                return None;
+            }
+            let specs = p.specs();
+            if specs.is_empty() && !open {
+                return None;
+            }
+            Op::Take(vec![Take::new(true, false, specs)])
+        }
+        "checkout-index" => {
+            let p = parse(rest, "", "", &["prefix", "stage"]);
+            if !p.has(&["-f", "--force"]) {
+                return None;
+            }
+            let specs = p.specs();
+            if specs.is_empty() && !p.has(&["-a", "--all"]) && !open {
+                return None;
+            }
+            Op::Take(vec![Take::new(true, false, specs)])
+        }
+        "read-tree" => {
+            let p = parse(rest, "", "", &["prefix", "index-output"]);
+            if !(p.has(&["-u"]) && p.has(&["--reset"])) {
+                return None;
+            }
+            Op::Take(vec![Take::new(true, false, Vec::new())])
+        }
+        "apply" => {
+            // What `git apply -R` reverts, rewritten by the classifier as `--reverse-paths P...`.
+            let p = parse(
+                rest,
+                "pC",
+                "",
+                &["directory", "exclude", "include", "whitespace"],
+            );
+            if !p.has(&["-R", "--reverse"])
+                || p.has(&["--cached", "--check", "--stat", "--numstat", "--summary"])
+            {
+                return None;
+            }
+            let paths: Vec<String> = p.after_dashdash.clone().unwrap_or_default();
+            if paths.is_empty() && !open {
+                // Nothing known of the patch: every tracked file may be reverted.
+                return Some((
+                    Op::Take(vec![Take::new(true, false, Vec::new())]),
+                    vec!["$patch".into()],
+                ));
+            }
+            Op::Take(vec![Take::new(true, false, paths)])
+        }
         _ => return None,
     };
     let targets = match &op {
@@ -307,6 +364,52 @@ fn classify_checkout(rest: &[String], open: bool) -> Option<(Op, Vec<String>)> {
             specs,
         )),
     }
+}
+
+/// `rm` (any flags), `unlink`, `shred` and `mv` of files a live peer may hold: the paths
+/// deleted or written over, as literal pathspecs.
+pub fn classify_paths(argv: &[String], cwd: &std::path::Path) -> Option<(Op, Vec<String>)> {
+    let first = argv.first()?;
+    let name = first.rsplit('/').next()?;
+    if !matches!(name, "rm" | "unlink" | "shred" | "mv") {
+        return None;
+    }
+    let mut operands = Vec::new();
+    let mut dashdash = false;
+    let mut target_dir: Option<String> = None;
+    let mut it = argv[1..].iter();
+    while let Some(a) = it.next() {
+        if !dashdash && a == "--" {
+            dashdash = true;
+        } else if !dashdash && name == "mv" && (a == "-t" || a == "--target-directory") {
+            target_dir = it.next().cloned();
+        } else if !dashdash && a.starts_with('-') && a.len() > 1 {
+        } else {
+            operands.push(a.clone());
+        }
+    }
+    if operands.is_empty() {
+        return None;
+    }
+    let mut paths: Vec<String> = operands
+        .iter()
+        .map(|o| cwd.join(o).to_string_lossy().into_owned())
+        .collect();
+    if name == "mv" {
+        // The destination, and the file of that name inside it, are written over.
+        let dest = target_dir
+            .map(|d| cwd.join(d))
+            .or_else(|| operands.last().map(|o| cwd.join(o)));
+        if let Some(dest) = dest {
+            for o in &operands {
+                if let Some(n) = std::path::Path::new(o).file_name() {
+                    paths.push(dest.join(n).to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    let specs: Vec<String> = paths.iter().map(|p| format!(":(literal){p}")).collect();
+    Some((Op::Take(vec![Take::new(true, true, specs)]), operands))
 }
 
 /// Rule 5 for commands that take files: refuse when one of a live peer's dirty files is among
@@ -364,6 +467,10 @@ fn takes_file(take: &Take, f: &FileState, facts: &PeerFacts) -> bool {
             let specs: Vec<Spec> = raw
                 .iter()
                 .filter_map(|s| pathspec::resolve(s, &facts.prefix, &facts.root))
+                .map(|mut s| {
+                    s.icase |= take.icase;
+                    s
+                })
                 .collect();
             if specs.is_empty() {
                 return false;

@@ -18,6 +18,8 @@ pub struct RemoteBranchState {
     pub pr: Option<PullRequest>,
     /// Live sessions on other machines (known from `git dibs sync`) working on this branch.
     pub remote_sessions: Vec<String>,
+    /// No remote-tracking ref of it exists here: what it holds is not known.
+    pub unfetched: bool,
 }
 
 /// The branch a refspec deletes: `B`, `refs/heads/B` (with `--delete`), `:B`, `+:refs/heads/B`.
@@ -38,6 +40,7 @@ pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
         return None;
     }
     let mut delete = false;
+    let mut prune = false;
     let mut repo: Option<String> = None;
     let mut positionals: Vec<String> = Vec::new();
     let mut dashdash = false;
@@ -56,6 +59,7 @@ pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
         match a.as_str() {
             "--" => dashdash = true,
             "--delete" => delete = true,
+            "--prune" | "--mirror" => prune = true,
             "--repo" => skip_value = Some(true),
             "--push-option" | "--receive-pack" | "--exec" => skip_value = Some(false),
             long if long.starts_with("--") => {
@@ -81,6 +85,15 @@ pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
     }
     let mut positionals = positionals.into_iter();
     let remote = repo.or_else(|| positionals.next());
+    if prune && !delete {
+        let remote = remote.unwrap_or_else(|| "origin".to_owned());
+        return Some((
+            Op::PushPrune {
+                remote: remote.clone(),
+            },
+            vec![remote],
+        ));
+    }
     let branches: Vec<String> = positionals
         .filter_map(|r| deleted_branch(&r, delete))
         .collect();
@@ -125,7 +138,25 @@ pub fn check(g: &Guarded, states: &[RemoteBranchState]) -> Verdict {
         }
     }
     if parts.is_empty() {
-        return Verdict::Allow;
+        let unknown: Vec<String> = states
+            .iter()
+            .filter(|s| s.unfetched)
+            .map(|s| format!("{}/{}", s.remote, s.branch))
+            .collect();
+        if unknown.is_empty() {
+            return Verdict::Allow;
+        }
+        return Verdict::Ask(Finding::new(
+            "remote-unknown",
+            format!(
+                "git-dibs cannot tell what `{}` deletes: {} was never fetched here, so whether it \
+                 holds the only copy of commits is unknown. Fetch it first (git fetch {}) and \
+                 look, or ask the person.",
+                g.display,
+                super::list(&unknown),
+                states[0].remote
+            ),
+        ));
     }
     Verdict::Block(Finding::new(
         "remote-branch",

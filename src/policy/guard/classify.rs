@@ -1,0 +1,456 @@
+//! Which parsed commands are guarded, and as what: long options in their full spelling first,
+//! git aliases (chained, `!` shell aliases, defined on the line or in the environment) seen
+//! through, options that come from an unquoted expansion tried at their most destructive, and
+//! programs that run code the guard cannot read put aside for the reach rule.
+
+use std::path::Path;
+
+use super::{BYPASS_VAR, Guarded, Op, Take, branch, code, options, peers, pr, remote, worktree};
+use crate::git::{self, GitInvocation};
+use crate::shell::{SimpleCommand, Unknown};
+
+/// Looks up a git alias for an invocation (only called for subcommands git does not build in).
+pub type AliasLookup<'a> = dyn FnMut(&GitInvocation, &str) -> Option<String> + 'a;
+
+/// How many aliases deep a chain is followed.
+const MAX_ALIASES: usize = 8;
+/// Largest `--pathspec-from-file` read.
+const MAX_PATHSPEC_FILE: u64 = 64 * 1024;
+
+/// The guarded commands among `cmds`, in order. Everyday commands yield nothing, and nothing is
+/// read unless a git subcommand is not a builtin (then `alias` is asked).
+pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guarded> {
+    let mut out = Vec::new();
+    for c in cmds {
+        classify_one(c, alias, 0, &mut out);
+    }
+    out
+}
+
+pub(super) fn has_expansion(word: &str) -> bool {
+    word.contains('$') || word.contains('`')
+}
+
+/// Quote a word for display when it needs it.
+fn show_word(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+%,^~".contains(c))
+    {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// A command's words joined for display.
+pub fn display(argv: &[String]) -> String {
+    argv.iter()
+        .map(|w| show_word(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+struct Ctx<'c> {
+    cmd: &'c SimpleCommand,
+    bypass: bool,
+    display: String,
+}
+
+impl Ctx<'_> {
+    fn guarded(&self, op: Op, git: Option<GitInvocation>, targets: &[String]) -> Guarded {
+        let cwd = git
+            .as_ref()
+            .map_or_else(|| self.cmd.cwd.clone(), |g| g.cwd.clone());
+        Guarded {
+            op,
+            cwd,
+            git,
+            display: self.display.clone(),
+            bypass: self.bypass,
+            unknown: unknown_reason(self.cmd, targets),
+        }
+    }
+
+    fn opaque(&self, op: Op, why: String) -> Guarded {
+        Guarded {
+            op,
+            cwd: self.cmd.cwd.clone(),
+            git: None,
+            display: self.display.clone(),
+            bypass: self.bypass,
+            unknown: Some(why),
+        }
+    }
+}
+
+fn classify_one(
+    cmd: &SimpleCommand,
+    alias: &mut AliasLookup<'_>,
+    depth: usize,
+    out: &mut Vec<Guarded>,
+) {
+    let Some(first) = cmd.argv.first() else {
+        return;
+    };
+    let cx = Ctx {
+        cmd,
+        bypass: cmd
+            .assignments
+            .iter()
+            .any(|(k, v)| k == BYPASS_VAR && v == "1"),
+        display: display(&cmd.argv),
+    };
+    if cmd.unknown == Some(Unknown::Unreadable) {
+        let text = cmd.argv.last().cloned().unwrap_or_default();
+        if super::closed::may_reach_guarded(&text) {
+            out.push(cx.opaque(Op::Unreadable { text }, "it cannot be read".into()));
+        }
+        return;
+    }
+    let base = first.rsplit('/').next().unwrap_or(first);
+    if has_expansion(first) && cmd.unknown.is_some() {
+        let why = format!("the command name `{first}` is only known when it runs");
+        out.push(cx.opaque(Op::Opaque, why));
+        return;
+    }
+    if base == "eval" && cmd.unknown.is_some() {
+        let why = "`eval` runs text that is only known when it runs".to_owned();
+        out.push(cx.opaque(Op::Opaque, why));
+        return;
+    }
+    let mut argv = cmd.argv.clone();
+    if base == "rm" {
+        options::canonical(&mut argv[1..], options::RM_LONGS);
+    }
+    let open = open_ended(cmd);
+    let before = out.len();
+    for (op, targets) in worktree::classify_rm(&argv, &cmd.cwd, open)
+        .into_iter()
+        .chain(worktree::classify_find(&argv, &cmd.cwd))
+        .chain(worktree::classify_tar(&argv, &cmd.cwd))
+        .chain(branch::classify_ref_rm(&argv, &cmd.cwd))
+        .chain(peers::classify_paths(&argv, &cmd.cwd))
+    {
+        out.push(cx.guarded(op, None, &targets));
+    }
+    if out.len() > before {
+        return;
+    }
+    if let Some(op) = pr::classify(&argv) {
+        out.push(cx.guarded(op, None, &[]));
+        return;
+    }
+    if let Some(what) = code::runs(&argv, &cmd.cwd) {
+        out.push(cx.guarded(Op::Runs { what }, None, &[]));
+        return;
+    }
+    let Some(mut inv) = git::parse_invocation(&argv, &cmd.cwd, &cmd.assignments) else {
+        return;
+    };
+    let Some(sub) = inv.args.first().cloned() else {
+        return;
+    };
+    if has_expansion(&sub) && (cmd.unknown.is_some() || cmd.dynamic.iter().any(|d| *d)) {
+        let why = format!("the git subcommand `{sub}` is only known when it runs");
+        out.push(cx.opaque(Op::Opaque, why));
+        return;
+    }
+    // Aliases, chained, as git resolves them; a `!` alias is shell text run at the top level.
+    for _ in 0..MAX_ALIASES {
+        let Some(sub) = inv.args.first().cloned() else {
+            return;
+        };
+        if git::BUILTINS.contains(&sub.as_str()) {
+            break;
+        }
+        let value = match inv.alias_from_env.get(&sub) {
+            Some(v) => v.clone(),
+            None => match alias(&inv, &sub) {
+                Some(v) => Some(v),
+                None => break,
+            },
+        };
+        let Some(value) = value else {
+            let why = format!("the alias `{sub}` is defined from a value only known when it runs");
+            out.push(cx.opaque(Op::Opaque, why));
+            return;
+        };
+        if let Some(text) = value.trim_start().strip_prefix('!') {
+            shell_alias(&cx, text, &inv, alias, depth, out);
+            return;
+        }
+        if !git::expand_alias(&value, &mut inv.args) {
+            break;
+        }
+    }
+    options::canonical_git(&mut inv.args);
+    pathspec_file(&mut inv, cmd);
+    read_inputs(&mut inv, cmd);
+    let icase = inv.icase;
+    let found = git_ops(&inv.args, open);
+    let mut pushed = false;
+    for (mut op, targets) in found {
+        if icase && let Op::Take(takes) = &mut op {
+            takes.iter_mut().for_each(|t: &mut Take| t.icase = true);
+        }
+        out.push(cx.guarded(op, Some(inv.clone()), &targets));
+        pushed = true;
+    }
+    if pushed {
+        return;
+    }
+    // An option, subcommand verb or refspec from an unquoted expansion may be anything: try the
+    // most destructive word in its place.
+    let dynamic: Vec<usize> = (1..argv.len())
+        .filter(|&i| cmd.dynamic.get(i).copied().unwrap_or(false))
+        .collect();
+    if dynamic.is_empty() {
+        return;
+    }
+    let offset = argv.len() - inv.args.len();
+    for &i in &dynamic {
+        let Some(k) = i.checked_sub(offset) else {
+            continue;
+        };
+        for worst in worst_words(&sub) {
+            let mut args = inv.args.clone();
+            if k < args.len() {
+                args.insert(k, (*worst).to_owned());
+            }
+            if let Some((op, _)) = git_ops(&args, true).into_iter().next() {
+                let word = &argv[i];
+                let mut g = cx.guarded(op, Some(inv.clone()), &[]);
+                g.unknown = Some(format!(
+                    "`{word}` is only known when it runs and may be an option such as `{worst}`"
+                ));
+                out.push(g);
+                return;
+            }
+        }
+    }
+}
+
+/// Every guarded operation a git subcommand performs.
+fn git_ops(args: &[String], open: bool) -> Vec<(Op, Vec<String>)> {
+    let mut v: Vec<(Op, Vec<String>)> = Vec::new();
+    if let Some(found) = worktree::classify_git(args, open)
+        .or_else(|| branch::classify_git(args, open))
+        .or_else(|| remote::classify_git(args, open))
+    {
+        v.push(found);
+    }
+    v.extend(peers::classify_git(args, open));
+    v
+}
+
+/// The words that make a git subcommand destroy the most, tried for an expansion.
+fn worst_words(sub: &str) -> &'static [&'static str] {
+    match sub {
+        "branch" => &["-D"],
+        "push" => &["--delete"],
+        "reset" => &["--hard"],
+        "checkout" => &["-f"],
+        "add" => &["-A"],
+        "commit" => &["-a"],
+        "stash" => &["clear", "-u"],
+        "clean" => &["-ffdx"],
+        "worktree" => &["remove"],
+        "restore" => &["."],
+        "rm" => &["-rf"],
+        "update-ref" => &["-d"],
+        _ => &[],
+    }
+}
+
+/// A `!` alias: its shell text runs at the top of the worktree, with the alias's arguments.
+fn shell_alias(
+    cx: &Ctx<'_>,
+    text: &str,
+    inv: &GitInvocation,
+    alias: &mut AliasLookup<'_>,
+    depth: usize,
+    out: &mut Vec<Guarded>,
+) {
+    let top = git::invocation_worktree(inv).map_or_else(|| inv.cwd.clone(), |w| w.root);
+    let args: Vec<String> = inv.args[1..].iter().map(|a| show_word(a)).collect();
+    let line = format!("{text} {}", args.join(" "));
+    match crate::shell::parse(&line, &top) {
+        Ok(cmds) if depth < MAX_ALIASES => {
+            for c in &cmds {
+                let before = out.len();
+                classify_one(c, alias, depth + 1, out);
+                for g in &mut out[before..] {
+                    g.display = format!("{} (alias for `{line}`)", cx.display);
+                    g.bypass |= cx.bypass;
+                }
+            }
+        }
+        _ => out.push(cx.opaque(
+            Op::Unreadable { text: line },
+            "its alias cannot be read".into(),
+        )),
+    }
+}
+
+/// `--pathspec-from-file=FILE` (or `-` for standard input): its pathspecs appended after `--`,
+/// when the file is in reach; otherwise the pathspecs stay unknown.
+fn pathspec_file(inv: &mut GitInvocation, cmd: &SimpleCommand) {
+    let mut file = None;
+    let mut nul = false;
+    let mut keep = Vec::new();
+    let mut it = inv.args.iter();
+    while let Some(a) = it.next() {
+        if a == "--pathspec-from-file" {
+            file = it.next().cloned();
+        } else if let Some(v) = a.strip_prefix("--pathspec-from-file=") {
+            file = Some(v.to_owned());
+        } else {
+            nul |= a == "--pathspec-file-nul";
+            keep.push(a.clone());
+        }
+    }
+    let Some(file) = file else { return };
+    let text = if file == "-" {
+        cmd.input.clone()
+    } else {
+        let path = inv.cwd.join(&file);
+        std::fs::metadata(&path)
+            .ok()
+            .filter(|m| m.is_file() && m.len() <= MAX_PATHSPEC_FILE)
+            .and_then(|_| std::fs::read_to_string(&path).ok())
+    };
+    let specs: Vec<String> = match text {
+        Some(t) => t
+            .split(if nul { '\0' } else { '\n' })
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        // Unknown content: every path may be named.
+        None => vec![":/".to_owned()],
+    };
+    if !keep.contains(&"--".to_owned()) {
+        keep.push("--".into());
+    }
+    keep.extend(if specs.is_empty() {
+        vec![":/".to_owned()]
+    } else {
+        specs
+    });
+    inv.args = keep;
+}
+
+/// `git update-ref --stdin` and `git apply -R`: what they read (standard input when literal, a
+/// patch file in reach) rewritten into arguments the rules read; unknown input stays unknown.
+fn read_inputs(inv: &mut GitInvocation, cmd: &SimpleCommand) {
+    let Some(sub) = inv.args.first().map(String::as_str) else {
+        return;
+    };
+    match sub {
+        "update-ref" if inv.args.iter().any(|a| a == "--stdin") => {
+            let mut args = vec!["update-ref".to_owned(), "--stdin-delete".to_owned()];
+            match &cmd.input {
+                Some(text) => {
+                    for line in text.lines() {
+                        let words: Vec<&str> = line.split_whitespace().collect();
+                        match words.as_slice() {
+                            ["delete", r, ..] | ["update", r, ..] | ["create", r, ..]
+                                if r.starts_with("refs/heads/") =>
+                            {
+                                args.push((*r).to_owned());
+                            }
+                            _ => {}
+                        }
+                    }
+                    if args.len() == 2 {
+                        return;
+                    }
+                }
+                None => args.push("refs/heads/$stdin".to_owned()),
+            }
+            inv.args = args;
+        }
+        "apply" => {
+            let reverse = inv.args.iter().any(|a| a == "-R" || a == "--reverse");
+            if !reverse {
+                return;
+            }
+            let files: Vec<String> = inv.args[1..]
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .cloned()
+                .collect();
+            let mut texts = Vec::new();
+            if files.is_empty() {
+                texts.push(cmd.input.clone());
+            }
+            for f in &files {
+                let path = inv.cwd.join(f);
+                let text = std::fs::metadata(&path)
+                    .ok()
+                    .filter(|m| m.is_file() && m.len() <= 4 * MAX_PATHSPEC_FILE)
+                    .and_then(|_| std::fs::read_to_string(&path).ok());
+                texts.push(text);
+            }
+            if texts.iter().any(Option::is_none) {
+                inv.args = vec!["apply".into(), "-R".into()];
+                return;
+            }
+            let mut paths: Vec<String> = Vec::new();
+            for t in texts.into_iter().flatten() {
+                for line in t.lines() {
+                    let name = line
+                        .strip_prefix("+++ ")
+                        .or_else(|| line.strip_prefix("--- "))
+                        .map(|n| n.split('\t').next().unwrap_or(n).trim());
+                    if let Some(n) = name.filter(|n| *n != "/dev/null") {
+                        let n = n.strip_prefix("a/").or(n.strip_prefix("b/")).unwrap_or(n);
+                        let spec = format!(":(top,literal){n}");
+                        if !paths.contains(&spec) {
+                            paths.push(spec);
+                        }
+                    }
+                }
+            }
+            let mut args = vec!["apply".into(), "-R".into(), "--".into()];
+            args.extend(paths);
+            inv.args = args;
+        }
+        _ => {}
+    }
+}
+
+/// Whether more arguments are appended when the command runs (`xargs`, `find -exec`).
+fn open_ended(cmd: &SimpleCommand) -> bool {
+    cmd.unknown == Some(Unknown::Xargs)
+}
+
+fn unknown_reason(cmd: &SimpleCommand, targets: &[String]) -> Option<String> {
+    match cmd.unknown {
+        Some(Unknown::Xargs) => {
+            return Some("its targets come from `xargs` or `find -exec` when it runs".into());
+        }
+        Some(Unknown::Eval) => {
+            return Some("it runs under `eval` or from a script whose text is not known".into());
+        }
+        Some(Unknown::Glob) => {
+            return Some("a glob in it matches more than git-dibs expands".into());
+        }
+        Some(Unknown::Made) => {
+            return Some("it goes through a link or a move made earlier in the same line".into());
+        }
+        _ => {}
+    }
+    if let Some(t) = targets.iter().find(|t| has_expansion(t)) {
+        return Some(format!("its target `{t}` is only known when it runs"));
+    }
+    if !cmd.cwd_known {
+        return Some("the directory it runs in is only known when it runs".into());
+    }
+    None
+}
+
+/// Whether `path` lies inside a git directory's refs or names its `.git` entry.
+pub(super) fn is_git_entry(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == ".git")
+}

@@ -1,0 +1,307 @@
+//! What commands earlier in a line leave for the later ones (variables, `shopt -s dotglob`,
+//! links and moves whose targets are then unknown), and the shell text other programs run:
+//! script files in reach (`bash FILE`, `. FILE`, `BASH_ENV`), `find -exec`, `git rebase -x`,
+//! `watch`, `su -c`, `script -c`, `flock -c`.
+
+use std::path::{Path, PathBuf};
+
+use super::MAX_INPUT;
+use super::eval::State;
+use super::expand::{Arg, join_dir};
+use super::wrappers::basename;
+
+/// Set `$name` for the rest of the line (`None`: to something unknown here).
+pub(super) fn set_var(st: &mut State, name: &str, value: Option<String>) {
+    if name == "GLOBIGNORE" && value.as_deref() != Some("") {
+        st.dotglob = true;
+    }
+    st.vars.insert(name.to_owned(), value);
+}
+
+/// The text of a script file in reach: a regular file of at most [`MAX_INPUT`] bytes.
+pub(super) fn read_script(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_INPUT as u64 {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+/// `BASH_ENV`'s script, run by a non-interactive bash before its own commands: `Some(None)` when
+/// it is set but cannot be read.
+fn bash_env(argv: &[Arg], assignments: &[(String, String)], cwd: &Path) -> Option<Option<String>> {
+    if basename(&argv.first()?.text) != "bash" {
+        return None;
+    }
+    let value = assignments
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "BASH_ENV")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var("BASH_ENV").ok())
+        .filter(|v| !v.is_empty())?;
+    Some(read_script(&join_dir(cwd, &value)))
+}
+
+/// `text` with `BASH_ENV`'s script before it, when bash would run one (`None`: unreadable).
+pub(super) fn with_bash_env(
+    argv: &[Arg],
+    assignments: &[(String, String)],
+    cwd: &Path,
+    text: &str,
+) -> Option<String> {
+    match bash_env(argv, assignments, cwd) {
+        None => Some(text.to_owned()),
+        Some(Some(env)) => Some(format!("{env}\n{text}")),
+        Some(None) => None,
+    }
+}
+
+/// The script a shell or `.`/`source` runs from a file operand: `Some(None)` when there is one
+/// but it cannot be read.
+pub(super) fn script_file(
+    argv: &[Arg],
+    script: Option<&Arg>,
+    assignments: &[(String, String)],
+    cwd: &Path,
+) -> Option<Option<String>> {
+    let name = basename(&argv.first()?.text);
+    let file = match (name, script) {
+        (_, Some(f)) => f,
+        ("." | "source", None) => argv.get(1)?,
+        _ => return None,
+    };
+    if file.var || file.cmdsub {
+        return Some(None);
+    }
+    let text = read_script(&join_dir(cwd, &file.text));
+    Some(text.and_then(|t| with_bash_env(argv, assignments, cwd, &t)))
+}
+
+/// Quote a word for shell text.
+fn quote(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+%,{}^".contains(c))
+    {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+fn join(words: &[Arg]) -> String {
+    words
+        .iter()
+        .map(|a| quote(&a.text))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The value of `-c TEXT` / `--command TEXT` / `--command=TEXT` among `args`.
+fn command_option(args: &[Arg]) -> Option<String> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let t = a.text.as_str();
+        let cluster = t.starts_with('-') && !t.starts_with("--") && t.ends_with('c');
+        if cluster || t == "--command" {
+            return it.next().map(|a| a.text.clone());
+        }
+        if let Some(v) = t.strip_prefix("--command=") {
+            return Some(v.to_owned());
+        }
+    }
+    None
+}
+
+/// Shell text that the program in `argv` runs itself: `find -exec CMD` (except `rm`, which the
+/// find rule judges), `git rebase -x CMD`, `git bisect run CMD`, `watch CMD`, `su -c`, `script
+/// -c`, `runuser -c`, `flock [-c] CMD`.
+pub(super) fn embedded(argv: &[Arg]) -> Vec<String> {
+    let Some(first) = argv.first() else {
+        return Vec::new();
+    };
+    let rest = &argv[1..];
+    let mut out = Vec::new();
+    match basename(&first.text) {
+        "find" => {
+            let mut i = 0;
+            while i < rest.len() {
+                if matches!(
+                    rest[i].text.as_str(),
+                    "-exec" | "-execdir" | "-ok" | "-okdir"
+                ) {
+                    let end = rest[i + 1..]
+                        .iter()
+                        .position(|a| a.text == ";" || a.text == "+")
+                        .map_or(rest.len(), |p| i + 1 + p);
+                    let cmd = &rest[i + 1..end];
+                    if cmd.first().is_some_and(|c| basename(&c.text) != "rm") {
+                        out.push(join(cmd));
+                    }
+                    i = end;
+                }
+                i += 1;
+            }
+        }
+        "git" => {
+            let mut i;
+            let sub = rest.iter().position(|a| !a.text.starts_with('-'));
+            if let Some(s) = sub {
+                match rest[s].text.as_str() {
+                    "rebase" => {
+                        i = s + 1;
+                        while i < rest.len() {
+                            let t = rest[i].text.as_str();
+                            if t == "-x" || t == "--exec" {
+                                if let Some(v) = rest.get(i + 1) {
+                                    out.push(v.text.clone());
+                                }
+                                i += 1;
+                            } else if let Some(v) =
+                                t.strip_prefix("--exec=").or(t.strip_prefix("-x"))
+                                && !v.is_empty()
+                            {
+                                out.push(v.to_owned());
+                            }
+                            i += 1;
+                        }
+                    }
+                    "bisect" if rest.get(s + 1).is_some_and(|a| a.text == "run") => {
+                        out.push(join(&rest[s + 2..]));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        "watch" => {
+            let mut i = 0;
+            while i < rest.len() && rest[i].text.starts_with('-') {
+                if matches!(rest[i].text.as_str(), "-n" | "-d" | "-q" | "--interval") {
+                    i += 1;
+                }
+                i += 1;
+            }
+            if i < rest.len() {
+                out.push(join(&rest[i..]));
+            }
+        }
+        "su" | "runuser" | "script" => out.extend(command_option(rest)),
+        "flock" => {
+            if let Some(c) = command_option(rest) {
+                out.push(c);
+            } else {
+                let mut i = 0;
+                while i < rest.len() && rest[i].text.starts_with('-') {
+                    if matches!(rest[i].text.as_str(), "-w" | "-E" | "--timeout") {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                if i + 1 < rest.len() {
+                    out.push(join(&rest[i + 1..]));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Whether the command's directory or a path it names goes through a link or a move made
+/// earlier in the line.
+pub(super) fn through_made(argv: &[Arg], cwd: &Path, made: &[PathBuf]) -> bool {
+    if made.is_empty() {
+        return false;
+    }
+    made.iter().any(|m| cwd.starts_with(m))
+        || argv[1..].iter().any(|a| {
+            !a.text.starts_with('-') && {
+                let p = join_dir(cwd, &a.text);
+                made.iter().any(|m| p.starts_with(m))
+            }
+        })
+}
+
+/// Record what `ln`, `mv` and a `rm` of a `.git` entry leave: paths whose content is no longer
+/// what the file system shows now.
+pub(super) fn note_made(argv: &[Arg], cwd: &Path, st: &mut State) {
+    let Some(first) = argv.first() else { return };
+    let operands: Vec<&Arg> = argv[1..]
+        .iter()
+        .filter(|a| !a.text.starts_with('-'))
+        .collect();
+    match basename(&first.text) {
+        "ln" | "mv" | "cp" if operands.len() >= 2 => {
+            if basename(&first.text) == "cp" && !argv.iter().any(|a| a.text.contains('s')) {
+                return;
+            }
+            let dest = join_dir(cwd, &operands[operands.len() - 1].text);
+            if dest.is_dir() {
+                for src in &operands[..operands.len() - 1] {
+                    if let Some(name) = Path::new(&src.text).file_name() {
+                        st.made.push(dest.join(name));
+                    }
+                }
+            }
+            st.made.push(dest);
+            if basename(&first.text) == "mv" {
+                for src in &operands[..operands.len() - 1] {
+                    st.made.push(join_dir(cwd, &src.text));
+                }
+            }
+        }
+        "rm" | "unlink" => {
+            for o in operands {
+                let p = join_dir(cwd, &o.text);
+                if p.file_name().is_some_and(|n| n == ".git")
+                    && let Some(root) = p.parent()
+                {
+                    st.made.push(root.to_path_buf());
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The shell builtins whose effect later commands see: `export`/`declare`/`local`/`readonly`/
+/// `typeset` (variables), `unset`, `read` (unknown values), `shopt -s dotglob`.
+pub(super) fn builtin(argv: &[Arg], st: &mut State) {
+    let Some(first) = argv.first() else { return };
+    let rest = &argv[1..];
+    match first.text.as_str() {
+        "export" | "declare" | "local" | "readonly" | "typeset" => {
+            for a in rest.iter().filter(|a| !a.text.starts_with('-')) {
+                if let Some((name, value)) = a.text.split_once('=') {
+                    let known = !(a.var || a.cmdsub);
+                    set_var(st, name, known.then(|| value.to_owned()));
+                }
+            }
+        }
+        "unset" => {
+            for a in rest.iter().filter(|a| !a.text.starts_with('-')) {
+                set_var(st, &a.text, Some(String::new()));
+            }
+        }
+        "printf" => {
+            if let Some(i) = rest.iter().position(|a| a.text == "-v")
+                && let Some(name) = rest.get(i + 1)
+            {
+                st.vars.insert(name.text.clone(), None);
+            }
+        }
+        "read" | "mapfile" | "readarray" => {
+            for a in rest.iter().filter(|a| !a.text.starts_with('-')) {
+                st.vars.insert(a.text.clone(), None);
+            }
+        }
+        "shopt" => {
+            let on = rest.iter().any(|a| a.text == "-s");
+            if rest.iter().any(|a| a.text == "dotglob") {
+                st.dotglob = on;
+            }
+        }
+        _ => {}
+    }
+}
