@@ -45,7 +45,7 @@ pub fn current() -> Option<AgentProcess> {
 /// a session's shell descendants (`make`, `npm run`, `perl` running `git dibs claim`) find their
 /// session's agent among them.
 pub fn ancestors() -> Vec<AgentProcess> {
-    let Some(boot) = boot_id() else {
+    let Some(boot) = platform::boot_id() else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -54,17 +54,17 @@ pub fn ancestors() -> Vec<AgentProcess> {
         if pid <= 1 {
             break;
         }
-        let Some((comm, ppid, start)) = stat(pid) else {
+        let Some(info) = platform::proc_info(pid) else {
             break;
         };
-        if !PASS_THROUGH.contains(&comm.as_str()) {
+        if !PASS_THROUGH.contains(&info.comm.as_str()) {
             out.push(AgentProcess {
                 pid,
-                start,
+                start: info.start,
                 boot: boot.clone(),
             });
         }
-        pid = ppid;
+        pid = info.ppid;
     }
     out
 }
