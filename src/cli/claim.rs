@@ -174,10 +174,21 @@ pub(crate) fn parse_lease(text: &str) -> Result<Duration> {
 #[derive(Serialize)]
 struct Granted {
     target: String,
+    granted: bool,
     token: String,
     exclusive: bool,
     intent: Option<String>,
     until: String,
+}
+
+/// One refused claim, as `--json` prints it (the command exits 1, nothing was claimed).
+#[derive(Serialize)]
+struct Refused {
+    target: String,
+    granted: bool,
+    holder: String,
+    holder_intent: Option<String>,
+    message: String,
 }
 
 /// Run `claim`.
@@ -249,33 +260,47 @@ pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
             }
         }
     }
-    let mut refused = false;
+    let mut refused = Vec::new();
     let mut granted = Vec::new();
     for grant in grants {
         match grant {
             Grant::Granted(c) => granted.push(Granted {
                 target: c.target.to_string(),
+                granted: true,
                 token: c.token,
                 exclusive: c.exclusive,
                 intent: c.intent,
                 until: rfc3339(c.until),
             }),
             Grant::Refused { target, holder } => {
-                refused = true;
-                let intent = holder
-                    .claim_on(&target, now)
-                    .and_then(|c| c.intent.clone())
+                let holder_intent = holder.claim_on(&target, now).and_then(|c| c.intent.clone());
+                let intent = holder_intent
+                    .as_deref()
                     .map(|i| format!(" (intent: {i})"))
                     .unwrap_or_default();
-                eprintln!(
-                    "git dibs: {target} is held by {}{intent}; nothing was claimed. Ask the \
-                     person, or wait for that session to release it.",
+                let message = format!(
+                    "{target} is held by {}{intent}; nothing was claimed. Ask the person, or \
+                     wait for that session to release it.",
                     describe(&holder)
                 );
+                refused.push(Refused {
+                    target: target.to_string(),
+                    granted: false,
+                    holder: holder.id.clone(),
+                    holder_intent,
+                    message,
+                });
             }
         }
     }
-    if refused {
+    if !refused.is_empty() {
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&refused)?);
+        } else {
+            for r in &refused {
+                eprintln!("git dibs: {}", r.message);
+            }
+        }
         return Ok(ExitCode::from(1));
     }
     // A person's session (and any session first seen here) works where it claims from.

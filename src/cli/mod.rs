@@ -30,6 +30,10 @@ use crate::store::Store;
 #[derive(Debug, Parser)]
 #[command(name = "git-dibs", bin_name = "git dibs", version, about, long_about = None)]
 pub struct Cli {
+    /// Print nothing but errors; the exit code answers (0 yes or done, 1 refused or no, 2
+    /// error).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -133,8 +137,26 @@ fn die_quietly_on_closed_pipe() {
     }
 }
 
+/// `-q`: whatever a command prints on stdout goes to `/dev/null`; stderr (errors, refusals)
+/// stays.
+fn silence_stdout() {
+    use std::os::fd::AsRawFd;
+    let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") else {
+        return;
+    };
+    // SAFETY: dup2 onto fd 1 with a valid, open descriptor; nothing else holds a borrowed
+    // handle to stdout's descriptor at this point (before any command runs), and Rust's stdout
+    // keeps using fd 1, which now names /dev/null.
+    unsafe {
+        libc::dup2(null.as_raw_fd(), 1);
+    }
+}
+
 /// Run a parsed command line and return the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
+    if cli.quiet {
+        silence_stdout();
+    }
     let result = match cli.command {
         Command::Hook(args) => return hook::run(args),
         Command::Githook(args) => return githooks::run(args),

@@ -21,6 +21,9 @@ pub struct Args {
     /// Include sessions that are no longer live.
     #[arg(long)]
     pub all: bool,
+    /// Only say who holds these files (exit 0 when a live session holds one, 1 when none does).
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
 }
 
 /// The `--json` shape of one file.
@@ -134,10 +137,15 @@ struct DeathView {
 
 use crate::store::rfc3339;
 
+mod who_holds;
+
 pub fn run(args: Args) -> Result<ExitCode> {
     let (wt, store) = super::current_store()?;
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let now = store::now_secs();
+    if !args.paths.is_empty() {
+        return who_holds::run(&store, &args.paths, args.json, now, ttl);
+    }
     let everyone = store.everyone()?;
     let set_aside: Vec<store::SetAside> = store
         .set_aside()
