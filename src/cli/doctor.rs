@@ -398,6 +398,20 @@ fn check_store(r: &mut Report, wt: &Worktree) {
         "{live} live session{plural} in this clone (lease {})",
         humantime::format_duration(ttl)
     ));
+    check_snapshots(r, &store, now);
+}
+
+/// Whether snapshots are being made: the last failure, if it is recent.
+fn check_snapshots(r: &mut Report, store: &Store, now: u64) {
+    match store.last_snapshot_failure() {
+        Some(f) if now.saturating_sub(f.at) < 7 * 24 * 60 * 60 => r.problem(format!(
+            "a snapshot failed {} ago ({}): work made since may not be recoverable; fix the              cause, then edits are snapshotted again",
+            humantime::format_duration(std::time::Duration::from_secs(now.saturating_sub(f.at))),
+            f.what
+        )),
+        _ if store.has_snapshots() => r.ok("snapshots are being made (git dibs recover lists them)"),
+        _ => {}
+    }
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {

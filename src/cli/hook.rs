@@ -6,6 +6,7 @@ mod edit;
 mod facts;
 mod session;
 mod shell;
+mod snap;
 mod subagent;
 
 use std::io::Write;
@@ -102,16 +103,22 @@ fn handle(args: Args) -> protocol::Output {
 fn decide(event: &Event) -> Result<Response, StoreError> {
     match &event.kind {
         EventKind::BeforeShell { command } => {
+            // Whatever the command does next, what sessions made is in the object store first.
+            snap::sweep(
+                event,
+                &crate::shell::parse(command, &event.cwd).unwrap_or_default(),
+            );
             let judged = super::guard::judge(event, command, true);
             match (judged.response, judged.cmds) {
                 (Response::Silent, Some(cmds)) => shell::before(event, &cmds),
                 (verdict, _) => Ok(verdict),
             }
         }
-        EventKind::AfterShell { command } => match crate::shell::parse(command, &event.cwd) {
-            Ok(cmds) => shell::after(event, &cmds),
-            Err(_) => Ok(Response::Silent),
-        },
+        EventKind::AfterShell { command } => {
+            let cmds = crate::shell::parse(command, &event.cwd).unwrap_or_default();
+            snap::retain_new_commits(event, &cmds);
+            shell::after(event, &cmds)
+        }
         EventKind::BeforeWorktreeRemove { discard_changes } => {
             Ok(super::guard::before_exit(event, *discard_changes))
         }

@@ -233,6 +233,16 @@ impl DibsRemote {
         if updates.is_empty() {
             return Ok(Vec::new());
         }
+        // Snapshots hold whatever agents wrote, secrets too: they never leave the machine.
+        if let Some(u) = updates
+            .iter()
+            .find(|u| u.name.starts_with(super::snapshot::SNAPSHOT_PREFIX))
+        {
+            return Err(SyncError::Local(format!(
+                "refusing to push {}: snapshots stay on this machine",
+                u.name
+            )));
+        }
         let mut cmd = self.git();
         cmd.args(["push", "--porcelain", "--no-verify"]);
         for u in updates {

@@ -37,6 +37,7 @@ pub mod lanes;
 pub mod porcelain;
 pub mod retention;
 mod scan;
+pub mod snapshot;
 mod worktrees;
 
 pub use args::{

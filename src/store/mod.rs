@@ -8,7 +8,8 @@
 //! whatever the number of sessions; `cleared/<process>` remembers a session ended by `/clear`;
 //! `lock` is the write lock; `audit.log` is JSON lines; `pruned` stamps the last pruning;
 //! `settings.json` keeps the `dibs.*` settings with the fingerprint of the config they came from;
-//! `trees` keeps the tree of the last few HEAD commits.
+//! `trees` keeps the tree of the last few HEAD commits; `snapshots/<key>.json` holds a session's
+//! snapshot state (see [`SnapState`]), `heads` the HEAD each worktree had when last looked at.
 
 mod claimlist;
 mod clear;
@@ -19,6 +20,7 @@ mod record;
 mod remote;
 mod roster;
 pub mod shared;
+mod snapshots;
 mod write;
 
 use std::collections::BTreeMap;
@@ -36,6 +38,9 @@ pub use record::{
 };
 pub use remote::{SyncDue, SyncLock};
 pub use roster::Listed;
+pub use snapshots::{
+    DEFAULT_SNAPSHOT_EXPIRY, MAX_WATCHED, SnapState, SnapshotFailure, Stamp, Watched,
+};
 pub use write::{COALESCE, ClaimRequest, Grant, Writer};
 
 /// How long a writer waits for the lock before giving up.

@@ -14,8 +14,13 @@ const KEEP_DEAD: Duration = Duration::from_secs(24 * 60 * 60);
 
 impl Store {
     /// Prune when due. Cheap when not due (one `stat`); never waits for the lock. `ttl` is only
-    /// asked for when pruning is due.
-    pub fn prune_if_due(&self, ttl: impl FnOnce() -> Duration, now: u64) -> Result<(), StoreError> {
+    /// asked for when pruning is due. Says whether it pruned (the caller then expires what the
+    /// store cannot, such as old snapshot refs).
+    pub fn prune_if_due(
+        &self,
+        ttl: impl FnOnce() -> Duration,
+        now: u64,
+    ) -> Result<bool, StoreError> {
         let stamp = self.dir.join("pruned");
         let due = match fs::symlink_metadata(&stamp).and_then(|m| m.modified()) {
             Ok(t) => SystemTime::now()
@@ -24,15 +29,16 @@ impl Store {
             Err(_) => true,
         };
         if !due {
-            return Ok(());
+            return Ok(false);
         }
         let lock_path = self.dir.join("lock");
         let _guard = match fsio::lock(&lock_path, Duration::ZERO).map_err(io_err(&lock_path))? {
             fsio::Locked::Held(g) => g,
-            fsio::Locked::TimedOut => return Ok(()),
+            fsio::Locked::TimedOut => return Ok(false),
         };
         fsio::write_in_place(&stamp, b"").map_err(io_err(&stamp))?;
-        self.prune_locked(ttl(), now)
+        self.prune_locked(ttl(), now)?;
+        Ok(true)
     }
 
     /// Prune now; the caller holds the lock. Temporary files that killed writers left are

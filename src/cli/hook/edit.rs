@@ -34,6 +34,11 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
     };
     let wt = &first.worktree;
     let store = Store::open(&wt.common_dir)?;
+    if ctx.event.event_name == "AfterTool" {
+        // Gemini's AfterTool of an edit comes here (only then can the model be told): the file
+        // is already written, so it goes into the session's snapshot now.
+        snapshot_written(ctx, &store, &located);
+    }
     let files: Vec<FileKey> = located.iter().map(key).collect();
     let mut holders = Vec::with_capacity(files.len());
     for f in &files {
@@ -88,6 +93,24 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
     Ok(response)
 }
 
+/// Snapshot the files an edit tool wrote: those of `store`'s clone there, any in another clone
+/// (an edit tool given paths in two repositories) in that clone's own.
+fn snapshot_written(ctx: &Ctx<'_>, store: &Store, located: &[Located]) {
+    let Some(first) = located.first() else {
+        return;
+    };
+    let (here, elsewhere): (Vec<Located>, Vec<Located>) = located
+        .iter()
+        .cloned()
+        .partition(|l| l.worktree.common_dir == first.worktree.common_dir);
+    super::snap::after_write(ctx.event, store, &here, false);
+    for l in elsewhere {
+        if let Ok(other) = Store::open(&l.worktree.common_dir) {
+            super::snap::after_write(ctx.event, &other, std::slice::from_ref(&l), false);
+        }
+    }
+}
+
 /// After an edit tool ran: renew the touch and remember the content this session wrote.
 pub fn after(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Result<Response, StoreError> {
     let located = locate_all(ctx, paths);
@@ -105,6 +128,7 @@ pub fn after(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Result<Response, StoreError> {
             .filter_map(|l| digest_of(l).map(|d| Change::Seen(key(l), d))),
     );
     ctx.record(&store, &first.worktree, false, &changes)?;
+    snapshot_written(ctx, &store, &located);
     ctx.refresh_autolock(&store, &first.worktree);
     Ok(Response::Silent)
 }

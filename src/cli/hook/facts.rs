@@ -10,6 +10,23 @@ use crate::git::{self, Located, Settings, Worktree};
 use crate::protocol::{Event, EventKind};
 use crate::store::{self, Actor, Change, Session, Store, StoreError, Writer};
 
+/// The `dibs.*` settings of the worktree `wt`, kept in the store while the config files stay
+/// the same: no config parser (and no libgit2 start-up) on the hooks' path.
+pub fn settings_of(wt: &Worktree) -> Settings {
+    let fingerprint = Settings::fingerprint(&wt.git_dir);
+    let store = Store::open(&wt.common_dir).ok();
+    if let (Some(fp), Some(store)) = (&fingerprint, &store)
+        && let Some(values) = store.cached_settings(fp)
+    {
+        return Settings::from_values(values);
+    }
+    let settings = Settings::load(&wt.git_dir);
+    if let (Some(fp), Some(store)) = (&fingerprint, &store) {
+        store.cache_settings(fp, settings.values());
+    }
+    settings
+}
+
 /// The context of one hook call.
 pub struct Ctx<'a> {
     /// The event.
@@ -37,22 +54,7 @@ impl<'a> Ctx<'a> {
 
     /// The `dibs.*` settings of the worktree, on first use.
     pub fn settings(&self, wt: &Worktree) -> &Settings {
-        self.settings.get_or_init(|| {
-            // Kept in the store while the config files stay the same: no config parser (and no
-            // libgit2 start-up) on the hooks' path.
-            let fingerprint = Settings::fingerprint(&wt.git_dir);
-            let store = Store::open(&wt.common_dir).ok();
-            if let (Some(fp), Some(store)) = (&fingerprint, &store)
-                && let Some(values) = store.cached_settings(fp)
-            {
-                return Settings::from_values(values);
-            }
-            let settings = Settings::load(&wt.git_dir);
-            if let (Some(fp), Some(store)) = (&fingerprint, &store) {
-                store.cache_settings(fp, settings.values());
-            }
-            settings
-        })
+        self.settings.get_or_init(|| settings_of(wt))
     }
 
     /// The lease (`dibs.ttl`, default 2 h), read from git config on first use.
@@ -117,7 +119,10 @@ impl<'a> Ctx<'a> {
             self.now,
             changes,
         )?;
-        store.prune_if_due(|| self.ttl(wt), self.now)?;
+        if store.prune_if_due(|| self.ttl(wt), self.now)? {
+            let expiry = self.settings(wt).duration("dibs.snapshotExpiry");
+            super::snap::expire(store, wt, expiry, self.now);
+        }
         let first = matches!(
             self.event.kind,
             EventKind::SessionStart { .. } | EventKind::Prompt { .. }

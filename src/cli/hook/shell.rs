@@ -127,6 +127,7 @@ pub fn after(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreErr
             false,
             &[ctx.activity(), Change::Touch(keys(located))],
         )?;
+        super::snap::after_write(event, &store, located, true);
     }
     Ok(Response::Silent)
 }

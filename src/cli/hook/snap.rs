@@ -1,0 +1,408 @@
+//! Snapshots from hook calls: after an edit tool or a shell command wrote files, their content
+//! goes into the object store on the session's snapshot ref; before a shell command runs, the
+//! files live sessions snapshotted and that changed since (by `stat` alone) go in too; after a
+//! shell command, new commits get a retention ref. None of it ever fails or blocks the hook: a
+//! failure is one line on stderr and a note in the store for `doctor`.
+//!
+//! What is left out, and said so in `recover`'s listing: files over [`MAX_SNAPSHOT_BYTES`],
+//! FIFOs, sockets and devices (never opened), and files git ignores that only a shell command
+//! wrote (an edit tool's file is kept even when ignored: the agent meant to write it). Binary
+//! files are kept; a symlink is kept as a link.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::git::lanes::LaneRepo;
+use crate::platform::files::{Links, read_regular};
+use crate::git::snapshot::{self, Content, NewSnapshot, Put, Skipped, WorktreeMeta};
+use crate::git::{self, Located, Worktree};
+use crate::protocol::{Event, Host};
+use crate::shell::SimpleCommand;
+use crate::store::{self, SnapState, Stamp, Store, Watched};
+
+/// Files larger than this are left out of snapshots.
+pub const MAX_SNAPSHOT_BYTES: u64 = 8 << 20;
+/// How many changed files one sweep before a shell command reads at most.
+const SWEEP_LIMIT: usize = 512;
+
+/// A file as read for a snapshot.
+enum Taken {
+    /// Its content.
+    Put(Content),
+    /// Left out, and why.
+    Skip(String),
+}
+
+/// Read the file at `full` for a snapshot, with its stat data from before the read; `None`
+/// when there is no file there (gone, or a folder). A FIFO or device is never opened.
+fn take(full: &Path) -> Option<(Taken, Stamp)> {
+    let meta = fs::symlink_metadata(full).ok()?;
+    let stamp = Stamp::of(&meta);
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return None;
+    }
+    if kind.is_symlink() {
+        let target = fs::read_link(full).ok()?;
+        let bytes = target.into_os_string().into_encoded_bytes();
+        return Some((Taken::Put(Content::Link(bytes)), stamp));
+    }
+    if !kind.is_file() {
+        return Some((Taken::Skip(special_kind(&meta).into()), stamp));
+    }
+    let too_large = || format!("larger than {} MiB", MAX_SNAPSHOT_BYTES >> 20);
+    let bytes = match read_regular(full, Links::Refuse, MAX_SNAPSHOT_BYTES) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+            return Some((Taken::Skip(too_large()), stamp));
+        }
+        Err(_) => return None,
+    };
+    Some((
+        Taken::Put(Content::File {
+            bytes,
+            executable: executable(&meta),
+        }),
+        stamp,
+    ))
+}
+
+#[cfg(unix)]
+fn special_kind(meta: &fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_fifo() {
+        "a FIFO (never read)"
+    } else if t.is_socket() {
+        "a socket (never read)"
+    } else if t.is_block_device() || t.is_char_device() {
+        "a device (never read)"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_meta: &fs::Metadata) -> &'static str {
+    "not a regular file"
+}
+
+#[cfg(unix)]
+fn executable(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn executable(_meta: &fs::Metadata) -> bool {
+    false
+}
+
+/// A file to snapshot for one session.
+struct Pending {
+    worktree: PathBuf,
+    path: String,
+}
+
+/// Snapshot `files` for session `session` of `host` (whose state is `state`): each file whose
+/// stat data differs from what the state remembers is read and put in one new snapshot.
+/// `ignored` says whether to leave out files git ignores. Returns the new commit, if one was
+/// made.
+fn snapshot(
+    store: &Store,
+    common_dir: &Path,
+    session: &str,
+    host: &str,
+    now: u64,
+    files: &[Pending],
+    skip_ignored: bool,
+) -> Result<Option<String>, String> {
+    let mut state = store.snapshot_state(session).unwrap_or_else(|| SnapState {
+        session: session.to_owned(),
+        host: host.to_owned(),
+        ..SnapState::default()
+    });
+    let mut puts = Vec::new();
+    let mut skipped = Vec::new();
+    let mut watched = Vec::new();
+    let mut touched = Vec::new();
+    let mut repos: BTreeMap<PathBuf, Option<LaneRepo>> = BTreeMap::new();
+    for f in files {
+        let Some((taken, stamp)) = take(&f.worktree.join(&f.path)) else {
+            continue;
+        };
+        let before = state.watched(&f.worktree, &f.path);
+        if before.is_some_and(|w| w.stamp == stamp) {
+            continue;
+        }
+        let taken = match taken {
+            Taken::Put(_) if skip_ignored && before.is_none() => {
+                let repo = repos
+                    .entry(f.worktree.clone())
+                    .or_insert_with(|| LaneRepo::open(&f.worktree).ok());
+                if repo
+                    .as_ref()
+                    .is_some_and(|r| r.is_ignored(Path::new(&f.path)))
+                {
+                    Taken::Skip("ignored by git, written by a shell command".into())
+                } else {
+                    taken
+                }
+            }
+            t => t,
+        };
+        let (reason, blob) = match taken {
+            Taken::Put(content) => {
+                let blob = snapshot::blob_id(content.bytes());
+                if blob.is_some() && before.and_then(|w| w.blob.as_ref()) == blob.as_ref() {
+                    // Touched, not changed: remember the new stat data, make no snapshot.
+                    touched.push(Watched {
+                        worktree: f.worktree.clone(),
+                        path: f.path.clone(),
+                        stamp,
+                        skipped: None,
+                        blob,
+                    });
+                    continue;
+                }
+                puts.push(Put {
+                    worktree: f.worktree.clone(),
+                    path: f.path.clone(),
+                    content,
+                });
+                (None, blob)
+            }
+            Taken::Skip(reason) => {
+                skipped.push(Skipped {
+                    worktree: f.worktree.clone(),
+                    path: f.path.clone(),
+                    reason: reason.clone(),
+                });
+                (Some(reason), None)
+            }
+        };
+        watched.push(Watched {
+            worktree: f.worktree.clone(),
+            path: f.path.clone(),
+            stamp,
+            skipped: reason,
+            blob,
+        });
+    }
+    if !touched.is_empty() && puts.is_empty() && skipped.is_empty() {
+        for w in touched {
+            state.watch(w);
+        }
+        store
+            .save_snapshot_state(&state)
+            .map_err(|e| e.to_string())?;
+        return Ok(None);
+    }
+    watched.extend(touched);
+    if puts.is_empty() && skipped.is_empty() {
+        return Ok(None);
+    }
+    let mut roots: Vec<&PathBuf> = puts
+        .iter()
+        .map(|p| &p.worktree)
+        .chain(skipped.iter().map(|s| &s.worktree))
+        .collect();
+    roots.sort();
+    roots.dedup();
+    let worktrees: Vec<WorktreeMeta> = roots
+        .into_iter()
+        .map(|root| {
+            let wt = git::worktree_at(root);
+            WorktreeMeta {
+                root: root.clone(),
+                branch: wt.as_ref().and_then(Worktree::branch),
+                head: wt.as_ref().and_then(git::head_commit),
+            }
+        })
+        .collect();
+    let key = Store::snapshot_key(session);
+    let new = NewSnapshot {
+        session,
+        host,
+        at: now,
+        puts: &puts,
+        skipped: &skipped,
+        worktrees: &worktrees,
+    };
+    let commit = snapshot::write(common_dir, &key, &new).map_err(|e| e.to_string())?;
+    state.commit = Some(commit.clone());
+    state.at = now;
+    if state.host.is_empty() {
+        state.host = host.to_owned();
+    }
+    for w in watched {
+        state.watch(w);
+    }
+    store
+        .save_snapshot_state(&state)
+        .map_err(|e| e.to_string())?;
+    Ok(Some(commit))
+}
+
+/// Report a snapshot failure: one line on stderr, and a note for `doctor`.
+fn failed(store: Option<&Store>, now: u64, what: &str) {
+    eprintln!("git-dibs: could not snapshot ({what}); the tool call goes ahead");
+    if let Some(store) = store {
+        store.note_snapshot_failure(now, what);
+    }
+}
+
+/// After an edit tool or a shell command wrote `located` (all in one clone): snapshot them for
+/// the event's session. `from_shell` leaves out files git ignores.
+pub fn after_write(event: &Event, store: &Store, located: &[Located], from_shell: bool) {
+    let Some(first) = located.first() else {
+        return;
+    };
+    let files: Vec<Pending> = located
+        .iter()
+        .map(|l| Pending {
+            worktree: l.worktree.root.clone(),
+            path: l.relative.clone(),
+        })
+        .collect();
+    let now = store::now_secs();
+    if let Err(e) = snapshot(
+        store,
+        &first.worktree.common_dir,
+        &event.session_id,
+        event.host.name(),
+        now,
+        &files,
+        from_shell,
+    ) {
+        failed(Some(store), now, &e);
+    }
+}
+
+/// The clones (by one worktree of each) that a command line's commands run in, the event's
+/// own first.
+fn clones(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
+    let mut out: Vec<Worktree> = Vec::new();
+    let mut seen_dirs: Vec<&Path> = Vec::new();
+    let dirs = std::iter::once(event.cwd.as_path())
+        .chain(cmds.iter().filter(|c| c.cwd_known).map(|c| c.cwd.as_path()));
+    for dir in dirs {
+        if seen_dirs.contains(&dir) {
+            continue;
+        }
+        seen_dirs.push(dir);
+        if let Some(l) = git::locate(dir, Path::new("."))
+            && !out.iter().any(|w| w.common_dir == l.worktree.common_dir)
+        {
+            out.push(l.worktree);
+        }
+    }
+    out
+}
+
+/// Before a shell command runs: for every clone it runs in, the files that sessions active
+/// within their lease have snapshotted and that changed since (by stat data; at most
+/// [`SWEEP_LIMIT`] files read) go into new snapshots. Costs one listing of the store's
+/// `snapshots/` when no session snapshotted anything, and opens no repository when nothing
+/// changed. Returns the snapshots made.
+pub fn sweep(event: &Event, cmds: &[SimpleCommand]) -> Vec<String> {
+    let mut made = Vec::new();
+    for wt in clones(event, cmds) {
+        let Ok(store) = Store::open(&wt.common_dir) else {
+            continue;
+        };
+        if !store.has_snapshots() {
+            continue;
+        }
+        let now = store::now_secs();
+        let ttl = super::facts::settings_of(&wt)
+            .duration("dibs.ttl")
+            .unwrap_or(store::DEFAULT_TTL);
+        let mut budget = SWEEP_LIMIT;
+        for state in store.snapshot_states_since(now.saturating_sub(ttl.as_secs())) {
+            let changed: Vec<Pending> = state
+                .files
+                .iter()
+                .rev()
+                .filter(|w| {
+                    fs::symlink_metadata(w.worktree.join(&w.path))
+                        .is_ok_and(|m| Stamp::of(&m) != w.stamp)
+                })
+                .take(budget)
+                .map(|w| Pending {
+                    worktree: w.worktree.clone(),
+                    path: w.path.clone(),
+                })
+                .collect();
+            if changed.is_empty() {
+                continue;
+            }
+            budget -= changed.len();
+            let host = if state.host.is_empty() {
+                Host::Person.name()
+            } else {
+                state.host.as_str()
+            };
+            match snapshot(
+                &store,
+                &wt.common_dir,
+                &state.session,
+                host,
+                now,
+                &changed,
+                false,
+            ) {
+                Ok(Some(c)) => made.push(c),
+                Ok(None) => {}
+                Err(e) => failed(Some(&store), now, &e),
+            }
+            if budget == 0 {
+                break;
+            }
+        }
+    }
+    made
+}
+
+/// After a shell command: every worktree of the clones it ran in whose HEAD moved since last
+/// looked at (ref files only, no repository opened when none moved) gets its new HEAD kept by
+/// a retention ref while that commit is on no remote.
+pub fn retain_new_commits(event: &Event, cmds: &[SimpleCommand]) {
+    for wt in clones(event, cmds) {
+        let Ok(store) = Store::open(&wt.common_dir) else {
+            continue;
+        };
+        for root in git::worktree_roots(&wt.common_dir) {
+            let Some(head) = git::worktree_at(&root).and_then(|w| git::head_commit(&w)) else {
+                continue;
+            };
+            if store.last_head(&root).as_deref() == Some(head.as_str()) {
+                continue;
+            }
+            match git::retention::retain_head(&root) {
+                Ok(_) => store.remember_head(&root, &head),
+                Err(e) => eprintln!(
+                    "git-dibs: cannot keep a retention ref on {} in {}: {e}",
+                    git::lanes::short_sha(&head),
+                    root.display()
+                ),
+            }
+        }
+    }
+}
+
+/// Delete expired snapshots (`dibs.snapshotExpiry`, default 14 days): their refs, then their
+/// states. Called when the store prunes; best effort.
+pub fn expire(store: &Store, wt: &Worktree, expiry: Option<Duration>, now: u64) {
+    let expiry = expiry.unwrap_or(store::DEFAULT_SNAPSHOT_EXPIRY);
+    let cutoff = now.saturating_sub(expiry.as_secs());
+    if !store.has_snapshots() {
+        return;
+    }
+    match snapshot::Snapshots::open(&wt.common_dir).and_then(|s| s.expire(cutoff)) {
+        Ok(_) => store.drop_snapshot_states_before(cutoff),
+        Err(e) => failed(Some(store), now, &format!("expiring old snapshots: {e}")),
+    }
+}

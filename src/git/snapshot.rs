@@ -1,0 +1,413 @@
+//! Snapshots in the object store: one ref per session, `refs/dibs/snapshots/<session key>`,
+//! pointing at a chain of commits, each parented on the session's previous snapshot. A
+//! snapshot's tree holds every file the session has had snapshotted so far (the newest content
+//! of each), so the tip alone brings back everything, and its ancestors hold the older versions:
+//!
+//! ```text
+//! snapshot.json                 who (session, host), when, the worktrees (root, branch, HEAD),
+//!                               what this snapshot changed and what it skipped, and why
+//! files/<worktree id>/<path>    the content; a symlink is stored as a link (mode 120000)
+//! ```
+//!
+//! `<worktree id>` is the first 16 hex digits of the SHA-1 of the worktree root's path, so files
+//! of several worktrees of the clone (and the same path in two of them) never collide; the
+//! root itself is in `snapshot.json`. These refs are local: nothing pushes `refs/dibs/snapshots/`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The prefix of every snapshot ref.
+pub const SNAPSHOT_PREFIX: &str = "refs/dibs/snapshots/";
+/// The file of a snapshot's tree that describes it.
+const META: &str = "snapshot.json";
+/// The folder of a snapshot's tree that holds the files.
+const FILES: &str = "files";
+/// How many commits of one session's chain are read at most.
+pub const HISTORY_LIMIT: usize = 5000;
+
+/// What can go wrong writing or reading snapshots.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// libgit2 failed.
+    #[error("{0}")]
+    Git(#[from] git2::Error),
+    /// The session's ref moved under every attempt.
+    #[error("the snapshot ref {0} kept moving; try again")]
+    Raced(String),
+}
+
+/// A file's content as it goes into a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// A regular file's bytes, and whether it is executable.
+    File {
+        /// The bytes.
+        bytes: Vec<u8>,
+        /// Whether any execute bit is set.
+        executable: bool,
+    },
+    /// A symlink's target, as bytes.
+    Link(Vec<u8>),
+}
+
+impl Content {
+    fn mode(&self) -> git2::FileMode {
+        match self {
+            Content::File {
+                executable: true, ..
+            } => git2::FileMode::BlobExecutable,
+            Content::File { .. } => git2::FileMode::Blob,
+            Content::Link(_) => git2::FileMode::Link,
+        }
+    }
+
+    /// The bytes stored: the file's content, or the link's target.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Content::File { bytes, .. } | Content::Link(bytes) => bytes,
+        }
+    }
+}
+
+/// One file to put into a snapshot.
+#[derive(Debug, Clone)]
+pub struct Put {
+    /// Its worktree's root.
+    pub worktree: PathBuf,
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    /// What it holds now.
+    pub content: Content,
+}
+
+/// A worktree as a snapshot records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeMeta {
+    /// The root.
+    pub root: PathBuf,
+    /// The branch checked out there at the time, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// Its HEAD commit at the time, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+}
+
+/// A file a snapshot changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Changed {
+    /// The worktree id (a key of [`Meta::worktrees`]).
+    pub worktree: String,
+    /// The path.
+    pub path: String,
+}
+
+/// A file left out of a snapshot, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// The worktree root.
+    pub worktree: PathBuf,
+    /// The path.
+    pub path: String,
+    /// Why, in a few words (`larger than 8 MiB`, `a FIFO`, `ignored by git`).
+    pub reason: String,
+}
+
+/// `snapshot.json`: who made the snapshot, when, and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Meta {
+    /// The format, 1.
+    pub version: u32,
+    /// The session's id.
+    pub session: String,
+    /// Its host (`claude`, `cursor`, …).
+    pub host: String,
+    /// When, seconds since the Unix epoch.
+    pub at: u64,
+    /// Every worktree the chain holds files of, by id (carried over from the parent).
+    pub worktrees: BTreeMap<String, WorktreeMeta>,
+    /// What this snapshot changed.
+    #[serde(default)]
+    pub changed: Vec<Changed>,
+    /// What this snapshot left out.
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
+}
+
+/// One new snapshot of a session.
+#[derive(Debug, Clone)]
+pub struct NewSnapshot<'a> {
+    /// The session's id.
+    pub session: &'a str,
+    /// Its host's name.
+    pub host: &'a str,
+    /// Now.
+    pub at: u64,
+    /// The files, with their content.
+    pub puts: &'a [Put],
+    /// What was left out.
+    pub skipped: &'a [Skipped],
+    /// The worktrees of `puts` and `skipped` as they are now (branch, HEAD).
+    pub worktrees: &'a [WorktreeMeta],
+}
+
+/// The id under `files/` of the worktree at `root`.
+pub fn worktree_id(root: &Path) -> String {
+    let oid = git2::Oid::hash_object(git2::ObjectType::Blob, root.as_os_str().as_encoded_bytes());
+    oid.map(|o| o.to_string()[..16].to_owned())
+        .unwrap_or_else(|_| "0000000000000000".to_owned())
+}
+
+/// The snapshot ref of the session whose store key is `key`.
+pub fn snapshot_ref(key: &str) -> String {
+    format!("{SNAPSHOT_PREFIX}{key}")
+}
+
+/// Open the clone whose common git dir is `common_dir` for snapshots.
+fn open(common_dir: &Path) -> Result<git2::Repository, SnapshotError> {
+    Ok(git2::Repository::open_ext(
+        common_dir,
+        git2::RepositoryOpenFlags::NO_SEARCH,
+        std::iter::empty::<&std::ffi::OsStr>(),
+    )?)
+}
+
+/// Write a snapshot of `new` on the chain of the session whose store key is `key`, and move
+/// its ref there by compare-and-swap (retried when a concurrent call moved it). Returns the
+/// new commit's id.
+pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<String, SnapshotError> {
+    let repo = open(common_dir)?;
+    let name = snapshot_ref(key);
+    let blobs: Vec<(String, git2::Oid, git2::FileMode)> = new
+        .puts
+        .iter()
+        .map(|p| {
+            let id = repo.blob(p.content.bytes())?;
+            let at = format!("{FILES}/{}/{}", worktree_id(&p.worktree), p.path);
+            Ok((at, id, p.content.mode()))
+        })
+        .collect::<Result<_, git2::Error>>()?;
+    for _ in 0..5 {
+        let parent = repo
+            .find_reference(&name)
+            .ok()
+            .and_then(|r| r.peel_to_commit().ok());
+        let baseline = match &parent {
+            Some(c) => c.tree()?,
+            None => repo.find_tree(repo.treebuilder(None)?.write()?)?,
+        };
+        let mut meta = Meta {
+            version: 1,
+            session: new.session.to_owned(),
+            host: new.host.to_owned(),
+            at: new.at,
+            worktrees: parent
+                .as_ref()
+                .and_then(|c| meta_of(&repo, c))
+                .map(|m| m.worktrees)
+                .unwrap_or_default(),
+            changed: Vec::new(),
+            skipped: new.skipped.to_vec(),
+        };
+        for w in new.worktrees {
+            meta.worktrees.insert(worktree_id(&w.root), w.clone());
+        }
+        let mut update = git2::build::TreeUpdateBuilder::new();
+        for (p, (at, id, mode)) in new.puts.iter().zip(&blobs) {
+            update.upsert(at.as_str(), *id, *mode);
+            meta.changed.push(Changed {
+                worktree: worktree_id(&p.worktree),
+                path: p.path.clone(),
+            });
+        }
+        let text = serde_json::to_vec_pretty(&meta).expect("snapshot metadata serializes");
+        update.upsert(META, repo.blob(&text)?, git2::FileMode::Blob);
+        let tree = repo.find_tree(update.create_updated(&repo, &baseline)?)?;
+        let when = git2::Time::new(i64::try_from(new.at).unwrap_or(0), 0);
+        let sig = git2::Signature::new("git-dibs", "git-dibs@localhost", &when)?;
+        let message = format!(
+            "git-dibs snapshot: {} file{} of {} session {}\n",
+            new.puts.len(),
+            if new.puts.len() == 1 { "" } else { "s" },
+            new.host,
+            new.session
+        );
+        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+        let commit = repo.commit(None, &sig, &sig, &message, &tree, &parents)?;
+        let moved = match &parent {
+            Some(p) => repo.reference_matching(&name, commit, true, p.id(), "git-dibs snapshot"),
+            None => repo.reference(&name, commit, false, "git-dibs snapshot"),
+        };
+        match moved {
+            Ok(_) => return Ok(commit.to_string()),
+            Err(e)
+                if matches!(
+                    e.code(),
+                    git2::ErrorCode::Modified | git2::ErrorCode::Exists
+                ) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(SnapshotError::Raced(name))
+}
+
+fn meta_of(repo: &git2::Repository, commit: &git2::Commit<'_>) -> Option<Meta> {
+    let entry = commit.tree().ok()?.get_name(META)?.to_object(repo).ok()?;
+    serde_json::from_slice(entry.as_blob()?.content()).ok()
+}
+
+/// One snapshot commit, as read back.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// The commit id.
+    pub id: String,
+    /// Its description.
+    pub meta: Meta,
+}
+
+/// A file held by a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Held {
+    /// The worktree id.
+    pub worktree: String,
+    /// The path.
+    pub path: String,
+    /// The blob.
+    pub blob: String,
+    /// Whether it is a symlink.
+    pub link: bool,
+    /// Whether it is executable.
+    pub executable: bool,
+}
+
+/// Reads the snapshots of one clone.
+pub struct Snapshots {
+    repo: git2::Repository,
+}
+
+impl Snapshots {
+    /// Open the clone whose common git dir is `common_dir`.
+    pub fn open(common_dir: &Path) -> Result<Snapshots, SnapshotError> {
+        Ok(Snapshots {
+            repo: open(common_dir)?,
+        })
+    }
+
+    /// Every snapshot ref and its tip, by name.
+    pub fn refs(&self) -> Result<Vec<(String, String)>, SnapshotError> {
+        let mut out = Vec::new();
+        for r in self.repo.references_glob(&format!("{SNAPSHOT_PREFIX}*"))? {
+            let r = r?;
+            if let (Some(name), Ok(c)) = (r.name(), r.peel_to_commit()) {
+                out.push((name.to_owned(), c.id().to_string()));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// The chain from `tip` back, newest first (at most [`HISTORY_LIMIT`] commits); commits
+    /// without a readable description end it.
+    pub fn history(&self, tip: &str) -> Vec<Snapshot> {
+        let mut out = Vec::new();
+        let mut next = git2::Oid::from_str(tip)
+            .ok()
+            .and_then(|id| self.repo.find_commit(id).ok());
+        while let Some(c) = next {
+            let Some(meta) = meta_of(&self.repo, &c) else {
+                break;
+            };
+            out.push(Snapshot {
+                id: c.id().to_string(),
+                meta,
+            });
+            if out.len() >= HISTORY_LIMIT {
+                break;
+            }
+            next = c.parent(0).ok();
+        }
+        out
+    }
+
+    /// Every file the snapshot `commit` holds.
+    pub fn files(&self, commit: &str) -> Result<Vec<Held>, SnapshotError> {
+        let commit = self.repo.find_commit(git2::Oid::from_str(commit)?)?;
+        let Some(files) = commit.tree()?.get_name(FILES).map(|e| e.id()) else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        self.repo
+            .find_tree(files)?
+            .walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+                let dir = dir.trim_end_matches('/');
+                let (wid, rest) = dir.split_once('/').unwrap_or((dir, ""));
+                if entry.kind() == Some(git2::ObjectType::Blob)
+                    && !wid.is_empty()
+                    && let Some(name) = entry.name()
+                {
+                    let path = if rest.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{rest}/{name}")
+                    };
+                    let mode = entry.filemode();
+                    out.push(Held {
+                        worktree: wid.to_owned(),
+                        path,
+                        blob: entry.id().to_string(),
+                        link: mode == i32::from(git2::FileMode::Link),
+                        executable: mode == i32::from(git2::FileMode::BlobExecutable),
+                    });
+                }
+                git2::TreeWalkResult::Ok
+            })?;
+        Ok(out)
+    }
+
+    /// The bytes of blob `id`.
+    pub fn blob(&self, id: &str) -> Result<Vec<u8>, SnapshotError> {
+        Ok(self
+            .repo
+            .find_blob(git2::Oid::from_str(id)?)?
+            .content()
+            .to_vec())
+    }
+
+    /// Delete the snapshot refs whose newest snapshot is older than `cutoff` (seconds since the
+    /// Unix epoch); their objects go with git's next `gc`. Returns the deleted names.
+    pub fn expire(&self, cutoff: u64) -> Result<Vec<String>, SnapshotError> {
+        let mut gone = Vec::new();
+        for (name, tip) in self.refs()? {
+            let commit = self.repo.find_commit(git2::Oid::from_str(&tip)?)?;
+            if u64::try_from(commit.time().seconds()).unwrap_or(0) < cutoff {
+                self.repo.find_reference(&name)?.delete()?;
+                gone.push(name);
+            }
+        }
+        Ok(gone)
+    }
+}
+
+/// The blob id (hex) of `bytes`, computed without a repository.
+pub fn blob_id(bytes: &[u8]) -> Option<String> {
+    git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
+        .ok()
+        .map(|o| o.to_string())
+}
+
+/// The blob id (hex) the file at `full` would have now, without following a symlink (a link's
+/// target is hashed) or opening anything but a regular file; `None` when there is no such file.
+pub fn current_blob(full: &Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(full).ok()?;
+    let id = if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(full).ok()?.into_os_string();
+        git2::Oid::hash_object(git2::ObjectType::Blob, target.as_encoded_bytes()).ok()?
+    } else if meta.is_file() {
+        git2::Oid::hash_file(git2::ObjectType::Blob, full).ok()?
+    } else {
+        return None;
+    };
+    Some(id.to_string())
+}

@@ -1,0 +1,347 @@
+//! What the store remembers about snapshots: per session, the last snapshot's commit and the
+//! stat data of each file as it was snapshotted (`snapshots/<key>.json`), so a later call can
+//! tell by `stat` alone whether a file changed since; the HEAD each worktree had when last
+//! looked at (`heads`), so a shell command that made commits is noticed without opening the
+//! repository; and the last snapshot failure (`snapshots/failed`), for `doctor`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Store, StoreError, fsio, io_err, read_small, session_key};
+
+/// How many files one session's state watches at most (the most recently snapshotted).
+pub const MAX_WATCHED: usize = 4096;
+/// How long a snapshot is kept by default.
+pub const DEFAULT_SNAPSHOT_EXPIRY: Duration = Duration::from_secs(14 * 24 * 60 * 60);
+/// The largest state file read back (bytes).
+const MAX_STATE_BYTES: u64 = 8 << 20;
+
+/// The stat data that tells whether a file changed: size, modification and change times to the
+/// nanosecond, inode and mode. Equal stamps mean unchanged, as git's index assumes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    /// Size in bytes.
+    pub len: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime: i128,
+    /// Status change time, nanoseconds since the Unix epoch.
+    pub ctime: i128,
+    /// Inode.
+    pub ino: u64,
+    /// File type and permission bits.
+    pub mode: u32,
+}
+
+impl Stamp {
+    /// The stamp of `meta` (from `symlink_metadata`).
+    #[cfg(unix)]
+    pub fn of(meta: &fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Stamp {
+            len: meta.len(),
+            mtime: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime: ns(meta.ctime(), meta.ctime_nsec()),
+            ino: meta.ino(),
+            mode: meta.mode(),
+        }
+    }
+
+    /// The stamp of `meta` (from `symlink_metadata`).
+    #[cfg(not(unix))]
+    pub fn of(meta: &fs::Metadata) -> Stamp {
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128);
+        Stamp {
+            len: meta.len(),
+            mtime,
+            ctime: 0,
+            ino: 0,
+            mode: u32::from(meta.is_dir()),
+        }
+    }
+}
+
+/// One file a session's snapshots watch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Watched {
+    /// Its worktree root.
+    pub worktree: PathBuf,
+    /// Relative to the root.
+    pub path: String,
+    /// Its stat data when last snapshotted (or last skipped).
+    pub stamp: Stamp,
+    /// Why it was left out last time, when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// The blob id of the content snapshotted, when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+}
+
+/// The snapshot state of one session.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapState {
+    /// The session's id.
+    pub session: String,
+    /// Its host's name.
+    #[serde(default)]
+    pub host: String,
+    /// The newest snapshot commit, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// When it was made, seconds since the Unix epoch.
+    #[serde(default)]
+    pub at: u64,
+    /// The files watched, oldest snapshot first.
+    #[serde(default)]
+    pub files: Vec<Watched>,
+}
+
+impl SnapState {
+    /// The watched entry of `path` in the worktree at `root`.
+    pub fn watched(&self, root: &Path, path: &str) -> Option<&Watched> {
+        self.files
+            .iter()
+            .find(|w| w.worktree == root && w.path == path)
+    }
+
+    /// Record `entry` as the newest state of its file (moved to the end), keeping at most
+    /// [`MAX_WATCHED`] files.
+    pub fn watch(&mut self, entry: Watched) {
+        self.files
+            .retain(|w| !(w.worktree == entry.worktree && w.path == entry.path));
+        self.files.push(entry);
+        if self.files.len() > MAX_WATCHED {
+            let extra = self.files.len() - MAX_WATCHED;
+            self.files.drain(..extra);
+        }
+    }
+}
+
+/// The last snapshot failure, for `doctor`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotFailure {
+    /// When, seconds since the Unix epoch.
+    pub at: u64,
+    /// What went wrong.
+    pub what: String,
+}
+
+impl Store {
+    fn snapshots_dir(&self) -> PathBuf {
+        self.dir.join("snapshots")
+    }
+
+    /// Whether any session ever snapshotted here (one `stat`).
+    pub fn has_snapshots(&self) -> bool {
+        self.snapshots_dir().is_dir()
+    }
+
+    /// The name session `id`'s snapshot ref ends with (safe as a ref component).
+    pub fn snapshot_key(id: &str) -> String {
+        session_key(id)
+    }
+
+    /// The snapshot state of session `id`; `None` when it has none (or it cannot be read).
+    pub fn snapshot_state(&self, id: &str) -> Option<SnapState> {
+        let path = self
+            .snapshots_dir()
+            .join(format!("{}.json", session_key(id)));
+        read_state(&path).filter(|s| s.session == id)
+    }
+
+    /// Replace session `state.session`'s snapshot state (atomically).
+    pub fn save_snapshot_state(&self, state: &SnapState) -> Result<(), StoreError> {
+        let dir = self.snapshots_dir();
+        if !dir.is_dir() {
+            self.make_dir(&dir)?;
+        }
+        let path = dir.join(format!("{}.json", session_key(&state.session)));
+        let bytes = serde_json::to_vec(state).expect("a snapshot state serializes");
+        fsio::write_atomic(&path, &bytes).map_err(io_err(&path))
+    }
+
+    /// The snapshot states written at or after `since` (seconds since the Unix epoch): one
+    /// listing of `snapshots/`, one `stat` per state, one read per recent one. Empty (and no
+    /// more than one failed listing) when no session ever snapshotted.
+    pub fn snapshot_states_since(&self, since: u64) -> Vec<SnapState> {
+        let Ok(entries) = fs::read_dir(self.snapshots_dir()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.as_encoded_bytes();
+            if name.starts_with(b".") || !name.ends_with(b".json") {
+                continue;
+            }
+            let recent = entry
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .is_some_and(|d| d.as_secs() >= since);
+            if recent && let Some(state) = read_state(&entry.path()) {
+                out.push(state);
+            }
+        }
+        out.sort_by(|a, b| a.session.cmp(&b.session));
+        out
+    }
+
+    /// Every snapshot state, whatever its age.
+    pub fn snapshot_states(&self) -> Vec<SnapState> {
+        self.snapshot_states_since(0)
+    }
+
+    /// Delete the snapshot states last written before `cutoff` (their refs expire with them).
+    pub fn drop_snapshot_states_before(&self, cutoff: u64) {
+        let Ok(entries) = fs::read_dir(self.snapshots_dir()) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let old = entry
+                .metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .is_some_and(|d| d.as_secs() < cutoff);
+            if old && entry.file_name().as_encoded_bytes().ends_with(b".json") {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+
+    /// Remember that a snapshot failed (best effort).
+    pub fn note_snapshot_failure(&self, at: u64, what: &str) {
+        let dir = self.snapshots_dir();
+        if !dir.is_dir() && self.make_dir(&dir).is_err() {
+            return;
+        }
+        let what: String = what.chars().filter(|c| !c.is_control()).take(300).collect();
+        let bytes = serde_json::to_vec(&SnapshotFailure { at, what }).expect("serializes");
+        let _ = fsio::write_atomic(&dir.join("failed"), &bytes);
+    }
+
+    /// The last snapshot failure, if one was recorded.
+    pub fn last_snapshot_failure(&self) -> Option<SnapshotFailure> {
+        let bytes = read_small(&self.snapshots_dir().join("failed"))?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// The HEAD commit the worktree at `root` had when last looked at ([`Store::remember_head`]).
+    pub fn last_head(&self, root: &Path) -> Option<String> {
+        let bytes = read_state_bytes(&self.dir.join("heads"))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let root = root.to_string_lossy();
+        text.lines()
+            .filter_map(|l| l.split_once('\t'))
+            .find(|(_, r)| *r == root)
+            .map(|(c, _)| c.to_owned())
+    }
+
+    /// Remember `commit` as the HEAD of the worktree at `root` (best effort; the last few
+    /// dozen worktrees are kept).
+    pub fn remember_head(&self, root: &Path, commit: &str) {
+        let path = self.dir.join("heads");
+        let old = read_state_bytes(&path).unwrap_or_default();
+        let old = String::from_utf8_lossy(&old);
+        let root = root.to_string_lossy();
+        if root.contains(['\n', '\t']) {
+            return;
+        }
+        let mut text = format!("{commit}\t{root}\n");
+        for line in old
+            .lines()
+            .filter(|l| l.split_once('\t').is_some_and(|(_, r)| r != root))
+            .take(40)
+        {
+            text.push_str(line);
+            text.push('\n');
+        }
+        let _ = fsio::write_atomic(&path, text.as_bytes());
+    }
+}
+
+/// A state file's bytes, when it is a regular file of at most [`MAX_STATE_BYTES`] (no symlink
+/// is followed).
+fn read_state_bytes(path: &Path) -> Option<Vec<u8>> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_STATE_BYTES {
+        return None;
+    }
+    fs::read(path).ok()
+}
+
+/// A state file, when it is a small regular file that parses.
+fn read_state(path: &Path) -> Option<SnapState> {
+    serde_json::from_slice(&read_state_bytes(path)?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_round_trip_and_stay_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert!(store.snapshot_states().is_empty());
+        let meta = fs::symlink_metadata(dir.path()).unwrap();
+        let mut state = SnapState {
+            session: "s/1".into(),
+            host: "claude".into(),
+            ..SnapState::default()
+        };
+        for i in 0..MAX_WATCHED + 3 {
+            state.watch(Watched {
+                worktree: "/w".into(),
+                path: format!("f{i}"),
+                stamp: Stamp::of(&meta),
+                skipped: None,
+                blob: None,
+            });
+        }
+        state.watch(Watched {
+            worktree: "/w".into(),
+            path: "f5".into(),
+            stamp: Stamp::of(&meta),
+            skipped: Some("a FIFO".into()),
+            blob: None,
+        });
+        assert_eq!(state.files.len(), MAX_WATCHED);
+        assert_eq!(state.files.last().unwrap().path, "f5");
+        store.save_snapshot_state(&state).unwrap();
+        assert_eq!(store.snapshot_state("s/1"), Some(state.clone()));
+        assert_eq!(store.snapshot_state("s/2"), None);
+        assert_eq!(store.snapshot_states_since(0), vec![state]);
+        assert!(store.snapshot_states_since(u64::MAX).is_empty());
+        store.drop_snapshot_states_before(u64::MAX);
+        assert!(store.snapshot_states().is_empty());
+    }
+
+    #[test]
+    fn heads_and_failures_are_remembered() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.last_head(Path::new("/a")), None);
+        store.remember_head(Path::new("/a"), "1111");
+        store.remember_head(Path::new("/b"), "2222");
+        store.remember_head(Path::new("/a"), "3333");
+        assert_eq!(store.last_head(Path::new("/a")).as_deref(), Some("3333"));
+        assert_eq!(store.last_head(Path::new("/b")).as_deref(), Some("2222"));
+        assert_eq!(store.last_snapshot_failure(), None);
+        store.note_snapshot_failure(7, "disk full\n");
+        let failed = store.last_snapshot_failure().unwrap();
+        assert_eq!((failed.at, failed.what.as_str()), (7, "disk full"));
+    }
+}
