@@ -13,6 +13,7 @@ mod hook;
 mod install;
 mod landed;
 mod lane;
+mod recover;
 mod status;
 pub(crate) mod sync;
 
@@ -70,6 +71,8 @@ pub enum Command {
     Man(docs::ManArgs),
     /// Print shell completions (`git dibs completions bash > ~/.local/share/bash-completion/completions/git-dibs`).
     Completions(docs::CompletionsArgs),
+    /// Bring back what agents made, from the snapshots (exit 0 done, 1 nothing, 2 error).
+    Recover(recover::Args),
     /// Run one git hook (called by the shims `install --git-hooks` writes).
     #[command(hide = true)]
     Githook(githooks::Args),
@@ -173,6 +176,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Sync(args) => sync::run(args),
         Command::Man(args) => docs::man(args),
         Command::Completions(args) => docs::completions(args),
+        Command::Recover(args) => recover::run(args),
     };
     match result {
         Ok(code) => code,

@@ -243,6 +243,12 @@ impl LaneRepo {
         self.repo.is_path_ignored(rel).unwrap_or(false)
     }
 
+    /// A commit's committer time, seconds since the Unix epoch.
+    pub fn commit_time(&self, commit: &str) -> Option<i64> {
+        let id = git2::Oid::from_str(commit).ok()?;
+        Some(self.repo.find_commit(id).ok()?.time().seconds())
+    }
+
     /// The first line of a commit's message.
     pub fn summary(&self, commit: &str) -> String {
         git2::Oid::from_str(commit)

@@ -93,6 +93,21 @@ pub fn retain_remote_branch(
     retain_commit(repo_dir, &repo, branch, &tip, Some(&tracking))
 }
 
+/// The newest commit a retention ref keeps for `branch` (the one the others are ancestors of,
+/// else the first by name); `None` when none is kept.
+pub fn retained_tip(repo_dir: &Path, branch: &str) -> Option<String> {
+    let repo = LaneRepo::open(repo_dir).ok()?;
+    let tips: Vec<String> = repo
+        .refs_under(&format!("{RETENTION_PREFIX}{branch}/"))
+        .into_iter()
+        .map(|(_, tip)| tip)
+        .collect();
+    tips.iter()
+        .find(|t| tips.iter().all(|o| o == *t || repo.is_ancestor(o, t)))
+        .or(tips.first())
+        .cloned()
+}
+
 /// Whether some remote-tracking ref other than `except` contains `commit`.
 fn on_remote_except(repo: &LaneRepo, commit: &str, except: Option<&str>) -> bool {
     repo.refs_under("refs/remotes/")

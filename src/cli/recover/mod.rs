@@ -1,0 +1,332 @@
+//! `git dibs recover`: bring back what agents made, from the snapshot refs. Alone it lists what
+//! can be brought back (by session, worktree and file, with when, and whether the working copy
+//! still matches) and what was left out; `recover PATH` restores a file or a folder's files;
+//! `recover --worktree PATH` restores a removed worktree. Exits 0 when done, 1 when there is
+//! nothing to recover (or it refused), 2 on error.
+
+mod restore;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, UNIX_EPOCH};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use crate::git::snapshot::{self, Snapshots, WorktreeMeta};
+use crate::store::short_id;
+
+/// Options of `recover`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A file (or folder) to bring back; without it, list what can be brought back.
+    pub path: Option<PathBuf>,
+    /// Restore a removed worktree at this path: its branch (or retained commit) checked out
+    /// again, and its files from the snapshots.
+    #[arg(long, value_name = "PATH", conflicts_with = "path")]
+    pub worktree: Option<PathBuf>,
+    /// Only this session's snapshots (an id or its first characters).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// The version as it was at this time (RFC 3339, or a duration ago such as `20m`).
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+    /// Overwrite a file whose current content differs (otherwise it is written beside it).
+    #[arg(long)]
+    pub force: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One stored version of a file.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Version {
+    session: String,
+    host: String,
+    commit: String,
+    at: u64,
+    blob: String,
+    link: bool,
+    executable: bool,
+}
+
+/// A file left out of a snapshot.
+#[derive(Debug, Clone, Serialize)]
+struct Skip {
+    session: String,
+    worktree: PathBuf,
+    path: String,
+    reason: String,
+    at: u64,
+}
+
+/// Everything the snapshot refs hold.
+pub(crate) struct Catalog {
+    snapshots: Snapshots,
+    /// Versions of each file (worktree root, path), newest first.
+    files: BTreeMap<(PathBuf, String), Vec<Version>>,
+    /// Each worktree as last recorded, with when.
+    worktrees: BTreeMap<PathBuf, (WorktreeMeta, u64)>,
+    skipped: Vec<Skip>,
+    /// (session, host, ref, snapshots, newest) per ref.
+    sessions: Vec<(String, String, String, usize, u64)>,
+}
+
+impl Catalog {
+    /// Read every snapshot ref of the clone whose common dir is `common_dir`.
+    pub(crate) fn load(common_dir: &Path) -> Result<Catalog> {
+        let snapshots = Snapshots::open(common_dir).context("cannot open the repository")?;
+        let mut files: BTreeMap<(PathBuf, String), Vec<Version>> = BTreeMap::new();
+        let mut worktrees: BTreeMap<PathBuf, (WorktreeMeta, u64)> = BTreeMap::new();
+        let mut skipped = Vec::new();
+        let mut sessions = Vec::new();
+        for (name, tip) in snapshots.refs()? {
+            let history = snapshots.history(&tip);
+            let Some(newest) = history.first() else {
+                continue;
+            };
+            let roots: BTreeMap<String, PathBuf> = newest
+                .meta
+                .worktrees
+                .iter()
+                .map(|(id, w)| (id.clone(), w.root.clone()))
+                .collect();
+            sessions.push((
+                newest.meta.session.clone(),
+                newest.meta.host.clone(),
+                name,
+                history.len(),
+                newest.meta.at,
+            ));
+            for s in &history {
+                for w in s.meta.worktrees.values() {
+                    let e = worktrees.entry(w.root.clone()).or_insert((w.clone(), 0));
+                    if s.meta.at >= e.1 {
+                        *e = (w.clone(), s.meta.at);
+                    }
+                }
+                let held = snapshots.files(&s.id)?;
+                for c in &s.meta.changed {
+                    let (Some(root), Some(h)) = (
+                        roots.get(&c.worktree),
+                        held.iter()
+                            .find(|h| h.worktree == c.worktree && h.path == c.path),
+                    ) else {
+                        continue;
+                    };
+                    files
+                        .entry((root.clone(), c.path.clone()))
+                        .or_default()
+                        .push(Version {
+                            session: s.meta.session.clone(),
+                            host: s.meta.host.clone(),
+                            commit: s.id.clone(),
+                            at: s.meta.at,
+                            blob: h.blob.clone(),
+                            link: h.link,
+                            executable: h.executable,
+                        });
+                }
+                for k in &s.meta.skipped {
+                    skipped.push(Skip {
+                        session: s.meta.session.clone(),
+                        worktree: k.worktree.clone(),
+                        path: k.path.clone(),
+                        reason: k.reason.clone(),
+                        at: s.meta.at,
+                    });
+                }
+            }
+        }
+        for versions in files.values_mut() {
+            versions.sort_by_key(|v| std::cmp::Reverse(v.at));
+        }
+        Ok(Catalog {
+            snapshots,
+            files,
+            worktrees,
+            skipped,
+            sessions,
+        })
+    }
+}
+
+/// Whether `id` is session `filter` (the whole id, or its start).
+fn session_matches(id: &str, filter: Option<&str>) -> bool {
+    filter.is_none_or(|f| !f.is_empty() && id.starts_with(f))
+}
+
+/// `--at`: an RFC 3339 time, or a duration before now.
+fn parse_at(text: &str) -> Result<u64> {
+    if let Ok(t) = humantime::parse_rfc3339_weak(text) {
+        return Ok(t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()));
+    }
+    if let Some(d) = crate::git::parse_duration(text) {
+        return Ok(crate::store::now_secs().saturating_sub(d.as_secs()));
+    }
+    bail!("cannot read `--at {text}`: give a time (2026-12-01T09:30:00Z) or a duration ago (20m)")
+}
+
+/// A time for people.
+pub(crate) fn when(at: u64) -> String {
+    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(at)).to_string()
+}
+
+/// How the working copy compares with a version.
+fn state_of(root: &Path, path: &str, blob: &str) -> &'static str {
+    match snapshot::current_blob(&root.join(path)) {
+        Some(b) if b == blob => "matches",
+        Some(_) => "differs",
+        None => "missing",
+    }
+}
+
+#[derive(Serialize)]
+struct ListedFile<'a> {
+    session: &'a str,
+    host: &'a str,
+    worktree: &'a Path,
+    worktree_exists: bool,
+    path: &'a str,
+    at: String,
+    commit: &'a str,
+    versions: usize,
+    working_copy: &'static str,
+}
+
+#[derive(Serialize)]
+struct ListedSession<'a> {
+    session: &'a str,
+    host: &'a str,
+    #[serde(rename = "ref")]
+    reference: &'a str,
+    snapshots: usize,
+    newest: String,
+}
+
+#[derive(Serialize)]
+struct Listing<'a> {
+    version: u32,
+    sessions: Vec<ListedSession<'a>>,
+    files: Vec<ListedFile<'a>>,
+    skipped: Vec<&'a Skip>,
+}
+
+/// Run `recover`.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let wt = super::current_worktree()?;
+    let catalog = Catalog::load(&wt.common_dir)?;
+    let at = args.at.as_deref().map(parse_at).transpose()?;
+    if let Some(target) = &args.worktree {
+        return restore::worktree(&catalog, &wt, &cwd, target, &args, at);
+    }
+    if let Some(path) = &args.path {
+        return restore::files(&catalog, &cwd, path, &args, at);
+    }
+    list(&catalog, &args)
+}
+
+fn list(catalog: &Catalog, args: &Args) -> Result<ExitCode> {
+    let filter = args.session.as_deref();
+    let mut files = Vec::new();
+    for ((root, path), versions) in &catalog.files {
+        let mut by_session: Vec<&Version> = Vec::new();
+        for v in versions {
+            if session_matches(&v.session, filter)
+                && !by_session.iter().any(|b| b.session == v.session)
+            {
+                by_session.push(v);
+            }
+        }
+        for v in by_session {
+            files.push(ListedFile {
+                session: &v.session,
+                host: &v.host,
+                worktree: root,
+                worktree_exists: crate::git::worktree_at(root).is_some(),
+                path,
+                at: when(v.at),
+                commit: &v.commit,
+                versions: versions.iter().filter(|o| o.session == v.session).count(),
+                working_copy: state_of(root, path, &v.blob),
+            });
+        }
+    }
+    files.sort_by(|a, b| (a.session, a.worktree, a.path).cmp(&(b.session, b.worktree, b.path)));
+    let sessions: Vec<ListedSession<'_>> = catalog
+        .sessions
+        .iter()
+        .filter(|s| session_matches(&s.0, filter))
+        .map(|s| ListedSession {
+            session: &s.0,
+            host: &s.1,
+            reference: &s.2,
+            snapshots: s.3,
+            newest: when(s.4),
+        })
+        .collect();
+    let skipped: Vec<&Skip> = catalog
+        .skipped
+        .iter()
+        .filter(|s| session_matches(&s.session, filter))
+        .collect();
+    let found = !files.is_empty() || !skipped.is_empty();
+    if args.json {
+        let listing = Listing {
+            version: 1,
+            sessions,
+            files,
+            skipped,
+        };
+        println!("{}", serde_json::to_string_pretty(&listing)?);
+    } else if !found {
+        println!("nothing to recover: no snapshots here");
+    } else {
+        print_listing(&sessions, &files, &skipped);
+    }
+    Ok(ExitCode::from(if found { 0 } else { 1 }))
+}
+
+fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipped: &[&Skip]) {
+    for s in sessions {
+        println!(
+            "session {} ({}), {} snapshot{}, newest {}",
+            short_id(s.session),
+            s.host,
+            s.snapshots,
+            if s.snapshots == 1 { "" } else { "s" },
+            s.newest
+        );
+        let mut last_root: Option<&Path> = None;
+        for f in files.iter().filter(|f| f.session == s.session) {
+            if last_root != Some(f.worktree) {
+                last_root = Some(f.worktree);
+                if f.worktree_exists {
+                    println!("  {}", f.worktree.display());
+                } else {
+                    println!(
+                        "  {} (gone: git dibs recover --worktree {})",
+                        f.worktree.display(),
+                        f.worktree.display()
+                    );
+                }
+            }
+            println!("    {}  {}  {}", f.at, f.working_copy, f.path);
+        }
+        for k in skipped.iter().filter(|k| k.session == s.session) {
+            println!(
+                "  not kept: {} ({}, {})",
+                k.worktree.join(&k.path).display(),
+                k.reason,
+                when(k.at)
+            );
+        }
+    }
+    println!(
+        "bring one back: git dibs recover PATH   (a different current file is kept: the \
+         snapshot goes beside it unless --force)"
+    );
+}

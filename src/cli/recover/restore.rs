@@ -1,0 +1,300 @@
+//! Restoring from snapshots: files (never over a different current content without `--force`:
+//! the snapshot is written beside it and the message says where), and removed worktrees (their
+//! branch, or the commit a retention ref or the snapshot kept, checked out again with `git
+//! worktree add`, then their files from the snapshots).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use super::{Args, Catalog, Version, session_matches, when};
+use crate::git::lanes::{LaneRepo, git, short_sha};
+use crate::git::{self, Worktree, retention, snapshot};
+use crate::store::short_id;
+
+/// What was done with one file.
+#[derive(Debug, Serialize)]
+struct Restored {
+    path: PathBuf,
+    written_to: Option<PathBuf>,
+    action: &'static str,
+    session: String,
+    commit: String,
+    at: String,
+}
+
+#[derive(Serialize)]
+struct WorktreeOutcome<'a> {
+    worktree: &'a Path,
+    created: bool,
+    branch: Option<String>,
+    commit: Option<String>,
+    files: &'a [Restored],
+}
+
+/// The version of a file to bring back: the newest of `--session`'s, at or before `--at`.
+fn pick<'a>(versions: &'a [Version], args: &Args, at: Option<u64>) -> Option<&'a Version> {
+    versions.iter().find(|v| {
+        session_matches(&v.session, args.session.as_deref()) && at.is_none_or(|t| v.at <= t)
+    })
+}
+
+/// Write `v`'s content at `target` (a new file, or over one with `replace`), atomically.
+fn write_version(catalog: &Catalog, v: &Version, target: &Path) -> Result<()> {
+    let bytes = catalog.snapshots.blob(&v.blob)?;
+    let dir = target.parent().context("a file has a parent folder")?;
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.dibs-recover-{}", std::process::id()));
+    let _ = fs::remove_file(&tmp);
+    let written = (|| -> std::io::Result<()> {
+        if v.link {
+            #[cfg(unix)]
+            {
+                use std::os::unix::ffi::OsStrExt;
+                std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&bytes), &tmp)?;
+            }
+            #[cfg(not(unix))]
+            fs::write(&tmp, &bytes)?;
+        } else {
+            fs::write(&tmp, &bytes)?;
+            #[cfg(unix)]
+            if v.executable {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755))?;
+            }
+        }
+        fs::rename(&tmp, target)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written.with_context(|| format!("cannot write {}", target.display()))
+}
+
+/// Bring back `v` at `target`: nothing to do when it matches; written there when nothing is
+/// there (or with `force`); else written beside as `<name>.recovered-<short commit>`.
+fn restore_one(catalog: &Catalog, v: &Version, target: &Path, force: bool) -> Result<Restored> {
+    let here = fs::symlink_metadata(target).ok();
+    let current = snapshot::current_blob(target);
+    let mut out = Restored {
+        path: target.to_path_buf(),
+        written_to: None,
+        action: "matches",
+        session: v.session.clone(),
+        commit: v.commit.clone(),
+        at: when(v.at),
+    };
+    if current.as_deref() == Some(v.blob.as_str()) {
+        return Ok(out);
+    }
+    let in_the_way = here.as_ref().is_some_and(|m| m.is_dir());
+    let to = if here.is_none() || (force && !in_the_way) {
+        out.action = if here.is_none() {
+            "restored"
+        } else {
+            "overwritten"
+        };
+        target.to_path_buf()
+    } else {
+        out.action = "beside";
+        let mut name = target.file_name().unwrap_or_default().to_os_string();
+        name.push(format!(".recovered-{}", short_sha(&v.commit)));
+        target.with_file_name(name)
+    };
+    write_version(catalog, v, &to)?;
+    out.written_to = Some(to);
+    Ok(out)
+}
+
+fn print_restored(list: &[Restored]) {
+    for r in list {
+        let who = format!("session {} at {}", short_id(&r.session), r.at);
+        match (r.action, &r.written_to) {
+            ("matches", _) => println!("{}: already as snapshotted ({who})", r.path.display()),
+            ("beside", Some(to)) => println!(
+                "{} differs now; the snapshot ({who}) is in {} (--force to overwrite)",
+                r.path.display(),
+                to.display()
+            ),
+            (action, _) => println!("{}: {action} from {who}", r.path.display()),
+        }
+    }
+}
+
+/// `recover PATH`: every snapshotted file at `path` or below it.
+pub(super) fn files(
+    catalog: &Catalog,
+    cwd: &Path,
+    path: &Path,
+    args: &Args,
+    at: Option<u64>,
+) -> Result<ExitCode> {
+    let full = git::normalize(cwd, path);
+    let mut done = Vec::new();
+    let mut gone = Vec::new();
+    for ((root, rel), versions) in &catalog.files {
+        let target = root.join(rel);
+        if !target.starts_with(&full) {
+            continue;
+        }
+        let Some(v) = pick(versions, args, at) else {
+            continue;
+        };
+        if git::worktree_at(root).is_none() {
+            if !gone.contains(root) {
+                gone.push(root.clone());
+            }
+            continue;
+        }
+        done.push(restore_one(catalog, v, &target, args.force)?);
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "restored": done,
+                "worktrees_gone": gone,
+            }))?
+        );
+    } else {
+        print_restored(&done);
+        for root in &gone {
+            println!(
+                "the worktree {} is gone; bring it back first: git dibs recover --worktree {}",
+                root.display(),
+                root.display()
+            );
+        }
+        if done.is_empty() && gone.is_empty() {
+            println!("nothing to recover at {}", full.display());
+        }
+    }
+    Ok(ExitCode::from(if done.is_empty() { 1 } else { 0 }))
+}
+
+/// What to check out for a removed worktree: (branch to create or check out, commit, whether
+/// the branch still exists).
+fn checkout_of(
+    repo_dir: &Path,
+    branch: Option<&str>,
+    head: Option<&str>,
+) -> Option<(Option<String>, String, bool)> {
+    let repo = LaneRepo::open(repo_dir).ok()?;
+    if let Some(b) = branch {
+        if let Some(tip) = repo.branch_tip(b) {
+            return Some((Some(b.to_owned()), tip, true));
+        }
+        let kept = retention::retained_tip(repo_dir, b)
+            .or_else(|| head.and_then(|h| repo.commit_of(h)))?;
+        return Some((Some(b.to_owned()), kept, false));
+    }
+    let commit = head.and_then(|h| repo.commit_of(h))?;
+    Some((None, commit, false))
+}
+
+/// `recover --worktree PATH`.
+pub(super) fn worktree(
+    catalog: &Catalog,
+    wt: &Worktree,
+    cwd: &Path,
+    target: &Path,
+    args: &Args,
+    at: Option<u64>,
+) -> Result<ExitCode> {
+    let root = git::normalize(cwd, target);
+    let Some((meta, _)) = catalog.worktrees.get(&root) else {
+        println!("no snapshot knows a worktree at {}", root.display());
+        return Ok(ExitCode::from(1));
+    };
+    let mut created = false;
+    let mut checked_out = None;
+    if git::worktree_at(&root).is_none() {
+        if fs::read_dir(&root).is_ok_and(|mut d| d.next().is_some()) {
+            println!(
+                "{} exists and is not a worktree; move it away first",
+                root.display()
+            );
+            return Ok(ExitCode::from(1));
+        }
+        let Some((branch, commit, exists)) =
+            checkout_of(&wt.root, meta.branch.as_deref(), meta.head.as_deref())
+        else {
+            bail!(
+                "no commit of {} is left to check out (branch {}, HEAD {})",
+                root.display(),
+                meta.branch.as_deref().unwrap_or("none"),
+                meta.head.as_deref().unwrap_or("unknown")
+            );
+        };
+        let root_text = root.to_string_lossy().into_owned();
+        let mut add: Vec<&str> = vec!["worktree", "add"];
+        match (&branch, exists) {
+            (Some(b), true) => add.extend([root_text.as_str(), b.as_str()]),
+            (Some(b), false) => add.extend(["-b", b.as_str(), root_text.as_str(), &commit]),
+            (None, _) => add.extend(["--detach", root_text.as_str(), &commit]),
+        }
+        if let Err(e) = git(&wt.root, &add) {
+            if !e.to_string().contains("already registered") {
+                return Err(e.into());
+            }
+            add.insert(2, "-f");
+            git(&wt.root, &add)?;
+        }
+        created = true;
+        checked_out = Some((branch, commit));
+    }
+    let head_time = LaneRepo::open(&root)
+        .ok()
+        .and_then(|r| r.commit_of("HEAD").and_then(|c| r.commit_time(&c)))
+        .unwrap_or(0);
+    let mut done = Vec::new();
+    for ((r, rel), versions) in &catalog.files {
+        if *r != root {
+            continue;
+        }
+        let Some(v) = pick(versions, args, at) else {
+            continue;
+        };
+        // In a fresh checkout a snapshot newer than HEAD is the uncommitted work: it goes in
+        // place. An older one may predate a commit that changed the file: it goes beside.
+        let fresh = created && i64::try_from(v.at).unwrap_or(0) >= head_time;
+        done.push(restore_one(
+            catalog,
+            v,
+            &root.join(rel),
+            args.force || fresh,
+        )?);
+    }
+    let (branch, commit) = checked_out.unzip();
+    if args.json {
+        let outcome = WorktreeOutcome {
+            worktree: &root,
+            created,
+            branch: branch.flatten(),
+            commit,
+            files: &done,
+        };
+        println!("{}", serde_json::to_string_pretty(&outcome)?);
+    } else {
+        if created {
+            println!(
+                "{} is back: {} at {}",
+                root.display(),
+                branch
+                    .flatten()
+                    .map_or("detached HEAD".to_owned(), |b| format!("branch {b}")),
+                commit.as_deref().map_or("?", short_sha)
+            );
+        }
+        print_restored(&done);
+    }
+    Ok(ExitCode::from(if created || !done.is_empty() {
+        0
+    } else {
+        1
+    }))
+}
