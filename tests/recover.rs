@@ -1,0 +1,226 @@
+//! Nothing an agent made is lost for good: work made through the real hook, destroyed by real
+//! commands (as if the guard had let them through), then `reflog expire` and `gc --prune=now`,
+//! comes back byte for byte with `git dibs recover`.
+
+mod common;
+mod recover_support;
+
+use common::*;
+use recover_support::*;
+
+#[test]
+fn rm_rf_of_a_lane_and_its_branch_comes_back_with_recover_worktree() {
+    let repo = TestRepo::new();
+    let lane = repo.root.join(".worktrees/auth");
+    sh(
+        &repo.root,
+        "git worktree add -q -b lane/auth .worktrees/auth",
+    );
+    let agent = Agent::new("lane-agent", &lane);
+    let committed = agent.write("src/auth.rs", b"pub fn login() {}\n");
+    let out = agent.bash("git add src/auth.rs && git commit -qm 'auth: login'");
+    assert!(out.status.success());
+    let commit = git_out(&lane, &["rev-parse", "HEAD"]);
+    let edited = agent.write("src/lib.rs", b"pub fn a() { /* uncommitted */ }\n");
+    let fresh = agent.write("notes/plan.md", b"- [ ] logout\n");
+    let blob = agent.write("assets/logo.bin", &binary(10_000));
+    let expect = vec![
+        (edited, b"pub fn a() { /* uncommitted */ }\n".to_vec()),
+        (fresh, b"- [ ] logout\n".to_vec()),
+        (blob, binary(10_000)),
+        (committed, b"pub fn login() {}\n".to_vec()),
+    ];
+
+    let main = Agent::new("cleaner", &repo.root);
+    // The lane is locked while it holds uncommitted work, so `git worktree prune` would keep
+    // its entry: the cleaner removes that too, then the branch.
+    main.bash("rm -rf .worktrees/auth .git/worktrees/auth && git branch -D lane/auth");
+    collect_garbage(&repo.root);
+    assert!(!lane.exists());
+
+    let listing = recover_json(&repo.root, &[]);
+    let files = listing["files"].as_array().unwrap();
+    assert!(
+        files
+            .iter()
+            .any(|f| f["path"] == "notes/plan.md" && f["worktree_exists"] == false),
+        "{listing}"
+    );
+    let (code, out, err) = recover(&repo.root, &["--worktree", ".worktrees/auth"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("branch lane/auth"), "{out}");
+    assert_eq!(git_out(&lane, &["rev-parse", "HEAD"]), commit);
+    assert_files(&expect);
+}
+
+#[test]
+fn git_clean_ffdx_loses_no_ignored_file_an_agent_wrote() {
+    let repo = TestRepo::new();
+    repo.write(&repo.root, ".gitignore", "scratch/\n*.local\n");
+    sh(&repo.root, "git add .gitignore && git commit -qm ignore");
+    let agent = Agent::new("cleaner-victim", &repo.root);
+    let notes = agent.write("scratch/notes.md", b"findings so far\n");
+    let env = agent.write("app.local", b"PORT=8080\n");
+    let tracked = agent.write("README.md", b"# changed\n");
+
+    agent.bash("git clean -ffdX");
+    collect_garbage(&repo.root);
+    assert!(!notes.exists() && !env.exists());
+    assert_eq!(std::fs::read(&tracked).unwrap(), b"# changed\n");
+
+    let (code, out, err) = recover(&repo.root, &["."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[
+        (notes, b"findings so far\n".to_vec()),
+        (env, b"PORT=8080\n".to_vec()),
+        (tracked, b"# changed\n".to_vec()),
+    ]);
+}
+
+#[test]
+fn python_rmtree_of_a_folder_comes_back() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("py-victim", &repo.root);
+    let a = agent.write("gen/a/one.rs", b"pub const ONE: u8 = 1;\n");
+    let b = agent.write("gen/b/two.dat", &binary(4096));
+    let lib = agent.write("src/lib.rs", b"pub mod gen;\n");
+
+    agent.bash("python3 -c 'import shutil; shutil.rmtree(\"gen\"); shutil.rmtree(\"src\")'");
+    collect_garbage(&repo.root);
+    assert!(!repo.root.join("gen").exists());
+
+    let (code, out, err) = recover(&repo.root, &[repo.root.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[
+        (a, b"pub const ONE: u8 = 1;\n".to_vec()),
+        (b, binary(4096)),
+        (lib, b"pub mod gen;\n".to_vec()),
+    ]);
+}
+
+#[test]
+fn git_checkout_dot_is_undone_beside_the_file_or_in_place_with_force() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("checkout-victim", &repo.root);
+    let lib = agent.write("src/lib.rs", b"pub fn a() { 42 }\n");
+    let readme = agent.write("README.md", b"# new words\n");
+
+    agent.bash("git checkout -- .");
+    collect_garbage(&repo.root);
+    assert_eq!(std::fs::read(&lib).unwrap(), b"pub fn a() {}\n");
+
+    // Without --force, the reverted file stays as it is and the snapshot goes beside it.
+    let done = recover_json(&repo.root, &["src/lib.rs"]);
+    let r = &done["restored"][0];
+    assert_eq!(r["action"], "beside", "{done}");
+    let beside = std::path::PathBuf::from(r["written_to"].as_str().unwrap());
+    assert!(beside.to_string_lossy().contains("lib.rs.recovered-"));
+    assert_eq!(std::fs::read(&lib).unwrap(), b"pub fn a() {}\n");
+    assert_files(&[(beside, b"pub fn a() { 42 }\n".to_vec())]);
+
+    let (code, out, err) = recover(&repo.root, &[".", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[
+        (lib, b"pub fn a() { 42 }\n".to_vec()),
+        (readme, b"# new words\n".to_vec()),
+    ]);
+}
+
+#[test]
+fn git_stash_clear_then_gc_is_undone() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("stash-victim", &repo.root);
+    let lib = agent.write("src/lib.rs", b"pub fn stashed() {}\n");
+
+    agent.bash("git stash -q && git stash clear");
+    collect_garbage(&repo.root);
+    assert_eq!(std::fs::read(&lib).unwrap(), b"pub fn a() {}\n");
+
+    let (code, out, err) = recover(&repo.root, &["src/lib.rs", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("overwritten"), "{out}");
+    assert_files(&[(lib, b"pub fn stashed() {}\n".to_vec())]);
+}
+
+#[test]
+fn bypassed_worktree_remove_force_comes_back_on_its_branch() {
+    let repo = TestRepo::new();
+    let wt = repo.worktree("wt-feature");
+    let agent = Agent::new("wt-agent", &wt);
+    agent.write("feature.rs", b"pub fn feature() {}\n");
+    agent.bash("git add feature.rs && git commit -qm feature");
+    let commit = git_out(&wt, &["rev-parse", "HEAD"]);
+    let dirty = agent.write("feature.rs", b"pub fn feature() { todo!() }\n");
+    let untracked = agent.write("docs/feature.md", b"# Feature\n");
+
+    let main = Agent::new("remover", &repo.root);
+    // git-dibs locked the dirty worktree, so one `--force` is not enough: force twice.
+    main.bash(&format!(
+        "WT_GUARD_BYPASS=1 git worktree remove --force --force {}",
+        wt.display()
+    ));
+    collect_garbage(&repo.root);
+    assert!(!wt.exists());
+
+    let done = recover_json(&repo.root, &["--worktree", wt.to_str().unwrap()]);
+    assert_eq!(done["created"], true, "{done}");
+    assert_eq!(done["branch"], "wt-feature");
+    assert_eq!(git_out(&wt, &["rev-parse", "HEAD"]), commit);
+    assert_files(&[
+        (dirty, b"pub fn feature() { todo!() }\n".to_vec()),
+        (untracked, b"# Feature\n".to_vec()),
+    ]);
+}
+
+#[test]
+fn a_host_removing_its_worktree_and_branch_loses_nothing() {
+    let repo = TestRepo::new();
+    let wt = repo.root.join(".claude/worktrees/agent-7");
+    sh(
+        &repo.root,
+        "git worktree add -q -b worktree-agent-7 .claude/worktrees/agent-7",
+    );
+    let agent = Agent::new("claude-w", &wt);
+    agent.write("src/one.rs", b"pub fn one() {}\n");
+    agent.bash("git add -A && git commit -qm one");
+    agent.write("src/two.rs", b"pub fn two() {}\n");
+    agent.bash("git add src/two.rs && git commit -qm two");
+    let commit = git_out(&wt, &["rev-parse", "HEAD"]);
+    let wip = agent.write("src/three.rs", b"pub fn three() { /* wip */ }\n");
+
+    // The host cleans up as Claude Code's `claude -w` does: the worktree, then its branch.
+    sh(
+        &repo.root,
+        "git worktree unlock .claude/worktrees/agent-7; \
+         git worktree remove --force .claude/worktrees/agent-7 && git branch -D worktree-agent-7",
+    );
+    collect_garbage(&repo.root);
+    assert_eq!(
+        git_out(&repo.root, &["cat-file", "-t", &commit]),
+        "commit",
+        "the retention ref kept the commits"
+    );
+
+    let (code, out, err) = recover(&repo.root, &["--worktree", ".claude/worktrees/agent-7"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(git_out(&wt, &["rev-parse", "HEAD"]), commit);
+    assert_eq!(
+        git_out(&wt, &["branch", "--show-current"]),
+        "worktree-agent-7"
+    );
+    assert_files(&[
+        (wt.join("src/one.rs"), b"pub fn one() {}\n".to_vec()),
+        (wt.join("src/two.rs"), b"pub fn two() {}\n".to_vec()),
+        (wip, b"pub fn three() { /* wip */ }\n".to_vec()),
+    ]);
+}
+
+#[test]
+fn nothing_to_recover_exits_1_and_an_unknown_worktree_too() {
+    let repo = TestRepo::new();
+    let (code, out, _) = recover(&repo.root, &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("nothing to recover"), "{out}");
+    let (code, out, _) = recover(&repo.root, &["--worktree", "../nowhere"]);
+    assert_eq!(code, 1, "{out}");
+}

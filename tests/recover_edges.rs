@@ -1,0 +1,207 @@
+//! The edges of snapshots: what is left out and said so, edits made between hook calls, a
+//! failure that never fails the hook, retention at commit time, and snapshots that never leave
+//! the machine.
+
+mod common;
+mod recover_support;
+
+use common::*;
+use recover_support::*;
+
+#[test]
+fn an_edit_between_hook_calls_is_snapshotted_before_the_next_bash_command() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("swept", &repo.root);
+    let file = agent.write("src/lib.rs", b"pub fn v1() {}\n");
+    // A person's editor (or a formatter) changes it; no hook sees that.
+    std::fs::write(&file, b"pub fn v2_by_editor() {}\n").unwrap();
+    // Another session's everyday command runs; the sweep before it keeps v2.
+    let other = Agent::new("other", &repo.root);
+    other.pre_bash("ls -la").assert_silent();
+    sh(&repo.root, "git checkout -- src/lib.rs");
+    collect_garbage(&repo.root);
+    let (code, out, err) = recover(&repo.root, &["src/lib.rs", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(file.clone(), b"pub fn v2_by_editor() {}\n".to_vec())]);
+    // And the first version is still there, by time.
+    let listing = recover_json(&repo.root, &["--session", "swept"]);
+    assert_eq!(listing["files"][0]["versions"], 2, "{listing}");
+    // Nothing changed since: the next sweep makes no snapshot.
+    let before = git_out(&repo.root, &["rev-parse", "refs/dibs/snapshots/swept"]);
+    other.pre_bash("git status").assert_silent();
+    assert_eq!(
+        git_out(&repo.root, &["rev-parse", "refs/dibs/snapshots/swept"]),
+        before
+    );
+}
+
+#[test]
+fn fifos_big_files_and_ignored_shell_output_are_left_out_and_listed_symlinks_kept() {
+    let repo = TestRepo::new();
+    repo.write(&repo.root, ".gitignore", "build/\n");
+    sh(&repo.root, "git add .gitignore && git commit -qm ignore");
+    let agent = Agent::new("edges", &repo.root);
+    sh(&repo.root, "mkfifo pipe");
+    sh(&repo.root, "head -c 9000000 /dev/zero > big.bin");
+    for name in ["pipe", "big.bin"] {
+        let run = agent.post_edit(&repo.root.join(name));
+        run.assert_silent();
+        assert_eq!(run.stderr, "", "{name}");
+    }
+    agent.bash("echo out > build/log.txt || (mkdir build && echo out > build/log.txt)");
+    agent.bash("echo kept > kept.txt");
+    // A file the agent wrote, replaced by a symlink outside any hook: kept as a link.
+    agent.write("link.rs", b"pub fn was_a_file() {}\n");
+    sh(&repo.root, "rm link.rs && ln -s src/lib.rs link.rs");
+    agent.pre_bash("ls").assert_silent();
+    let listing = recover_json(&repo.root, &[]);
+    let skipped: Vec<String> = listing["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{} {}", s["path"], s["reason"]))
+        .collect();
+    let text = skipped.join("\n");
+    assert!(text.contains("\"pipe\" \"a FIFO (never read)\""), "{text}");
+    assert!(text.contains("\"big.bin\" \"larger than 8 MiB\""), "{text}");
+    assert!(text.contains("build/log.txt"), "{text}");
+    let paths: Vec<&str> = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths.contains(&"link.rs") && paths.contains(&"kept.txt"),
+        "{paths:?}"
+    );
+    std::fs::remove_file(repo.root.join("link.rs")).unwrap();
+    let (code, out, err) = recover(&repo.root, &["link.rs", "--at", "0s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let target = std::fs::read_link(repo.root.join("link.rs")).unwrap();
+    assert_eq!(target, std::path::PathBuf::from("src/lib.rs"));
+    let (_, text, _) = recover(&repo.root, &[]);
+    assert!(
+        text.contains("not kept:") && text.contains("a FIFO"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_failed_snapshot_never_fails_the_hook_and_doctor_says_so() {
+    let repo = TestRepo::new();
+    // A file where the snapshot refs' folder must go: no ref can be written.
+    std::fs::create_dir_all(repo.root.join(".git/refs/dibs")).unwrap();
+    std::fs::write(repo.root.join(".git/refs/dibs/snapshots"), "in the way").unwrap();
+    let agent = Agent::new("unlucky", &repo.root);
+    let file = repo.root.join("src/lib.rs");
+    std::fs::write(&file, "pub fn changed() {}\n").unwrap();
+    let run = agent.post_edit(&file);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(run.stderr.contains("could not snapshot"), "{}", run.stderr);
+    let doctor = dibs(&repo.root, &["doctor"]);
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(text.contains("a snapshot failed"), "{text}");
+}
+
+#[test]
+fn a_commit_made_through_bash_is_retained_through_worktree_and_branch_removal() {
+    let repo = TestRepo::new();
+    let wt = repo.worktree("short-lived");
+    let agent = Agent::new("committer", &wt);
+    std::fs::write(wt.join("made.txt"), "made in a shell\n").unwrap();
+    agent.bash("git add made.txt && git commit -qm 'made in a shell'");
+    let commit = git_out(&wt, &["rev-parse", "HEAD"]);
+    let refs = git_out(&repo.root, &["for-each-ref", "refs/dibs/retention/"]);
+    assert!(refs.contains(&commit), "{refs}");
+    sh(
+        &repo.root,
+        &format!(
+            "git worktree remove --force {} && git branch -D short-lived",
+            wt.display()
+        ),
+    );
+    collect_garbage(&repo.root);
+    assert_eq!(git_out(&repo.root, &["cat-file", "-t", &commit]), "commit");
+    // An everyday command that made no commit opens nothing and adds no ref.
+    let main = Agent::new("main", &repo.root);
+    main.bash("ls");
+    assert_eq!(
+        git_out(&repo.root, &["for-each-ref", "refs/dibs/retention/"]),
+        refs
+    );
+}
+
+#[test]
+fn sync_never_pushes_snapshot_refs() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("secretive", &repo.root);
+    agent.write(".env", b"TOKEN=secret\n");
+    assert!(snapshot_refs(&repo.root).contains("secretive"));
+    let out = dibs(&repo.root, &["sync"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let remote = git_out(&repo.remote, &["for-each-ref", "--format=%(refname)"]);
+    assert!(!remote.contains("snapshots"), "{remote}");
+    assert!(
+        remote.contains("refs/dibs/sessions/"),
+        "sync did publish: {remote}"
+    );
+}
+
+#[test]
+fn cursor_gemini_and_codex_edits_are_snapshotted_too() {
+    use serde_json::json;
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let write = |rel: &str, text: &str| {
+        repo.write(root, rel, text);
+        root.join(rel)
+    };
+    let cursor = write("src/cursor.rs", "cursor wrote this\n");
+    let event = json!({
+        "conversation_id": "c2e7a9f0-cursor", "generation_id": "g1",
+        "hook_event_name": "afterFileEdit", "cursor_version": "2.3.8",
+        "workspace_roots": [root], "file_path": cursor, "edits": [],
+    });
+    hook(root, &event).assert_silent();
+    let gemini = write("src/gemini.rs", "gemini wrote this\n");
+    let event = json!({
+        "session_id": "gemini-1", "cwd": root, "hook_event_name": "AfterTool",
+        "timestamp": "2026-12-01T09:00:00Z", "transcript_path": "/tmp/g.json",
+        "tool_name": "write_file", "tool_input": {"file_path": gemini, "content": "x"},
+        "tool_response": {"llmContent": "ok", "returnDisplay": "ok"},
+    });
+    assert_eq!(hook(root, &event).code, 0);
+    let codex = write("src/lib.rs", "pub fn b() {}\n");
+    let event = json!({
+        "session_id": "codex-1", "cwd": root, "hook_event_name": "PostToolUse",
+        "model": "gpt-5-codex", "transcript_path": null, "turn_id": "t1",
+        "tool_name": "apply_patch", "tool_use_id": "u1",
+        "tool_input": {"command":
+            "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-pub fn a() {}\n+pub fn b() {}\n*** End Patch\n"},
+        "tool_response": "Success",
+    });
+    assert_eq!(hook(root, &event).code, 0);
+    let refs = snapshot_refs(root);
+    for id in ["c2e7a9f0-cursor", "gemini-1", "codex-1"] {
+        assert!(refs.contains(id), "{id}: {refs}");
+    }
+    sh(
+        root,
+        "rm -f src/cursor.rs src/gemini.rs && git checkout -- src/lib.rs",
+    );
+    collect_garbage(root);
+    let (code, out, err) = recover(root, &["src", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[
+        (cursor, b"cursor wrote this\n".to_vec()),
+        (gemini, b"gemini wrote this\n".to_vec()),
+        (codex, b"pub fn b() {}\n".to_vec()),
+    ]);
+}

@@ -1,0 +1,155 @@
+//! Support for the recovery tests: an agent session driven through the real hook with
+//! Claude-shaped events (an edit tool's PostToolUse, a Bash command's PreToolUse, the command run
+//! for real, then its PostToolUse), destruction by real commands, git's own garbage collection,
+//! and `git dibs recover`.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+use crate::common::{self, HookRun, claude_event, edit_event, hook, hook_raw};
+
+/// An agent session working in `cwd`.
+pub struct Agent {
+    /// The session id.
+    pub id: String,
+    /// Where its tool calls run.
+    pub cwd: PathBuf,
+}
+
+impl Agent {
+    /// Session `id` working in `cwd`.
+    pub fn new(id: &str, cwd: &Path) -> Agent {
+        Agent {
+            id: id.to_owned(),
+            cwd: cwd.to_path_buf(),
+        }
+    }
+
+    /// The edit tool writes `bytes` to `rel` (under the session's cwd), then its PostToolUse
+    /// runs. The hook must say nothing and exit 0.
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> PathBuf {
+        let file = self.cwd.join(rel);
+        let pre = edit_event("PreToolUse", "Write", &self.id, &self.cwd, &file);
+        assert_eq!(hook(&self.cwd, &pre).code, 0);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, bytes).unwrap();
+        self.post_edit(&file).assert_silent();
+        file
+    }
+
+    /// The PostToolUse of an edit tool on `file`.
+    pub fn post_edit(&self, file: &Path) -> HookRun {
+        hook(
+            &self.cwd,
+            &edit_event("PostToolUse", "Write", &self.id, &self.cwd, file),
+        )
+    }
+
+    /// The PreToolUse of a Bash command.
+    pub fn pre_bash(&self, command: &str) -> HookRun {
+        hook(&self.cwd, &common::bash_event(&self.id, &self.cwd, command))
+    }
+
+    /// The PostToolUse of a Bash command.
+    pub fn post_bash(&self, command: &str) -> HookRun {
+        let event = claude_event(
+            "PostToolUse",
+            &self.id,
+            &self.cwd,
+            json!({
+                "tool_name": "Bash",
+                "tool_input": {"command": command},
+                "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
+            }),
+        );
+        hook_raw(&self.cwd, format!("{event}\n").as_bytes(), &[])
+    }
+
+    /// A Bash tool call as a host makes it: PreToolUse (whatever it answers: a destroyer the
+    /// guard would stop is run anyway, as if it had slipped through), the command run for real
+    /// with `sh -c` and `WT_GUARD_BYPASS=1`, then PostToolUse.
+    pub fn bash(&self, command: &str) -> Output {
+        assert_eq!(self.pre_bash(command).code, 0);
+        let out = sh(&self.cwd, command);
+        assert_eq!(self.post_bash(command).code, 0);
+        out
+    }
+}
+
+/// Run `command` with `sh -c` in `cwd` (test git identity, `WT_GUARD_BYPASS=1`); it must
+/// succeed.
+pub fn sh(cwd: &Path, command: &str) -> Output {
+    let mut cmd = Command::new("sh");
+    common::with_git_env(cmd.arg("-c").arg(command).current_dir(cwd))
+        .env("WT_GUARD_BYPASS", "1")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE");
+    let out = cmd.output().expect("sh runs");
+    assert!(
+        out.status.success(),
+        "`{command}` failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Drop everything git keeps only through reflogs, then collect garbage at once.
+pub fn collect_garbage(root: &Path) {
+    sh(
+        root,
+        "git reflog expire --expire=now --all && git gc -q --prune=now",
+    );
+}
+
+/// `git dibs recover ARGS` in `cwd`: (exit code, stdout, stderr).
+pub fn recover(cwd: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["recover"];
+    all.extend_from_slice(args);
+    let out = common::dibs(cwd, &all);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `git dibs recover --json ARGS`, parsed (it must exit 0).
+pub fn recover_json(cwd: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = recover(cwd, &all);
+    assert_eq!(code, 0, "recover {args:?}: {out}{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+/// Bytes that are not text: every byte value, some twice.
+pub fn binary(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i * 7 % 256) as u8).collect()
+}
+
+/// Assert each `(path, bytes)` holds exactly those bytes.
+pub fn assert_files(files: &[(PathBuf, Vec<u8>)]) {
+    for (path, bytes) in files {
+        let now = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            now == *bytes,
+            "{} differs from what the agent wrote",
+            path.display()
+        );
+    }
+}
+
+/// The snapshot refs of the clone at `root`.
+pub fn snapshot_refs(root: &Path) -> String {
+    common::git_out(
+        root,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/dibs/snapshots/",
+        ],
+    )
+}
