@@ -119,7 +119,7 @@ fn a_commit_made_through_bash_is_retained_through_worktree_and_branch_removal() 
     sh(
         &repo.root,
         &format!(
-            "git worktree remove --force {} && git branch -D short-lived",
+            "git worktree remove --force --force {} && git branch -D short-lived",
             wt.display()
         ),
     );
