@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::git::lanes::LaneRepo;
-use crate::platform::files::{Links, read_regular};
 use crate::git::snapshot::{self, Content, NewSnapshot, Put, Skipped, WorktreeMeta};
 use crate::git::{self, Located, Worktree};
+use crate::platform::files::{Links, read_regular};
 use crate::protocol::{Event, Host};
 use crate::shell::SimpleCommand;
 use crate::store::{self, SnapState, Stamp, Store, Watched};
