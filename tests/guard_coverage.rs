@@ -225,3 +225,45 @@ fn regression_wrapper_claims_do_not_fence_the_agent() {
     );
     host.kill();
 }
+
+#[test]
+fn regression_no_false_alarms_for_the_everyday_forms() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    fs::write(r.join(".git/info/exclude"), ".worktrees/\n").unwrap();
+    let lane = r.join(".worktrees/lane");
+    git(
+        r,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "lane",
+            lane.to_str().unwrap(),
+        ],
+    );
+    fs::write(lane.join("wip.rs"), "// uncommitted\n").unwrap();
+    for cmd in [
+        "find . -name '*.tmp' -delete",
+        "find . -name '*.orig' -delete",
+        "find . -name __pycache__ -type d -exec rm -rf {} +",
+        "tmp=$(mktemp -d) && touch \"$tmp/x\" && rm -rf \"$tmp\"",
+        "rm -rf \"$HOME/.cache/git-dibs-nothing-here\"",
+        "rm -rf \"$TMPDIR\"/git-dibs-nothing-here",
+        "d=build; rm -rf \"$d\"",
+        "git add \"$(git rev-parse --show-toplevel)/mine.rs\"",
+        "for f in mine.rs; do git add \"$f\"; done",
+        "git checkout -b feature-x",
+        "git switch -c feature-y",
+        // A clean lane whose branch keeps its unpushed commit loses nothing.
+        "git worktree remove ../unpushed",
+    ] {
+        allowed(r, cmd);
+    }
+    // A lane's uncommitted file matching the pattern is asked about.
+    fs::write(lane.join("keep.tmp"), "mine\n").unwrap();
+    let reason = asked(r, "find . -name '*.tmp' -delete");
+    assert!(reason.contains("keep.tmp"), "{reason}");
+}

@@ -54,7 +54,10 @@ pub(crate) struct Item {
 /// Judge the command line of a `Bash` tool call. `record`: write the audit log and keep
 /// retention refs (the hook); `git dibs check` judges the same way without writing.
 pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
-    let cmds = match shell::parse(command, &event.cwd) {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(std::path::PathBuf::from);
+    let cmds = match shell::parse_resolved(command, &event.cwd, home.as_deref(), &known_output) {
         Ok(cmds) => cmds,
         Err(e) => {
             let verdict = guard::closed::unparsable(command, &e.to_string());
@@ -102,6 +105,35 @@ pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
         response,
         cmds: Some(cmds),
         items: items(&verdicts, &all_facts),
+    }
+}
+
+/// The output of the few commands whose output the guard can know without running them: the
+/// shell's own (`pwd`, `mktemp`, ...) and git's answers about where it is (`git rev-parse
+/// --show-toplevel`, `--show-prefix`, `--abbrev-ref HEAD`, `git branch --show-current`).
+fn known_output(argv: &[String], cwd: &Path) -> Option<String> {
+    if let Some(out) = shell::builtin_output(argv, cwd) {
+        return Some(out);
+    }
+    let inv = git::parse_invocation(argv, cwd, &[])?;
+    if inv.git_dir.is_some() || inv.work_tree.is_some() {
+        return None;
+    }
+    let args: Vec<&str> = inv.args.iter().map(String::as_str).collect();
+    let here = git::locate(&inv.cwd, Path::new("."))?;
+    let wt = &here.worktree;
+    match args.as_slice() {
+        ["rev-parse", "--show-toplevel"] => Some(wt.root.to_string_lossy().into_owned()),
+        ["rev-parse", "--show-prefix"] => {
+            let rel = &here.relative;
+            Some(if rel.is_empty() {
+                String::new()
+            } else {
+                format!("{rel}/")
+            })
+        }
+        ["rev-parse", "--abbrev-ref", "HEAD"] | ["branch", "--show-current"] => wt.branch(),
+        _ => None,
     }
 }
 

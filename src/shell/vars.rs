@@ -24,7 +24,8 @@ pub(super) fn lookup(vars: &Vars, name: &str, cwd: Option<&Path>) -> Option<Stri
     }
     match name {
         "PWD" => cwd.map(|c| c.to_string_lossy().into_owned()),
-        n if SHARED_ENV.contains(&n) => std::env::var(n).ok(),
+        // Unset, bash expands it to nothing: so does this, given the same environment.
+        n if SHARED_ENV.contains(&n) => Some(std::env::var(n).unwrap_or_default()),
         _ => None,
     }
 }

@@ -268,7 +268,15 @@ pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
             };
             return Some((Op::Take(vec![take]), specs));
         }
-        "switch" => Op::Switch,
+        "switch" => {
+            // `switch -c NEW` from HEAD leaves every file as it is.
+            let p = parse(rest, "cC", "", &["create", "force-create", "orphan"]);
+            let create = p.has(&["-c", "--create"]);
+            if create && p.operands.is_empty() && !p.has(&["--discard-changes", "-f"]) {
+                return None;
+            }
+            Op::Switch
+        }
         "rm" => {
             let p = parse(rest, "", "", &["pathspec-from-file"]);
             if !p.has(&["-f", "--force"]) || p.has(&["--cached", "-n", "--dry-run"]) {
@@ -342,6 +350,11 @@ fn classify_checkout(rest: &[String], open: bool) -> Option<(Op, Vec<String>)> {
     );
     let specs = p.specs();
     if p.has(&["-b", "-B", "--orphan", "--detach"]) {
+        // `checkout -b NEW` from HEAD leaves every file as it is (`-B` over an existing branch
+        // is the branch rule's).
+        if p.has(&["-b", "-B"]) && p.operands.is_empty() && !p.has(&["-f", "--force"]) {
+            return None;
+        }
         return Some((Op::Switch, Vec::new()));
     }
     if let Some(after) = &p.after_dashdash {
