@@ -48,7 +48,11 @@ fn peer_commands_classify() {
     let t = takes("git clean -fdx");
     assert!(t[0].untracked && !t[0].tracked && t[0].prefix_default);
     assert_eq!(op("git switch main"), Some(Op::Switch));
-    assert_eq!(op("git checkout -b x"), Some(Op::Switch));
+    // From HEAD, a new branch leaves every file as it is; from another start point it does not.
+    assert_eq!(op("git checkout -b x"), None);
+    assert_eq!(op("git switch -c x"), None);
+    assert_eq!(op("git checkout -b x origin/main"), Some(Op::Switch));
+    assert_eq!(op("git switch -c x origin/main"), Some(Op::Switch));
     assert_eq!(op("git checkout -"), Some(Op::Switch));
     assert_eq!(
         op("git checkout main"),
@@ -110,7 +114,7 @@ fn peer_rules() {
         "git restore staged.rs",
         "git clean -fd",
         "git switch other",
-        "git checkout -b other",
+        "git checkout -b other origin/other",
     ] {
         assert!(blocked(line, &f), "{line} should be refused");
     }
