@@ -205,3 +205,32 @@ fn cursor_gemini_and_codex_edits_are_snapshotted_too() {
         (codex, b"pub fn b() {}\n".to_vec()),
     ]);
 }
+
+#[test]
+fn refusals_point_at_recover_and_the_audit_records_the_snapshot() {
+    let repo = TestRepo::new();
+    let wt = repo.worktree("wt-risky");
+    let agent = Agent::new("risky-agent", &wt);
+    agent.write("wip.rs", b"pub fn wip() {}\n");
+    let snapshot = git_out(
+        &repo.root,
+        &["rev-parse", "refs/dibs/snapshots/risky-agent"],
+    );
+    let main = Agent::new("main-agent", &repo.root);
+    let run = main.pre_bash(&format!("git worktree remove --force {}", wt.display()));
+    let (decision, reason, _) = hook_decision(&run).expect("the guard answers");
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(
+        reason.contains(&format!(
+            "recoverable: git dibs recover --worktree {}",
+            wt.display()
+        )),
+        "{reason}"
+    );
+    let audit = std::fs::read_to_string(repo.store_dir().join("audit.log")).unwrap();
+    let last: serde_json::Value = serde_json::from_str(audit.lines().last().unwrap()).unwrap();
+    assert_eq!(last["snapshots"][0]["session"], "risky-agent", "{last}");
+    assert_eq!(last["snapshots"][0]["commit"], snapshot.as_str(), "{last}");
+    // Everyday commands in a checkout without snapshots at risk say nothing more.
+    main.pre_bash("git status").assert_silent();
+}

@@ -176,6 +176,7 @@ fn conclude(
             retain_before(g);
         }
     }
+    let mut response = decision.response;
     for entry in &decision.audit {
         let anchor = anchors[entry.index]
             .clone()
@@ -187,8 +188,9 @@ fn conclude(
         if let Err(e) = write_audit(&common_dir, event, command, entry) {
             eprintln!("git-dibs: cannot write the audit log: {e:#}");
         }
+        super::recover::point_at(&common_dir, &entry.worktrees, &mut response);
     }
-    decision.response
+    response
 }
 
 /// One line of `audit.log`.
@@ -205,6 +207,9 @@ struct AuditLine<'a> {
     rule: &'a str,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     worktrees: Vec<AuditWorktree<'a>>,
+    /// The newest snapshot of each session with files where the command acts, at the time.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    snapshots: Vec<super::recover::SnapshotId>,
 }
 
 /// A worktree at risk, in an audit line.
@@ -221,6 +226,7 @@ pub(crate) fn write_audit(
     command: &str,
     entry: &guard::AuditEntry,
 ) -> Result<()> {
+    let store = Store::open(common_dir)?;
     let line = AuditLine {
         at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
         verdict: entry.verdict,
@@ -239,9 +245,10 @@ pub(crate) fn write_audit(
                 status: &w.status,
             })
             .collect(),
+        snapshots: super::recover::snapshots_at(&store, event, &entry.worktrees),
     };
     let text = serde_json::to_string(&line).context("cannot encode the audit line")?;
-    Store::open(common_dir)?.append_audit(&text)?;
+    store.append_audit(&text)?;
     Ok(())
 }
 

@@ -139,9 +139,19 @@ impl Store {
         self.dir.join("snapshots")
     }
 
-    /// Whether any session ever snapshotted here (one `stat`).
+    /// Whether any session ever snapshotted here (one `lstat`).
     pub fn has_snapshots(&self) -> bool {
-        self.snapshots_dir().is_dir()
+        fsio::is_real_dir(&self.snapshots_dir())
+    }
+
+    /// The store of the clone whose common git dir is `common_dir`, when some session ever
+    /// snapshotted there; `None` otherwise, and nothing is created (an everyday command in a
+    /// clone without a store leaves none).
+    pub fn with_snapshots(common_dir: &Path) -> Option<Store> {
+        let store = Store {
+            dir: common_dir.join("dibs"),
+        };
+        store.has_snapshots().then_some(store)
     }
 
     /// The name session `id`'s snapshot ref ends with (safe as a ref component).

@@ -310,12 +310,9 @@ fn clones(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
 pub fn sweep(event: &Event, cmds: &[SimpleCommand]) -> Vec<String> {
     let mut made = Vec::new();
     for wt in clones(event, cmds) {
-        let Ok(store) = Store::open(&wt.common_dir) else {
+        let Some(store) = Store::with_snapshots(&wt.common_dir) else {
             continue;
         };
-        if !store.has_snapshots() {
-            continue;
-        }
         let now = store::now_secs();
         let ttl = super::facts::settings_of(&wt)
             .duration("dibs.ttl")

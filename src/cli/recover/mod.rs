@@ -15,7 +15,73 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use crate::git::snapshot::{self, Snapshots, WorktreeMeta};
-use crate::store::short_id;
+use crate::policy::guard::AtRisk;
+use crate::protocol::{Event, Response};
+use crate::store::{Store, short_id};
+
+/// A session's newest snapshot, as the audit log records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct SnapshotId {
+    session: String,
+    commit: String,
+}
+
+/// The newest snapshot of each session with files in (or below) one of `roots`.
+fn snapshots_in(store: &Store, roots: &[&Path]) -> Vec<SnapshotId> {
+    store
+        .snapshot_states()
+        .into_iter()
+        .filter_map(|s| {
+            let commit = s.commit.clone()?;
+            let here = s
+                .files
+                .iter()
+                .any(|w| roots.iter().any(|r| w.worktree.starts_with(r)));
+            here.then_some(SnapshotId {
+                session: s.session,
+                commit,
+            })
+        })
+        .collect()
+}
+
+/// For an audit line: the snapshots of the worktrees `at_risk`, else of the event's worktree.
+pub(crate) fn snapshots_at(store: &Store, event: &Event, at_risk: &[AtRisk]) -> Vec<SnapshotId> {
+    let here = crate::git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree.root);
+    let roots: Vec<&Path> = if at_risk.is_empty() {
+        here.iter().map(PathBuf::as_path).collect()
+    } else {
+        at_risk.iter().map(|w| w.root.as_path()).collect()
+    };
+    snapshots_in(store, &roots)
+}
+
+/// Add to a refusal or question one line per worktree at risk that snapshots hold, saying how
+/// to bring it back if it is removed anyway.
+pub(crate) fn point_at(common_dir: &Path, at_risk: &[AtRisk], response: &mut Response) {
+    let Ok(store) = Store::open(common_dir) else {
+        return;
+    };
+    for w in at_risk {
+        if snapshots_in(&store, &[w.root.as_path()]).is_empty() {
+            continue;
+        }
+        let line = format!(
+            "\nrecoverable: git dibs recover --worktree {}",
+            w.root.display()
+        );
+        match response {
+            Response::Deny { reason, person } if !reason.contains(&line) => {
+                reason.push_str(&line);
+                if let Some(p) = person {
+                    p.push_str(&line);
+                }
+            }
+            Response::Ask { reason } if !reason.contains(&line) => reason.push_str(&line),
+            _ => {}
+        }
+    }
+}
 
 /// Options of `recover`.
 #[derive(Debug, clap::Args)]
