@@ -79,3 +79,22 @@ fn very_deep_unclosed_input_does_not_overflow() {
         let _ = parse_with_home(s, Path::new("/"), None);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Bounded time: repeated nesting, long words, many globs and loops never take long.
+    #[test]
+    fn parse_time_is_bounded(
+        unit in prop::sample::select(vec![
+            "$(", "( ", "{ ", "bash -c '", "for x in a b c d; do ", "*/", "{a,b,c}", "$x", "\"",
+            "eval ", "a=( ", "$(( ", "git branch -D x; ",
+        ]),
+        n in 1usize..400,
+    ) {
+        let text = unit.repeat(n);
+        let start = std::time::Instant::now();
+        run(&text);
+        prop_assert!(start.elapsed() < std::time::Duration::from_secs(2), "{n} x {unit:?}");
+    }
+}
