@@ -69,7 +69,7 @@ fn a_claim_with_an_intent_shows_in_status_and_in_the_co_edit_warning() {
     let run = hook(&repo.root, &repo.pre_edit("bbbbbbbb-2", "src/lib.rs"));
     let msg = run.json()["systemMessage"].as_str().unwrap().to_owned();
     assert!(
-        msg.contains("aaaaaaaa") && msg.contains("claimed: about to delete SessionsView"),
+        msg.contains("aaaaaaaa") && msg.contains("claimed: \"about to delete SessionsView\""),
         "{msg}"
     );
 }

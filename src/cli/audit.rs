@@ -3,6 +3,7 @@
 //! line, each a whole audit record (a line the log holds damaged comes out as
 //! `{"unreadable": "<text>"}`), so `jq -c` and line tools read it.
 
+use crate::protocol::text::{MAX_SHOWN, clean};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -114,15 +115,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 "{}",
                 serde_json::to_string(&Unreadable { unreadable: raw })?
             ),
+            // Every field may hold anyone's words: cleaned of escapes before it reaches a terminal.
             (Some(l), false) => println!(
                 "{} {:<6} {} `{}`: {}",
-                l.at,
-                l.verdict,
-                crate::store::short_id(&l.session),
-                l.command.replace('\n', " "),
-                l.reason.replace('\n', " ")
+                clean(&l.at, 40),
+                clean(&l.verdict, 10),
+                clean(crate::store::short_id(&l.session), 8),
+                clean(&l.command, MAX_SHOWN),
+                clean(&l.reason, usize::MAX)
             ),
-            (None, false) => println!("(unreadable line) {raw}"),
+            (None, false) => println!("(unreadable line) {}", clean(raw, MAX_SHOWN)),
         }
     }
     if shown == 0 && !args.json {

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::git;
 use crate::policy::claims::ago;
+use crate::protocol::text;
 use crate::store::{self, Session};
 
 /// Options of `status`.
@@ -169,19 +170,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .into_iter()
         .map(|w| (w, git::dirty_paths(w).unwrap_or_default()))
         .collect();
+    // Labels, intents, ids and paths may be anyone's words: cleaned once, for text and JSON.
+    let shown = |t: &str| text::clean(t, text::MAX_SHOWN);
     let view = |s: &Session| SessionView {
-        id: s.id.clone(),
+        id: shown(&s.id),
         short_id: s.short_id().to_owned(),
-        agent_id: s.sub_agent.as_ref().map(|a| a.id.clone()),
-        agent_type: s.sub_agent.as_ref().and_then(|a| a.kind.clone()),
+        agent_id: s.sub_agent.as_ref().map(|a| shown(&a.id)),
+        agent_type: s
+            .sub_agent
+            .as_ref()
+            .and_then(|a| a.kind.as_deref().map(shown)),
         host: s.host.name(),
-        label: s.label.clone(),
+        label: s.label.as_deref().and_then(text::note),
         machine: s.machine().map(str::to_owned),
         live: s.is_alive(now, ttl),
         agent_gone: s.agent.as_ref().is_some_and(|a| a.is_gone() == Some(true)),
         generation: s.generation,
         worktree: s.worktree.clone(),
-        branch: s.branch.clone(),
+        branch: s.branch.as_deref().map(shown),
         first_seen: rfc3339(s.first_seen),
         last_seen: rfc3339(s.last_seen),
         idle_seconds: now.saturating_sub(s.last_seen),
@@ -191,7 +197,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .iter()
             .map(|f| FileView {
                 worktree: f.key.worktree.clone(),
-                path: f.key.path.clone(),
+                path: shown(&f.key.path),
                 first_touch: rfc3339(f.first),
                 last_touch: rfc3339(f.last),
                 dirty: match &s.origin {
@@ -208,8 +214,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .iter()
             .filter(|c| c.until > now)
             .map(|c| ClaimView {
-                target: c.target.to_string(),
-                intent: c.intent.clone(),
+                target: shown(&c.target.to_string()),
+                intent: c.intent.as_deref().and_then(text::note),
                 exclusive: c.exclusive,
                 since: rfc3339(c.since),
                 until: rfc3339(c.until),

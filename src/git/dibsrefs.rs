@@ -31,10 +31,27 @@ pub enum SyncError {
         /// What git said.
         detail: String,
     },
+    /// The remote lists more under `refs/dibs/` than a sync reads.
+    #[error(
+        "remote `{remote}` lists more refs under refs/dibs/ than git-dibs reads ({detail}); \
+         someone pushed far more than sessions and claims make: look with `git ls-remote \
+         {remote} 'refs/dibs/*' | wc -l` and delete what is not yours to keep"
+    )]
+    TooLarge {
+        /// The remote's name or URL.
+        remote: String,
+        /// How much.
+        detail: String,
+    },
     /// A local git operation failed.
     #[error("git failed while syncing: {0}")]
     Local(String),
 }
+
+/// The most ref listing a sync reads from `git ls-remote` (about 100,000 refs).
+pub const MAX_LISTING: usize = 8 << 20;
+/// The most commits one `git fetch` is asked for (its command line stays short).
+const FETCH_CHUNK: usize = 500;
 
 impl From<git2::Error> for SyncError {
     fn from(e: git2::Error) -> Self {
@@ -146,6 +163,12 @@ impl DibsRemote {
         cmd.args(["ls-remote", "--refs", &self.remote])
             .args(patterns);
         let out = run_bounded(cmd, NETWORK_TIMEOUT);
+        if out.truncated {
+            return Err(SyncError::TooLarge {
+                remote: self.remote.clone(),
+                detail: format!("a listing of more than {} MB", MAX_LISTING >> 20),
+            });
+        }
         if !out.success {
             return Err(self.unreachable(&out.stderr));
         }
@@ -169,22 +192,21 @@ impl DibsRemote {
             .iter()
             .filter(|o| git2::Oid::from_str(o).is_ok_and(|id| !odb.exists(id)))
             .collect();
-        if missing.is_empty() {
-            return Ok(());
-        }
-        let mut cmd = self.git();
-        cmd.args([
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--no-recurse-submodules",
-            &self.remote,
-        ])
-        .args(missing);
-        let out = run_bounded(cmd, NETWORK_TIMEOUT);
-        if !out.success {
-            return Err(self.unreachable(&out.stderr));
+        for chunk in missing.chunks(FETCH_CHUNK) {
+            let mut cmd = self.git();
+            cmd.args([
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-write-fetch-head",
+                "--no-recurse-submodules",
+                &self.remote,
+            ])
+            .args(chunk);
+            let out = run_bounded(cmd, NETWORK_TIMEOUT);
+            if !out.success {
+                return Err(self.unreachable(&out.stderr));
+            }
         }
         Ok(())
     }
@@ -300,6 +322,8 @@ struct Finished {
     success: bool,
     stdout: String,
     stderr: String,
+    /// stdout was longer than [`MAX_LISTING`]; the rest was read and dropped.
+    truncated: bool,
 }
 
 /// Run `cmd` to completion, killing it after `timeout`.
@@ -308,18 +332,23 @@ fn run_bounded(mut cmd: Command, timeout: Duration) -> Finished {
         success: false,
         stdout: String::new(),
         stderr: why,
+        truncated: false,
     };
     let mut child = match cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn() {
         Ok(c) => c,
         Err(e) => return failed(format!("git cannot be run: {e}")),
     };
+    // Each pipe is read to its end, so git never blocks on a full pipe; what is past the
+    // bound is dropped, and said so.
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut buf = Vec::new();
+            let mut truncated = false;
             if let Some(mut p) = pipe {
-                let _ = p.by_ref().take(4 << 20).read_to_end(&mut buf);
+                let _ = p.by_ref().take(MAX_LISTING as u64).read_to_end(&mut buf);
+                truncated = std::io::copy(&mut p, &mut std::io::sink()).is_ok_and(|n| n > 0);
             }
-            String::from_utf8_lossy(&buf).into_owned()
+            (String::from_utf8_lossy(&buf).into_owned(), truncated)
         })
     };
     let out = drain(
@@ -351,11 +380,15 @@ fn run_bounded(mut cmd: Command, timeout: Duration) -> Finished {
     // After a timeout the readers are left behind: a helper such as ssh may still hold the
     // pipes open, and this process is about to move on.
     match status {
-        Some(s) => Finished {
-            success: s.success(),
-            stdout: out.join().unwrap_or_default(),
-            stderr: err.join().unwrap_or_default(),
-        },
+        Some(s) => {
+            let (stdout, truncated) = out.join().unwrap_or_default();
+            Finished {
+                success: s.success(),
+                stdout,
+                stderr: err.join().unwrap_or_default().0,
+                truncated,
+            }
+        }
         None => failed(format!("no answer within {} s", timeout.as_secs())),
     }
 }

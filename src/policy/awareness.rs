@@ -90,7 +90,7 @@ pub fn session_start(
             let intent = c
                 .intent
                 .as_deref()
-                .map(|i| format!(": \"{i}\""))
+                .map(|i| format!(": {}", crate::protocol::text::quoted(i)))
                 .unwrap_or_default();
             lines.push(format!(
                 "- {} {kind}by {} {}{intent}",
@@ -175,7 +175,12 @@ pub fn prompt(sharing: &[Sharing], viewer: &str) -> Response {
         .map(|s| {
             let mut d = describe_to(&s.session, viewer);
             if !s.intents.is_empty() {
-                d.push_str(&format!(" [claimed: {}]", s.intents.join("; ")));
+                let quoted: Vec<String> = s
+                    .intents
+                    .iter()
+                    .map(|i| crate::protocol::text::quoted(i))
+                    .collect();
+                d.push_str(&format!(" [claimed: {}]", quoted.join("; ")));
             }
             d
         })
@@ -254,7 +259,7 @@ mod tests {
         }];
         let t = text(&prompt(&sharing, "me"));
         assert_eq!(t.lines().count(), 2, "{t}");
-        assert!(t.contains("[claimed: renaming the parser]"), "{t}");
+        assert!(t.contains("[claimed: \"renaming the parser\"]"), "{t}");
         assert!(t.contains("f0.rs, f1.rs, f2.rs, f3.rs and 3 more"), "{t}");
     }
 

@@ -2,6 +2,7 @@
 //! whole-file write would overwrite another session's change, and what the store records.
 
 use crate::protocol::Response;
+use crate::protocol::text;
 use crate::store::{Change, FileKey, Holder, SeenFile, Session};
 
 /// The facts a co-edit decision needs.
@@ -100,10 +101,10 @@ fn describe_session(s: &Session) -> String {
     let machine = s.machine().map(|m| format!(" on {m}")).unwrap_or_default();
     match &s.label {
         Some(label) => format!(
-            "{} session {}{machine} (\"{}\")",
+            "{} session {}{machine} ({})",
             s.host.name(),
             s.short_id(),
-            label
+            text::quoted(label)
         ),
         None => format!("{} session {}{machine}", s.host.name(), s.short_id()),
     }
@@ -113,7 +114,7 @@ fn holder_line(file: &FileKey, h: &Holder, now: u64, viewer: &str) -> String {
     let mut line = format!(
         "{} also holds {}",
         describe_to(&h.session, viewer),
-        file.path
+        text::clean(&file.path, text::MAX_SHOWN)
     );
     if let Some(t) = &h.touch {
         line.push_str(&format!(": it touched it {}", ago(now, t.last)));
@@ -122,7 +123,7 @@ fn holder_line(file: &FileKey, h: &Holder, now: u64, viewer: &str) -> String {
         line.push_str(&format!(" on branch {branch}"));
     }
     if let Some(intent) = h.claim.as_ref().and_then(|c| c.intent.as_deref()) {
-        line.push_str(&format!(" (claimed: {intent})"));
+        line.push_str(&format!(" (claimed: {})", text::quoted(intent)));
     }
     line.push('.');
     line

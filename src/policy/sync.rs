@@ -216,6 +216,20 @@ pub struct Fetched<T> {
     pub oid: String,
     /// Its record, when it could be read.
     pub record: Option<T>,
+    /// Why its record was rejected as hostile or damaged (out of range, malformed), when it
+    /// was: such a ref may be replaced. `None` with no record: a newer format, left alone.
+    pub rejected: Option<String>,
+}
+
+impl<T> Fetched<T> {
+    /// The record, or `Some(None)` for one this version cannot read and must leave alone; a
+    /// rejected record reads as no ref at all (`None`), so a claim can be taken over it.
+    pub fn judged(&self) -> Option<Option<&T>> {
+        match (&self.record, &self.rejected) {
+            (None, Some(_)) => None,
+            (record, _) => Some(record.as_ref()),
+        }
+    }
 }
 
 /// Everything a sync decides over.
@@ -273,7 +287,14 @@ pub struct SyncPlan {
     pub import: Vec<SharedSession>,
     /// This clone's exclusive claims that another machine also holds, live.
     pub conflicts: Vec<(SharedClaim, SharedClaim)>,
+    /// Other machines' records not imported because their machine is over a cap: `(ref, why)`.
+    pub rejected: Vec<(String, String)>,
 }
+
+/// The most sessions imported from one machine.
+pub const MAX_MACHINE_SESSIONS: usize = 64;
+/// The most files imported from one machine, over all its sessions.
+pub const MAX_MACHINE_FILES: usize = 10_000;
 
 /// Decide a sync.
 pub fn plan(f: &SyncFacts) -> SyncPlan {
@@ -298,6 +319,8 @@ pub fn plan(f: &SyncFacts) -> SyncPlan {
         .iter()
         .map(|s| session_ref(&f.machine, &s.id))
         .collect();
+    // What each other machine has had imported so far: (sessions, files).
+    let mut taken: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
     for r in &f.sessions {
         if mine(&r.name) {
             if !published.contains(&r.name) {
@@ -318,6 +341,20 @@ pub fn plan(f: &SyncFacts) -> SyncPlan {
             }
             // The machine a record names must be the machine whose folder it is in.
             Some(s) if machine_of_ref(&r.name) == Some(s.machine.as_str()) => {
+                let (sessions, files) = taken.entry(s.machine.as_str()).or_insert((0, 0));
+                if *sessions >= MAX_MACHINE_SESSIONS || *files + s.files.len() > MAX_MACHINE_FILES {
+                    out.rejected.push((
+                        r.name.clone(),
+                        format!(
+                            "machine {} publishes more than {MAX_MACHINE_SESSIONS} sessions or \
+                             {MAX_MACHINE_FILES} files",
+                            s.machine
+                        ),
+                    ));
+                    continue;
+                }
+                *sessions += 1;
+                *files += s.files.len();
                 out.import.push(s.clone());
             }
             _ => {}
@@ -337,7 +374,7 @@ fn plan_claims(f: &SyncFacts, out: &mut SyncPlan) {
         let name = c.target.claim_ref();
         let there = f.claims.iter().find(|r| r.name == name);
         let judged = judge_claim(
-            there.map(|r| r.record.as_ref()),
+            there.and_then(Fetched::judged),
             &f.machine,
             &c.session,
             f.now,

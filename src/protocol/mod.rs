@@ -7,6 +7,7 @@ mod common;
 mod cursor;
 mod gemini;
 pub mod settings;
+pub mod text;
 
 #[cfg(test)]
 mod tests;
@@ -90,7 +91,7 @@ impl SubAgent {
     /// Hostile input is data: control characters are dropped, and an overlong id keeps its
     /// start and a digest of the whole (two different ids stay two sub-agents).
     pub fn from_fields(id: Option<&str>, kind: Option<&str>) -> Option<SubAgent> {
-        let printable = |s: &str| -> String { s.chars().filter(|c| !c.is_control()).collect() };
+        let printable = |s: &str| text::clean(s, usize::MAX);
         let id = printable(id?.trim());
         if id.is_empty() {
             return None;

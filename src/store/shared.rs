@@ -22,6 +22,91 @@ pub const SESSION_FILE: &str = "session.json";
 pub const CLAIM_FILE: &str = "claim.json";
 /// The largest shared record read (a record is a few kilobytes).
 pub const MAX_RECORD: usize = 1 << 20;
+/// The most files one shared session may list.
+pub const MAX_SHARED_FILES: usize = 2_000;
+/// The most explicit claims one shared session may list.
+pub const MAX_SHARED_CLAIMS: usize = 256;
+/// How far ahead of this machine's clock a time in a shared record may be (clocks differ; a
+/// day is far more than any honest skew).
+pub const MAX_AHEAD: u64 = 24 * 60 * 60;
+
+/// Why a fetched record was not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejected {
+    /// A newer version of the format than this build reads: left alone, never replaced.
+    Newer(u32),
+    /// Not a record of this format, or one whose fields are out of range: what is wrong.
+    Invalid(String),
+}
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rejected::Newer(v) => write!(f, "written in format {v}, newer than this version's"),
+            Rejected::Invalid(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Just the version of a record, read before the rest.
+#[derive(Deserialize)]
+struct VersionOnly {
+    version: u32,
+}
+
+/// Parse `bytes` as a record of this format: a newer version is [`Rejected::Newer`], anything
+/// that is not JSON of this shape [`Rejected::Invalid`].
+fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Rejected> {
+    let bad = |e: serde_json::Error| Rejected::Invalid(format!("not a record ({e})"));
+    let v: VersionOnly = serde_json::from_slice(bytes).map_err(bad)?;
+    if v.version > SHARED_VERSION {
+        return Err(Rejected::Newer(v.version));
+    }
+    if v.version != SHARED_VERSION {
+        return Err(Rejected::Invalid(format!(
+            "format {} is unknown",
+            v.version
+        )));
+    }
+    serde_json::from_slice(bytes).map_err(bad)
+}
+
+/// `Ok` when `cond` holds, else the reason.
+fn need(cond: bool, why: impl FnOnce() -> String) -> Result<(), Rejected> {
+    if cond {
+        Ok(())
+    } else {
+        Err(Rejected::Invalid(why()))
+    }
+}
+
+/// A time in a record: not after `now` plus `ahead` (so never at or past year 10000).
+fn time_ok(at: u64, now: u64, ahead: u64) -> bool {
+    at <= now.saturating_add(ahead).min(super::LATEST_TIME)
+}
+
+/// An id shown to people and used as a key: 1 to 256 bytes, no control characters.
+fn valid_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 256 && crate::protocol::text::clean(id, usize::MAX) == id
+}
+
+/// A shared claim entry's fields in range at `now`, its intent cleaned.
+fn check_claim<T>(c: &mut Claim<T>, now: u64) -> Result<(), Rejected> {
+    let lease = super::MAX_LEASE.as_secs();
+    need(time_ok(c.since, now, MAX_AHEAD), || {
+        "a claim granted in the future".into()
+    })?;
+    need(
+        c.since <= c.until && time_ok(c.until, now, lease + MAX_AHEAD),
+        || "a claim lasting past the longest lease".into(),
+    )?;
+    need(c.lease <= lease, || "a lease longer than a year".into())?;
+    need(c.token.len() <= 256 && valid_id(&c.token), || {
+        "a malformed claim token".into()
+    })?;
+    c.intent = c.intent.as_deref().and_then(crate::protocol::text::note);
+    Ok(())
+}
 
 /// A claim target that means the same thing on every machine. Worktree targets are paths on
 /// one machine and are not shared; a file is named by the branch it is on.
@@ -73,7 +158,7 @@ impl SharedTarget {
     fn is_valid(&self) -> bool {
         match self {
             SharedTarget::Branch { name } => valid_name(name),
-            SharedTarget::Record { id } => !id.is_empty() && id.len() <= 256,
+            SharedTarget::Record { id } => valid_id(id),
             SharedTarget::File { branch, path } => valid_name(branch) && valid_path(path),
         }
     }
@@ -141,20 +226,53 @@ pub struct SharedSession {
 }
 
 impl SharedSession {
-    /// The record as read from a fetched blob, when it is of this version and well formed.
+    /// The record as read from a fetched blob, when it is of this version and well formed
+    /// (see [`SharedSession::check`], at this machine's clock).
     pub fn parse(bytes: &[u8]) -> Option<SharedSession> {
-        let s: SharedSession = serde_json::from_slice(bytes).ok()?;
-        let ok = s.version == SHARED_VERSION
-            && valid_name(&s.machine)
-            && !s.id.is_empty()
-            && s.id.len() <= 256
-            && s.branch.as_deref().is_none_or(valid_name)
-            && s.files.len() <= 10_000
-            && s.files
-                .iter()
-                .all(|f| valid_path(&f.path) && f.branch.as_deref().is_none_or(valid_name))
-            && s.claims.iter().all(|c| c.target.is_valid());
-        ok.then_some(s)
+        SharedSession::check(bytes, super::now_secs()).ok()
+    }
+
+    /// The record in a fetched blob, checked at `now`: names, ids and paths of the shapes git
+    /// and this format accept; at most [`MAX_SHARED_FILES`] files and [`MAX_SHARED_CLAIMS`]
+    /// claims; every time at most [`MAX_AHEAD`] ahead of `now` (a claim's end: its lease
+    /// more), in order; the label and intents cleaned of control characters and capped. The
+    /// record comes from anyone who can push to the remote.
+    pub fn check(bytes: &[u8], now: u64) -> Result<SharedSession, Rejected> {
+        let mut s: SharedSession = decode(bytes)?;
+        need(valid_name(&s.machine), || "a malformed machine name".into())?;
+        need(valid_id(&s.id), || "a malformed session id".into())?;
+        need(s.branch.as_deref().is_none_or(valid_name), || {
+            "a malformed branch name".into()
+        })?;
+        need(s.files.len() <= MAX_SHARED_FILES, || {
+            format!("{} files (at most {MAX_SHARED_FILES})", s.files.len())
+        })?;
+        need(s.claims.len() <= MAX_SHARED_CLAIMS, || {
+            format!("{} claims (at most {MAX_SHARED_CLAIMS})", s.claims.len())
+        })?;
+        need(
+            s.first_seen <= s.last_seen
+                && time_ok(s.last_seen, now, MAX_AHEAD)
+                && time_ok(s.published, now, MAX_AHEAD),
+            || "times out of order or in the future".into(),
+        )?;
+        for f in &s.files {
+            need(valid_path(&f.path), || {
+                "a file path outside the worktree".into()
+            })?;
+            need(f.branch.as_deref().is_none_or(valid_name), || {
+                "a malformed branch name".into()
+            })?;
+            need(f.first <= f.last && time_ok(f.last, now, MAX_AHEAD), || {
+                "a file touched in the future".into()
+            })?;
+        }
+        for c in &mut s.claims {
+            need(c.target.is_valid(), || "a malformed claim target".into())?;
+            check_claim(c, now)?;
+        }
+        s.label = s.label.as_deref().and_then(crate::protocol::text::note);
+        Ok(s)
     }
 
     /// Whether `other` says the same as this record, apart from its publishing time and a
@@ -193,10 +311,28 @@ pub struct SharedClaim {
 }
 
 impl SharedClaim {
-    /// The record as read from a fetched blob, when it is of this version and well formed.
+    /// The record as read from a fetched blob, when it is of this version and well formed
+    /// (see [`SharedClaim::check`], at this machine's clock).
     pub fn parse(bytes: &[u8]) -> Option<SharedClaim> {
-        let c: SharedClaim = serde_json::from_slice(bytes).ok()?;
-        (c.version == SHARED_VERSION && valid_name(&c.machine) && c.target.is_valid()).then_some(c)
+        SharedClaim::check(bytes, super::now_secs()).ok()
+    }
+
+    /// The record in a fetched blob, checked at `now` as [`SharedSession::check`] checks a
+    /// session's claims.
+    pub fn check(bytes: &[u8], now: u64) -> Result<SharedClaim, Rejected> {
+        let mut c: SharedClaim = decode(bytes)?;
+        need(valid_name(&c.machine), || "a malformed machine name".into())?;
+        need(valid_id(&c.session), || "a malformed session id".into())?;
+        need(c.target.is_valid(), || "a malformed claim target".into())?;
+        need(c.token.len() <= 256 && valid_id(&c.token), || {
+            "a malformed claim token".into()
+        })?;
+        need(
+            time_ok(c.until, now, super::MAX_LEASE.as_secs() + MAX_AHEAD),
+            || "a claim lasting past the longest lease".into(),
+        )?;
+        c.intent = c.intent.as_deref().and_then(crate::protocol::text::note);
+        Ok(c)
     }
 }
 
@@ -257,8 +393,7 @@ fn valid_path(path: &str) -> bool {
     !path.is_empty()
         && path.len() <= 4096
         && !path.starts_with('/')
-        && !path.contains('\0')
-        && !path.contains('\\')
+        && !path.chars().any(|c| c.is_control() || c == '\\')
         && path
             .split('/')
             .all(|c| !c.is_empty() && c != ".." && c != ".")

@@ -290,7 +290,8 @@ impl Store {
             let exclusive = req.exclusive || held.is_some_and(|c| c.exclusive);
             let intent = req
                 .intent
-                .clone()
+                .as_deref()
+                .and_then(crate::protocol::text::note)
                 .or_else(|| held.and_then(|c| c.intent.clone()));
             session.claims.retain(|c| c.target != req.target);
             let claim = Claim {
@@ -531,8 +532,8 @@ fn apply_change(session: &mut Session, now: u64, change: &Change) {
             }
         }
         Change::Label(label) => {
-            if session.label.is_none() && !label.trim().is_empty() {
-                session.label = Some(label.clone());
+            if session.label.is_none() {
+                session.label = crate::protocol::text::note(label);
             }
         }
         Change::Touch(keys) => {

@@ -3,7 +3,7 @@
 //! wins, and giving it back.
 
 use crate::git::dibsrefs::{DibsRemote, RefUpdate, SyncError};
-use crate::policy::sync::{self as decide, ClaimRef, Put};
+use crate::policy::sync::{self as decide, ClaimRef, Fetched, Put};
 use crate::store::shared::{CLAIM_FILE, SharedClaim};
 use crate::store::{Claim, Target, short_id};
 
@@ -67,7 +67,7 @@ pub(crate) fn take(
     for ((shown, claim), name) in shared.iter().zip(&names) {
         let existing = there.iter().find(|r| &r.name == name);
         let judged = decide::judge_claim(
-            existing.map(|r| r.record.as_ref()),
+            existing.and_then(Fetched::judged),
             &here.machine,
             session,
             here.now,

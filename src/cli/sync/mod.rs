@@ -16,9 +16,10 @@ use serde::{Deserialize, Serialize};
 use crate::git::dibsrefs::{DibsRemote, RefUpdate, RemoteRef, SyncError};
 use crate::git::{self, Settings, Worktree};
 use crate::policy::sync::{self as decide, Branches, Fetched, Put, SyncFacts};
+use crate::protocol::text;
 use crate::store::shared::{
-    CLAIM_FILE, CLAIMS_PREFIX, MAX_RECORD, REFS_PREFIX, SESSION_FILE, SESSIONS_PREFIX, SharedClaim,
-    SharedSession,
+    CLAIM_FILE, CLAIMS_PREFIX, MAX_RECORD, REFS_PREFIX, Rejected, SESSION_FILE, SESSIONS_PREFIX,
+    SharedClaim, SharedSession,
 };
 use crate::store::{self, FileKey, Store};
 
@@ -64,6 +65,8 @@ pub struct Report {
     pub removed: usize,
     /// Problems worth a person's attention (claims held twice, refs that could not be written).
     pub problems: Vec<String>,
+    /// Remote records not taken, each as `ref: why` (out of range, malformed, over a cap).
+    pub rejected: Vec<String>,
     /// Why the sync failed, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -155,6 +158,13 @@ pub(crate) fn health(wt: &Worktree, store: &Store) -> Result<String, String> {
         )),
         Some(r) => match r.error {
             Some(e) => Err(format!("the last sync ({}) failed: {e}", ago(r.at))),
+            // Records someone pushed that are out of range or malformed: worth a look.
+            None if !r.rejected.is_empty() => Err(format!(
+                "{} ({}); find who pushed them (`git ls-remote {} 'refs/dibs/*'`)",
+                summary(&r),
+                ago(r.at),
+                r.remote
+            )),
             None => Ok(format!("{} ({})", summary(&r), ago(r.at))),
         },
     }
@@ -242,8 +252,17 @@ fn summary(r: &Report) -> String {
             r.machines.join(", ")
         )
     };
+    let rejected = if r.rejected.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; rejected {} from the remote ({})",
+            plural(r.rejected.len(), "record", "records"),
+            r.rejected.join("; ")
+        )
+    };
     format!(
-        "synced with {} as {}: published {}, {}; {}{from}; removed {}",
+        "synced with {} as {}: published {}, {}; {}{from}; removed {}{rejected}",
         r.remote,
         r.machine,
         plural(r.published_sessions, "session", "sessions"),
@@ -260,34 +279,44 @@ pub(crate) type RemoteView = (Vec<Fetched<SharedSession>>, Vec<Fetched<SharedCla
 pub(crate) fn fetch_all(remote: &DibsRemote, patterns: &[&str]) -> Result<RemoteView, SyncError> {
     let refs = remote.list(patterns)?;
     remote.fetch(&refs.iter().map(|r| r.oid.clone()).collect::<Vec<_>>())?;
-    let sessions = read_refs(
-        remote,
-        &refs,
-        SESSIONS_PREFIX,
-        SESSION_FILE,
-        SharedSession::parse,
-    );
-    let claims = read_refs(remote, &refs, CLAIMS_PREFIX, CLAIM_FILE, SharedClaim::parse);
+    let now = store::now_secs();
+    let sessions = read_refs(remote, &refs, SESSIONS_PREFIX, SESSION_FILE, |b| {
+        SharedSession::check(b, now)
+    });
+    let claims = read_refs(remote, &refs, CLAIMS_PREFIX, CLAIM_FILE, |b| {
+        SharedClaim::check(b, now)
+    });
     Ok((sessions, claims))
 }
 
-/// The refs of `refs` under `prefix`, each with the record `file` of its commit, when `parse`
-/// accepts it.
+/// The refs of `refs` under `prefix`, each with the record `file` of its commit when `check`
+/// accepts it, else why it was rejected.
 fn read_refs<T>(
     remote: &DibsRemote,
     refs: &[RemoteRef],
     prefix: &str,
     file: &str,
-    parse: fn(&[u8]) -> Option<T>,
+    check: impl Fn(&[u8]) -> Result<T, Rejected>,
 ) -> Vec<Fetched<T>> {
     refs.iter()
         .filter(|r| r.name.starts_with(prefix))
-        .map(|r| Fetched {
-            name: r.name.clone(),
-            oid: r.oid.clone(),
-            record: remote
-                .read(&r.oid, file, MAX_RECORD)
-                .and_then(|b| parse(&b)),
+        .map(|r| {
+            // A record that cannot be read at all (not fetched?) is left alone, as a newer one.
+            let read = match remote.read(&r.oid, file, MAX_RECORD) {
+                Some(b) => check(&b),
+                None => Err(Rejected::Newer(0)),
+            };
+            let (record, rejected) = match read {
+                Ok(t) => (Some(t), None),
+                Err(Rejected::Newer(_)) => (None, None),
+                Err(Rejected::Invalid(why)) => (None, Some(why)),
+            };
+            Fetched {
+                name: r.name.clone(),
+                oid: r.oid.clone(),
+                record,
+                rejected,
+            }
         })
         .collect()
 }
@@ -434,8 +463,36 @@ fn sync(here: &Here, named: Option<&str>) -> Result<Report> {
         machines: machines.into_iter().collect(),
         removed,
         problems,
+        rejected: rejected(&facts, &plan),
         error: None,
     })
+}
+
+/// The most rejected records a report names one by one.
+const MAX_REJECTED_SHOWN: usize = 20;
+
+/// Every remote record a sync did not take, as `ref: why`, the first
+/// [`MAX_REJECTED_SHOWN`] named and the rest counted.
+fn rejected(facts: &SyncFacts, plan: &decide::SyncPlan) -> Vec<String> {
+    let mut all: Vec<String> = facts
+        .sessions
+        .iter()
+        .filter_map(|r| r.rejected.as_ref().map(|why| (&r.name, why)))
+        .chain(
+            facts
+                .claims
+                .iter()
+                .filter_map(|r| r.rejected.as_ref().map(|why| (&r.name, why))),
+        )
+        .chain(plan.rejected.iter().map(|(n, why)| (n, why)))
+        .map(|(name, why)| format!("{}: {}", text::clean(name, text::MAX_SHOWN), why))
+        .collect();
+    if all.len() > MAX_REJECTED_SHOWN {
+        let more = all.len() - MAX_REJECTED_SHOWN;
+        all.truncate(MAX_REJECTED_SHOWN);
+        all.push(format!("and {more} more"));
+    }
+    all
 }
 
 /// The ref update for one planned write or deletion, writing the record commit first.

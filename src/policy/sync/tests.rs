@@ -96,6 +96,7 @@ fn fetched(s: &SharedSession, oid: &str) -> Fetched<SharedSession> {
         name: session_ref(&s.machine, &s.id),
         oid: oid.into(),
         record: Some(s.clone()),
+        rejected: None,
     }
 }
 
@@ -175,6 +176,7 @@ fn other_machines_live_refs_are_imported_and_only_lapsed_ones_removed() {
             id: "forged".into(),
             ..forged
         }),
+        rejected: None,
     };
     let mut f = facts(now);
     f.sessions = vec![
@@ -264,6 +266,7 @@ fn claim_refs_are_renewed_released_and_cleaned() {
         name: c.target.claim_ref(),
         oid: oid.into(),
         record: Some(c.clone()),
+        rejected: None,
     };
     let mut f = facts(now);
     f.local_claims = vec![mine.clone()];

@@ -1,0 +1,80 @@
+//! Text that came from someone else (a label, an intent, a file name, a session id, a command)
+//! made safe to store, print or hand to a model: control and escape characters, bidirectional
+//! overrides and zero-width characters are dropped, runs of white space become one space, and
+//! the length is capped. The one sanitiser: every place that shows such text calls [`clean`].
+
+/// The longest label or intent kept, in characters.
+pub const MAX_NOTE: usize = 200;
+/// The longest file name, id or command shown, in characters.
+pub const MAX_SHOWN: usize = 500;
+
+/// Whether `c` may never be shown: C0/C1 controls (ESC, BEL, CR, ...), bidirectional controls
+/// and zero-width characters that hide or reorder what a reader sees.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}'
+            | '\u{FEFF}' | '\u{061C}')
+}
+
+/// `text` with every hidden character dropped (white space among them becomes a space), runs
+/// of white space made one space, trimmed, and cut to `max` characters (an ellipsis marks a
+/// cut).
+pub fn clean(text: &str, max: usize) -> String {
+    let words = text
+        .split(|c: char| c.is_whitespace())
+        .map(|w| w.chars().filter(|c| !hidden(*c)).collect::<String>())
+        .filter(|w| !w.is_empty());
+    let mut out = String::new();
+    let mut count = 0;
+    for word in words {
+        for c in (!out.is_empty())
+            .then_some(' ')
+            .into_iter()
+            .chain(word.chars())
+        {
+            if count == max {
+                out.pop();
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    out
+}
+
+/// [`clean`] for a label or intent ([`MAX_NOTE`]); `None` when nothing is left.
+pub fn note(text: &str) -> Option<String> {
+    Some(clean(text, MAX_NOTE)).filter(|t| !t.is_empty())
+}
+
+/// Someone else's words as quoted data in a message to a model: cleaned and put in double
+/// quotes, with any double quote inside made a single one, so it reads as a quotation and
+/// never as part of the message's own instructions.
+pub fn quoted(text: &str) -> String {
+    format!("\"{}\"", clean(text, MAX_NOTE).replace('"', "'"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_controls_and_hidden_characters_are_dropped_and_length_capped() {
+        assert_eq!(
+            clean("fix \x1b[31mlogin\x07\r\n  now", 200),
+            "fix [31mlogin now"
+        );
+        assert_eq!(clean("a\u{202E}b\u{200B}c", 200), "abc");
+        assert_eq!(clean("  x  ", 200), "x");
+        let long = "é".repeat(300);
+        let cut = clean(&long, 200);
+        assert_eq!(cut.chars().count(), 200);
+        assert!(cut.ends_with('…'));
+        assert_eq!(clean(&"a".repeat(200), 200), "a".repeat(200));
+        assert_eq!(note("\x1b\x07 "), None);
+        assert_eq!(quoted("say \"hi\"\nIgnore"), "\"say 'hi' Ignore\"");
+    }
+}
