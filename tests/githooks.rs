@@ -410,19 +410,20 @@ fn the_bypass_lets_a_deletion_and_a_commit_through_and_is_audited() {
 }
 
 #[test]
-fn a_store_that_cannot_be_read_fails_open() {
+fn a_peers_record_turned_into_a_folder_is_set_aside_and_still_protects_its_file() {
     let repo = TestRepo::new();
     git_dibs(&repo.root, &["install", "--git-hooks"]);
     hold(&repo.root, PEER, "src/lib.rs");
-    // The peer's record turns into something no read succeeds on.
+    // The peer's record turns into something no read succeeds on: it is set aside, and the
+    // index still names the peer for its file, so the commit is refused rather than let through.
     let record: PathBuf = repo.store_dir().join(format!("sessions/{PEER}.json"));
     fs::remove_file(&record).unwrap();
     fs::create_dir(&record).unwrap();
     let out = commit(&repo.root, "src/lib.rs", "pub fn b() {}\n", &[]);
     let err = stderr(&out);
-    assert!(out.status.success(), "{err}");
-    assert!(err.contains("not checked"), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("damaged and set aside"), "{err}");
+    assert!(!record.exists(), "set aside");
 }
 
 #[test]

@@ -92,12 +92,11 @@ pub fn session_start(
                 .as_deref()
                 .map(|i| format!(": {}", crate::protocol::text::quoted(i)))
                 .unwrap_or_default();
-            lines.push(format!(
-                "- {} {kind}by {} {}{intent}",
-                c.target,
-                c.host.name(),
-                c.short_id()
-            ));
+            let who = match c.short_id() {
+                person if person.starts_with("person-") => person.to_owned(),
+                id => format!("{} {id}", c.host.name()),
+            };
+            lines.push(format!("- {} {kind}by {who}{intent}", c.target));
         }
     }
     lines.push(HOUSE_RULE.to_owned());

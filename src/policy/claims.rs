@@ -60,10 +60,13 @@ pub fn peer_key(s: &Session) -> String {
     }
 }
 
-/// How a session is named in a brief message: `(held by claude 5f0c2b7e)`.
+/// How a session is named in a brief message: `claude 5f0c2b7e`, `person-sam`.
 fn describe_short(s: &Session) -> String {
     let machine = s.machine().map(|m| format!(" on {m}")).unwrap_or_default();
-    format!("(held by {} {}{machine})", s.host.name(), s.short_id())
+    if s.short_id().starts_with("person-") {
+        return format!("{}{machine}", s.short_id());
+    }
+    format!("{} {}{machine}", s.host.name(), s.short_id())
 }
 
 /// How a session is named in a message: host, short id, the machine of a session from
@@ -99,6 +102,13 @@ pub fn describe_to(s: &Session, viewer: &str) -> String {
 
 fn describe_session(s: &Session) -> String {
     let machine = s.machine().map(|m| format!(" on {m}")).unwrap_or_default();
+    // A person's id says who it is (`person-sam-pts3`): "person session person-sam" says it twice.
+    if s.short_id().starts_with("person-") {
+        return match &s.label {
+            Some(label) => format!("{}{machine} (\"{label}\")", s.short_id()),
+            None => format!("{}{machine}", s.short_id()),
+        };
+    }
     match &s.label {
         Some(label) => format!(
             "{} session {}{machine} ({})",
@@ -156,9 +166,17 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
         .filter(|(file, h)| !told(file, h))
         .map(|(file, h)| holder_line(file, h, facts.now, &facts.viewer))
         .collect();
-    let brief: Vec<String> = pairs()
-        .filter(|(file, h)| told(file, h))
-        .map(|(file, h)| format!("{} {}", file.path, describe_short(&h.session)))
+    let mut brief: Vec<(String, Vec<String>)> = Vec::new();
+    for (file, h) in pairs().filter(|(file, h)| told(file, h)) {
+        let who = describe_short(&h.session);
+        match brief.iter_mut().find(|(p, _)| *p == file.path) {
+            Some((_, names)) => names.push(who),
+            None => brief.push((file.path.clone(), vec![who])),
+        }
+    }
+    let brief: Vec<String> = brief
+        .into_iter()
+        .map(|(path, names)| format!("{path} (held by {})", names.join(", ")))
         .collect();
     let fresh: Vec<(String, FileKey)> = pairs()
         .filter(|(file, h)| !told(file, h))

@@ -107,7 +107,7 @@ fn file_path(tool_input: &Value) -> Option<PathBuf> {
 }
 
 /// Events whose `hookSpecificOutput.additionalContext` reaches the model.
-fn takes_context(event: &str) -> bool {
+pub(super) fn takes_context(event: &str) -> bool {
     matches!(event, "AfterTool" | "BeforeAgent" | "SessionStart")
 }
 

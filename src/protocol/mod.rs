@@ -349,6 +349,15 @@ pub struct Output {
     pub code: u8,
 }
 
+/// Whether a warning in answer to `event` reaches the host's model (Gemini CLI's `BeforeTool`
+/// tells only the person; its `AfterTool` tells the model).
+pub fn warning_reaches_model(event: &Event) -> bool {
+    match event.host {
+        Host::Gemini => gemini::takes_context(&event.event_name),
+        _ => true,
+    }
+}
+
 /// Render `response` for the host that sent `event`.
 pub fn render(event: &Event, response: &Response) -> Output {
     match event.host {

@@ -76,7 +76,8 @@ fn check(cwd: &Path, wt: &crate::git::Worktree) -> Result<ExitCode> {
     for h in &shared {
         eprintln!(
             "git-dibs: this commit includes {}, which {} changed too (both of you hold it): \
-             its work goes in with yours; tell it, so it does not commit or revert them again.",
+             its changes go in with yours; tell it they are committed, so it does not commit or \
+             revert them again.",
             h.files.join(", "),
             describe_to(&h.session, &me.id)
         );

@@ -86,7 +86,11 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
         viewer: ctx.event.session_id.clone(),
         told,
     };
-    let (response, touch) = claims::before_edit(&facts);
+    let (response, mut touch) = claims::before_edit(&facts);
+    // A warning the model does not read (Gemini's BeforeTool) is given in full again later.
+    if !crate::protocol::warning_reaches_model(ctx.event) {
+        touch.retain(|c| !matches!(c, Change::Warned(_)));
+    }
     let mut changes = vec![ctx.activity()];
     changes.extend(touch);
     ctx.record(&store, wt, false, &changes)?;

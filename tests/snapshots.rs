@@ -1,0 +1,422 @@
+//! Every text a person or a model reads, under snapshot tests (insta), through the real binary
+//! on real repositories: co-edit warnings (full and brief) in each host's rendering, the
+//! session-start and prompt blocks, the guard's refusals and questions, the lost-update
+//! refusal, the pre-commit hook's refusal and co-edit note, claim refusals and argument errors,
+//! `status`, `status PATH` and `doctor`'s store lines. The clock is the test-only `DIBS_NOW`, so
+//! times are stable without sleeping; temporary paths are written as `[REPO]` and `[TMP]`.
+//!
+//! A changed message fails here until its snapshot is reviewed (`cargo insta review`, or
+//! `INSTA_UPDATE=always cargo test --test snapshots` and a look at the diff) and committed.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::*;
+use serde_json::{Value, json};
+
+/// The test clock: 2026-11-29T06:40:00Z.
+const NOW: &str = "1795934400";
+const A: &str = "aaaaaaaa-1111-4111-8111-111111111111";
+const B: &str = "bbbbbbbb-2222-4222-8222-222222222222";
+const C: &str = "cccccccc-3333-4333-8333-333333333333";
+
+/// `text` with the repository's temporary folder written as `[REPO]` / `[TMP]`.
+fn redact(repo: &TestRepo, text: &str) -> String {
+    let base = repo.tmp.path().canonicalize().unwrap();
+    text.replace(repo.root.to_str().unwrap(), "[REPO]")
+        .replace(base.to_str().unwrap(), "[TMP]")
+}
+
+/// A hook call at the test clock.
+fn at_now(repo: &TestRepo, cwd: &Path, event: &Value) -> HookRun {
+    let _ = repo;
+    hook_raw(cwd, format!("{event}\n").as_bytes(), &[("DIBS_NOW", NOW)])
+}
+
+/// A hook call with `--host HOST` at the test clock.
+fn at_now_as(cwd: &Path, host: &str, event: &Value) -> HookRun {
+    let mut cmd = Command::new(bin());
+    cmd.args(["hook", "--host", host])
+        .current_dir(cwd)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("DIBS_NOW", NOW)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = writeln!(stdin, "{event}");
+    }
+    let out = child.wait_with_output().unwrap();
+    HookRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The command line at the test clock, as `session` (or a person called sam).
+fn cli(dir: &Path, session: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("DIBS_NOW", NOW)
+        .env("USER", "sam")
+        .env_remove("DIBS_SESSION")
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env_remove("WT_GUARD_BYPASS");
+    if let Some(s) = session {
+        cmd.env("DIBS_SESSION", s);
+    }
+    cmd.output().unwrap()
+}
+
+fn both(out: &Output) -> String {
+    format!(
+        "exit {}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A hook's answer, pretty-printed.
+fn answer(repo: &TestRepo, run: &HookRun) -> String {
+    let body = if run.stdout.trim().is_empty() {
+        "(silent)".to_owned()
+    } else {
+        serde_json::to_string_pretty(&run.json()).unwrap()
+    };
+    redact(repo, &format!("exit {}\n{body}\n{}", run.code, run.stderr))
+}
+
+/// A fixture of `host` with its example repository path replaced by `root`.
+fn fixture(host: &str, name: &str, root: &Path) -> Value {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hooks");
+    let text = std::fs::read_to_string(dir.join(host).join(name)).unwrap();
+    serde_json::from_str(&text.replace("/home/dev/work/acme-api", root.to_str().unwrap())).unwrap()
+}
+
+fn start(session: &str, cwd: &Path) -> Value {
+    claude_event(
+        "SessionStart",
+        session,
+        cwd,
+        json!({"source": "startup", "model": "m"}),
+    )
+}
+
+#[test]
+fn co_edit_warnings_in_each_hosts_rendering() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let lib = root.join("src/lib.rs");
+    at_now(&repo, root, &repo.pre_edit(A, "src/lib.rs"));
+    let out = cli(
+        root,
+        Some(A),
+        &["claim", "src/lib.rs", "--intent", "rewriting the parser"],
+    );
+    assert!(out.status.success(), "{}", both(&out));
+    insta::assert_snapshot!(
+        "co_edit_claude_full",
+        answer(&repo, &at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs")))
+    );
+    insta::assert_snapshot!(
+        "co_edit_claude_brief",
+        answer(&repo, &at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs")))
+    );
+
+    let mut cursor = fixture("cursor", "preToolUse-Write.json", root);
+    cursor["tool_input"]["file_path"] = json!(lib);
+    insta::assert_snapshot!(
+        "co_edit_cursor",
+        answer(&repo, &at_now(&repo, root, &cursor))
+    );
+
+    let mut gemini = fixture("gemini-cli", "BeforeTool-replace.json", root);
+    gemini["tool_input"]["file_path"] = json!(lib);
+    insta::assert_snapshot!(
+        "co_edit_gemini_before",
+        answer(&repo, &at_now(&repo, root, &gemini))
+    );
+    let mut after = gemini.clone();
+    after["hook_event_name"] = json!("AfterTool");
+    after["tool_response"] = json!({"llmContent": "ok", "returnDisplay": "ok"});
+    insta::assert_snapshot!(
+        "co_edit_gemini_after",
+        answer(&repo, &at_now(&repo, root, &after))
+    );
+
+    let mut codex = fixture("codex", "PreToolUse-Bash.json", root);
+    codex["tool_name"] = json!("apply_patch");
+    codex["tool_input"] = json!({"command":
+        "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-pub fn a() {}\n+pub fn b() {}\n*** End Patch\n"});
+    insta::assert_snapshot!(
+        "co_edit_codex",
+        answer(&repo, &at_now_as(root, "codex", &codex))
+    );
+}
+
+#[test]
+fn session_start_and_prompt_blocks() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    at_now(&repo, root, &start(A, root));
+    at_now(&repo, root, &repo.pre_edit(A, "src/lib.rs"));
+    repo.write(root, "src/lib.rs", "pub fn half_done() {}\n");
+    let out = cli(
+        root,
+        None,
+        &["claim", "README.md", "--intent", "release notes"],
+    );
+    assert!(out.status.success(), "{}", both(&out));
+    let out = cli(
+        root,
+        Some(A),
+        &[
+            "claim",
+            "branch:main",
+            "--exclusive",
+            "--intent",
+            "release prep",
+        ],
+    );
+    assert!(out.status.success(), "{}", both(&out));
+    insta::assert_snapshot!(
+        "session_start_claude",
+        answer(&repo, &at_now(&repo, root, &start(B, root)))
+    );
+    let gemini_start = json!({
+        "session_id": C, "cwd": root, "hook_event_name": "SessionStart", "source": "startup",
+        "transcript_path": "/tmp/x.jsonl", "timestamp": "2026-11-29T06:40:00Z"
+    });
+    insta::assert_snapshot!(
+        "session_start_gemini",
+        answer(&repo, &at_now_as(root, "gemini", &gemini_start))
+    );
+    at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs"));
+    let prompt = claude_event(
+        "UserPromptSubmit",
+        B,
+        root,
+        json!({"prompt": "finish the parser"}),
+    );
+    insta::assert_snapshot!(
+        "prompt_claude",
+        answer(&repo, &at_now(&repo, root, &prompt))
+    );
+}
+
+#[test]
+fn guard_refusals_and_questions() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    git(root, &["branch", "topic"]);
+    let wt = repo.worktree("wt-topic");
+    repo.write(&wt, "new.txt", "unpushed\n");
+    git(&wt, &["add", "new.txt"]);
+    git(&wt, &["commit", "-qm", "unpushed work"]);
+    // The commit's id changes from run to run (its parent's date does): written as [COMMIT].
+    let sha = git_out(&wt, &["rev-parse", "HEAD"]);
+    repo.write(&wt, "dirty.txt", "uncommitted\n");
+    let bash = |cmd: &str| {
+        answer(&repo, &at_now(&repo, root, &bash_event(A, root, cmd)))
+            .replace(&sha[..8], "[COMMIT]")
+    };
+    insta::assert_snapshot!(
+        "guard_worktree_remove",
+        bash(&format!("git worktree remove --force {}", wt.display()))
+    );
+    insta::assert_snapshot!("guard_rm_rf", bash(&format!("rm -rf {}", wt.display())));
+    insta::assert_snapshot!(
+        "guard_find_question",
+        bash("find .. -name '*.txt' -exec rm {} +")
+    );
+    // A peer's uncommitted file swept by `git add -A`.
+    at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs"));
+    repo.write(root, "src/lib.rs", "pub fn peers() {}\n");
+    insta::assert_snapshot!("guard_add_all", bash("git add -A"));
+    insta::assert_snapshot!("guard_stash", bash("git stash"));
+    insta::assert_snapshot!(
+        "guard_bypass_is_silent",
+        bash("WT_GUARD_BYPASS=1 git stash list")
+    );
+}
+
+#[test]
+fn lost_update_refusal() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let file = root.join("src/lib.rs");
+    let read = claude_event(
+        "PostToolUse",
+        A,
+        root,
+        json!({"tool_name": "Read", "tool_input": {"file_path": file}, "tool_response": {}}),
+    );
+    at_now(&repo, root, &read);
+    at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs"));
+    repo.write(root, "src/lib.rs", "pub fn bs_change() {}\n");
+    let write = claude_event(
+        "PreToolUse",
+        A,
+        root,
+        json!({"tool_name": "Write", "tool_input": {"file_path": file, "content": "x"}}),
+    );
+    insta::assert_snapshot!(
+        "lost_update_claude",
+        answer(&repo, &at_now(&repo, root, &write))
+    );
+}
+
+#[test]
+fn pre_commit_refusal_and_co_edit_note() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    assert!(
+        cli(root, None, &["install", "--git-hooks"])
+            .status
+            .success()
+    );
+    at_now(&repo, root, &repo.pre_edit(A, "src/lib.rs"));
+    at_now(&repo, root, &repo.pre_edit(A, "README.md"));
+    at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs"));
+    repo.write(root, "src/lib.rs", "pub fn shared() {}\n");
+    repo.write(root, "README.md", "a's\n");
+    let bin_dir = bin().parent().unwrap().to_path_buf();
+    let mut paths = vec![bin_dir];
+    paths.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
+    let commit = |session: &str, file: &str| {
+        let out = git_command(root)
+            .args(["commit", "-qm", "x", "--", file])
+            .env("PATH", std::env::join_paths(&paths).unwrap())
+            .env("DIBS_SESSION", session)
+            .env("DIBS_NOW", NOW)
+            .env_remove("WT_GUARD_BYPASS")
+            .output()
+            .unwrap();
+        redact(&repo, &both(&out))
+    };
+    insta::assert_snapshot!("pre_commit_refusal", commit(B, "README.md"));
+    insta::assert_snapshot!("pre_commit_co_edit_note", commit(B, "src/lib.rs"));
+}
+
+#[test]
+fn claim_refusals_and_argument_errors() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let out = cli(
+        root,
+        Some(A),
+        &["claim", "record:7", "--exclusive", "--intent", "migrating"],
+    );
+    assert!(out.status.success());
+    let mut text = String::new();
+    for args in [
+        &["claim", "record:7"][..],
+        &["claim", "record:7", "--json"],
+        &["claim", "README.md", "--ttl", "8000y"],
+        &["claim", "README.md", "--ttl", "soon"],
+        &["claim", "worktree:src"],
+        &["claim", "foo:bar"],
+        &["claim", "branch:..bad"],
+        &["claim", "missing.rs"],
+        &["claim", "src"],
+        &["claim", "--session", "", "record:1"],
+        &["release", "--session", A, "record:7"],
+        &["bogus"],
+    ] {
+        text.push_str(&format!("$ git dibs {}\n", args.join(" ")));
+        text.push_str(&both(&cli(root, Some(B), args)));
+        text.push('\n');
+    }
+    insta::assert_snapshot!("claim_refusals_and_errors", redact(&repo, &text));
+}
+
+#[test]
+fn status_and_doctor_store_lines() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    at_now(&repo, root, &start(A, root));
+    at_now(&repo, root, &repo.pre_edit(A, "src/lib.rs"));
+    repo.write(root, "src/lib.rs", "pub fn half_done() {}\n");
+    assert!(
+        cli(root, Some(A), &["claim", "record:9", "--intent", "triage"])
+            .status
+            .success()
+    );
+    assert!(cli(root, None, &["claim", "README.md"]).status.success());
+    at_now(&repo, root, &start(B, root));
+    at_now(&repo, root, &repo.pre_edit(B, "README.md"));
+    // B's record is damaged: set aside and reported.
+    std::fs::write(
+        repo.store_dir().join(format!("sessions/{B}.json")),
+        "{ torn",
+    )
+    .unwrap();
+    let status = both(&cli(root, None, &["status"]));
+    // The set-aside time is the real clock's: only its shape is stable.
+    let status = redact(&repo, &status);
+    let status = mask_corrupt_stamp(&status);
+    insta::assert_snapshot!("status", status);
+    insta::assert_snapshot!(
+        "status_path",
+        redact(
+            &repo,
+            &both(&cli(root, None, &["status", "src/lib.rs", "README.md"]))
+        )
+    );
+    let doctor = cli(root, None, &["doctor", "--json"]);
+    let v: Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let store_lines: Vec<String> = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{:8} {}",
+                c["status"].as_str().unwrap(),
+                c["text"].as_str().unwrap()
+            )
+        })
+        .filter(|l| l.contains("store") || l.contains("session") || l.contains("set aside"))
+        .collect();
+    insta::assert_snapshot!(
+        "doctor_store_lines",
+        mask_corrupt_stamp(&redact(&repo, &store_lines.join("\n")))
+    );
+}
+
+/// `.corrupt-<secs>` and the RFC 3339 time next to it, from the real clock, masked.
+fn mask_corrupt_stamp(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(".corrupt-") {
+        out.push_str(&rest[..i + ".corrupt-".len()]);
+        rest = &rest[i + ".corrupt-".len()..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        out.push_str("[SECS]");
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
+    // "set aside at 2026-...Z as" → "set aside at [TIME] as"
+    let mut masked = String::new();
+    let mut rest = out.as_str();
+    while let Some(i) = rest.find("set aside at ") {
+        masked.push_str(&rest[..i + "set aside at ".len()]);
+        rest = &rest[i + "set aside at ".len()..];
+        let end = rest.find(' ').unwrap_or(rest.len());
+        masked.push_str("[TIME]");
+        rest = &rest[end..];
+    }
+    masked.push_str(rest);
+    masked
+}
