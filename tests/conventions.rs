@@ -133,3 +133,18 @@ fn doctor_json_is_one_document_and_its_exit_code_counts_problems() {
             .all(|c| { ["ok", "repaired", "problem"].contains(&c["status"].as_str().unwrap()) })
     );
 }
+
+#[test]
+fn release_prints_json() {
+    let repo = TestRepo::new();
+    assert!(
+        run(&repo.root, Some("s1"), &["claim", "record:1", "record:2"])
+            .status
+            .success()
+    );
+    let out = run(&repo.root, Some("s1"), &["release", "record:1", "--json"]);
+    assert!(out.status.success());
+    let v = json_of(&out);
+    assert_eq!(v["session"], "s1");
+    assert_eq!(v["released"], serde_json::json!(["record:1"]));
+}

@@ -54,6 +54,9 @@ pub struct ReleaseArgs {
     /// Release another session's claims (refused while it is live; written to the audit log).
     #[arg(long)]
     pub force: bool,
+    /// Print JSON: `{"session": ID, "released": [TARGET...]}`.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The caller's own session: from the environment an agent's shell exports (a short id
@@ -431,7 +434,18 @@ pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
         };
         store.append_audit(&serde_json::to_string(&line)?)?;
     }
-    if released.is_empty() {
+    if args.json {
+        #[derive(Serialize)]
+        struct Released<'a> {
+            session: &'a str,
+            released: Vec<String>,
+        }
+        let doc = Released {
+            session: &id,
+            released: released.iter().map(ToString::to_string).collect(),
+        };
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else if released.is_empty() {
         println!("Nothing to release for session {}.", store::short_id(&id));
     } else {
         for t in &released {
