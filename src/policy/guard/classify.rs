@@ -123,6 +123,13 @@ fn classify_one(
     if base == "rm" {
         options::canonical(&mut argv[1..], options::RM_LONGS);
     }
+    if let Some(op) = super::self_protect::classify(&argv, cmd) {
+        // Judged by the rule itself, whatever else in the line is only known when it runs.
+        // Other rules still look at it, so a reason names everything at risk.
+        let mut g = cx.guarded(op, None, &[]);
+        g.unknown = None;
+        out.push(g);
+    }
     let open = open_ended(cmd);
     let before = out.len();
     for (op, targets) in worktree::classify_rm(&argv, &cmd.cwd, open)

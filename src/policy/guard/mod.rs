@@ -5,7 +5,7 @@
 //! Rules: `worktree` (removing a dirty or unpushed worktree, `rm -r` of worktrees), `branch`
 //! (deleting a branch whose tip is not pushed), `remote` (deleting a remote branch with an open
 //! pull request or the only copy of commits), `peers` (sweeping or destroying a live peer's
-//! uncommitted files).
+//! uncommitted files), `self-protect` (erasing or unwiring git-dibs itself).
 
 pub mod branch;
 mod classify;
@@ -19,6 +19,7 @@ mod pathspec;
 pub mod peers;
 pub mod pr;
 pub mod remote;
+pub mod self_protect;
 pub mod worktree;
 
 #[cfg(test)]
@@ -91,6 +92,13 @@ pub enum Op {
         first: String,
         /// The other operands.
         rest: Vec<String>,
+    },
+    /// A command that deletes, moves or rewrites git-dibs's own store, refs or hook wiring.
+    Tamper {
+        /// What it reaches, for the reason.
+        what: String,
+        /// Whether its words show it (else they are only known when it runs: ask).
+        sure: bool,
     },
     /// A program that runs code the guard cannot see through (`python -c`, `make`, `sed e`):
     /// judged against what is at risk within reach.
@@ -271,6 +279,7 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
         }
         (Op::Runs { what }, Facts::Reach(r)) => explain::check_reach(g, what, r),
         (Op::Unreadable { text }, _) => closed::unparsable(text, "shell text it runs"),
+        (Op::Tamper { what, sure }, _) => self_protect::check(g, what, *sure),
         (Op::StashDrop { all }, Facts::Stash(n)) => check_stash(g, *all, *n),
         (Op::PushPrune { .. }, Facts::RemoteBranches(r)) => remote::check(g, r),
         (Op::CleanNested { .. }, Facts::Worktrees(f)) => worktree::check_rm(g, f),

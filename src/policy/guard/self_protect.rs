@@ -1,0 +1,237 @@
+//! Self-protection (`[guard:self-protect]`): git-dibs's own state and wiring are work at risk
+//! too. Commands that delete, move, truncate or rewrite the store (`<git common dir>/dibs`, its
+//! audit log), the refs under `refs/dibs/` (locally or on a remote), or the hosts' hook wiring
+//! (`.claude/settings*.json`, `.gemini/settings.json`, `.codex/hooks.json`,
+//! `.cursor/hooks.json`), and `git dibs uninstall`, are refused; where the words that would say
+//! so are only known when the command runs (`xargs git update-ref -d`), the person is asked.
+//! Reading them is never stopped. Pure: judged from the command's words and the paths' shapes.
+
+use std::path::{Component, Path};
+
+use super::{Finding, Guarded, Op, Verdict};
+use crate::shell::SimpleCommand;
+
+/// The rule id.
+pub const RULE: &str = "self-protect";
+
+/// What a protected path is.
+fn protected(word: &str, cwd: &Path) -> Option<&'static str> {
+    if word.is_empty() {
+        return None;
+    }
+    // `$(git rev-parse --git-common-dir)/dibs`, `$GIT_DIR/dibs/audit.log`: the store by name.
+    let dynamic_git_dir = (word.contains("git-common-dir")
+        || word.contains("git-dir")
+        || word.contains("GIT_DIR")
+        || word.contains("GIT_COMMON_DIR"))
+        && (word.ends_with("/dibs") || word.contains("/dibs/") || word.ends_with("/dibs/"));
+    if dynamic_git_dir {
+        return Some("the git-dibs store");
+    }
+    if word.starts_with("refs/dibs") {
+        return Some("git-dibs's refs under refs/dibs/");
+    }
+    let path = crate::git::normalize(cwd, Path::new(word));
+    let names: Vec<String> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    let git_dir = |n: &str| n == ".git" || n.ends_with(".git");
+    for (i, n) in names.iter().enumerate() {
+        if !git_dir(n) {
+            continue;
+        }
+        match (
+            names.get(i + 1).map(String::as_str),
+            names.get(i + 2).map(String::as_str),
+        ) {
+            (None, _) if n == ".git" => {
+                return Some("the repository's .git folder, with the git-dibs store in it");
+            }
+            (Some("dibs"), _) => return Some("the git-dibs store"),
+            (Some("refs"), None) => return Some("the repository's refs, with refs/dibs/ in them"),
+            (Some("refs"), Some("dibs")) => return Some("git-dibs's refs under refs/dibs/"),
+            _ => {}
+        }
+    }
+    let [.., dir, file] = names.as_slice() else {
+        return None;
+    };
+    let wiring = match dir.as_str() {
+        ".claude" => file.starts_with("settings") && file.ends_with(".json"),
+        ".gemini" => file == "settings.json",
+        ".codex" | ".cursor" => file == "hooks.json",
+        _ => false,
+    };
+    wiring.then_some("an agent host's hook wiring")
+}
+
+/// The positional words of `argv` after the command name (options dropped).
+fn operands(argv: &[String]) -> Vec<&String> {
+    let mut out = Vec::new();
+    let mut ended = false;
+    for w in argv.iter().skip(1) {
+        if !ended && w == "--" {
+            ended = true;
+        } else if ended || !w.starts_with('-') {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// The words of a command that it writes, deletes or moves, when it is one that does.
+fn written<'a>(base: &str, argv: &'a [String]) -> Vec<&'a String> {
+    let ops = operands(argv);
+    match base {
+        "rm" | "rmdir" | "unlink" | "mv" | "truncate" | "shred" | "touch" | "chmod" | "chown"
+        | "chgrp" | "tee" | "setfattr" | "chattr" => ops,
+        // The destination only.
+        "cp" | "ln" | "install" | "rsync" => ops.last().copied().into_iter().collect(),
+        "sed" | "perl" | "gsed" => {
+            let in_place = argv.iter().skip(1).any(|w| {
+                (w.starts_with("-i") && w.len() <= 6)
+                    || w.starts_with("--in-place")
+                    || (w.starts_with("-p") && w.contains('i'))
+            });
+            if in_place { ops } else { Vec::new() }
+        }
+        "dd" => argv.iter().filter(|w| w.starts_with("of=")).collect(),
+        "find" => {
+            let deletes = argv.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "-delete" | "-exec" | "-execdir" | "-ok" | "-okdir"
+                )
+            });
+            if deletes {
+                argv.iter()
+                    .skip(1)
+                    .take_while(|w| !w.starts_with('-') && !w.starts_with('(') && *w != "!")
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The operation `cmd` (its argv with long options spelled out) performs on git-dibs's own
+/// state or wiring, if any.
+pub fn classify(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
+    let first = argv.first()?;
+    let base = first.rsplit('/').next().unwrap_or(first);
+    let words = |ws: Vec<&String>| -> Option<String> {
+        ws.into_iter().find_map(|w| {
+            let w = w.strip_prefix("of=").unwrap_or(w);
+            protected(w, &cmd.cwd).map(|what| format!("{what} ({w})"))
+        })
+    };
+    for r in &cmd.redirects {
+        if let Some(what) = protected(&r.target, &cmd.cwd) {
+            return Some(Op::Tamper {
+                what: format!("{what} ({})", r.target),
+                sure: true,
+            });
+        }
+    }
+    if let Some(what) = words(written(base, argv)) {
+        return Some(Op::Tamper { what, sure: true });
+    }
+    if base == "git" || base == "git-dibs" {
+        return classify_git(argv, cmd);
+    }
+    None
+}
+
+fn classify_git(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
+    let dibs_word = |w: &String| w.contains("refs/dibs");
+    let args: Vec<&String> = argv.iter().skip(1).collect();
+    // Skip git's global options to find the subcommand.
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with('-') {
+        if matches!(
+            args[i].as_str(),
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace"
+        ) {
+            i += 1;
+        }
+        i += 1;
+    }
+    let sub = args.get(i).map(|s| s.as_str());
+    let rest: Vec<&String> = args.iter().skip(i + 1).copied().collect();
+    let unknown = cmd.unknown.is_some();
+    let base = argv[0].rsplit('/').next().unwrap_or_default();
+    let uninstall = (base == "git-dibs" && sub == Some("uninstall"))
+        || (sub == Some("dibs") && rest.first().is_some_and(|w| *w == "uninstall"));
+    if uninstall {
+        return Some(Op::Tamper {
+            what: "git-dibs's hook wiring (`git dibs uninstall`)".into(),
+            sure: true,
+        });
+    }
+    if base != "git" {
+        return None;
+    }
+    match sub {
+        Some("update-ref") => {
+            let deletes = rest.iter().any(|w| *w == "-d" || *w == "--stdin");
+            if rest.iter().any(|w| dibs_word(w)) && (deletes || rest.len() >= 2)
+                || cmd
+                    .input
+                    .as_deref()
+                    .is_some_and(|t| t.contains("refs/dibs"))
+            {
+                Some(Op::Tamper {
+                    what: "git-dibs's refs under refs/dibs/".into(),
+                    sure: true,
+                })
+            } else if deletes && unknown {
+                Some(Op::Tamper {
+                    what: "refs only known when it runs, which may be git-dibs's under refs/dibs/"
+                        .into(),
+                    sure: false,
+                })
+            } else {
+                None
+            }
+        }
+        Some("push") => {
+            let deletes = rest.iter().any(|w| {
+                *w == "-d"
+                    || *w == "--delete"
+                    || w.starts_with("--prune")
+                    || w.starts_with("--mirror")
+            });
+            let named = rest
+                .iter()
+                .any(|w| dibs_word(w) && (deletes || w.starts_with(':') || w.starts_with('+')));
+            named.then(|| Op::Tamper {
+                what: "git-dibs's refs under refs/dibs/ on the remote".into(),
+                sure: true,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Refuse (or, when it cannot be told, ask about) an operation on git-dibs's own state.
+pub fn check(g: &Guarded, what: &str, sure: bool) -> Verdict {
+    let reason = format!(
+        "git-dibs refused `{}`: it would delete, move or rewrite {what}, which records who holds \
+         what and keeps every session's work guarded. Leave git-dibs's state and wiring alone; \
+         if it is broken, run `git dibs doctor`, and only the person may unwire it (`git dibs \
+         uninstall`).",
+        g.display
+    );
+    let finding = Finding::new(RULE, reason);
+    if sure {
+        Verdict::Block(finding)
+    } else {
+        Verdict::Ask(finding)
+    }
+}
