@@ -24,6 +24,8 @@ use support::{Fixture, ME, Measurement};
 /// Sessions in the small and in the large store.
 const FEW: usize = 10;
 const MANY: usize = 200;
+/// Files the timed session has snapshotted in row e5.
+const WATCHED: usize = 500;
 
 /// A ratio target: the hook's median at most `max` times the floor's, from `source`.
 #[derive(Clone, Copy)]
@@ -92,6 +94,19 @@ impl Runner {
         event: Value,
         t: Option<Target>,
     ) {
+        self.run_with(id, what, sessions, event, t, || {});
+    }
+
+    /// As `run`, calling `before` (untimed) before each hook run.
+    fn run_with(
+        &mut self,
+        id: &'static str,
+        what: &str,
+        sessions: usize,
+        event: Value,
+        t: Option<Target>,
+        before: impl FnMut(),
+    ) {
         if !self.wants(id) {
             return;
         }
@@ -100,7 +115,7 @@ impl Runner {
                 .expect("event file written");
         }
         let started = Instant::now();
-        let m = support::measure(&self.root, &event, self.warmup, self.iters);
+        let m = support::measure(&self.root, &event, self.warmup, self.iters, before);
         eprintln!(
             "  {id:<3} {what:<58} hook {:>7.0} µs  floor {:>6.0} µs  {:>5.2}x  ({:.1} s)",
             m.hook.median,
@@ -210,6 +225,23 @@ fn main() {
         edit("PostToolUse", &mine),
         Some(EDIT),
     );
+    // A 10 KB file whose content changes before every call: each call makes a snapshot.
+    let big = root.join("src/ten_kb.rs");
+    let mut version = 0u64;
+    let mut rewrite = || {
+        version += 1;
+        let line = format!("// version {version:08} of a ten-kilobyte file, one of many lines\n");
+        std::fs::write(&big, line.repeat(10_240 / line.len())).expect("file written");
+    };
+    rewrite();
+    runner.run_with(
+        "d2",
+        "Edit PostToolUse, snapshot of a changed 10 KB file",
+        MANY,
+        edit("PostToolUse", &big),
+        Some(EDIT),
+        rewrite,
+    );
     for (id, cmd) in [
         ("e1", "ls -la"),
         ("e2", "cargo test"),
@@ -225,6 +257,26 @@ fn main() {
             Some(EVERYDAY),
         );
     }
+    if runner.wants("e5") {
+        // The timed session snapshots 500 files (once each, before timing): every sweep before
+        // a shell command then stats 500 files and finds none changed.
+        for i in 0..WATCHED {
+            let file = root.join(support::peer_file(
+                i / support::FILES_PER_SESSION,
+                i % support::FILES_PER_SESSION,
+            ));
+            let run = common::hook(&root, &edit("PostToolUse", &file));
+            assert!(run.code == 0 && run.stderr.is_empty(), "{}", run.stderr);
+        }
+        settle_disk();
+    }
+    runner.run(
+        "e5",
+        &format!("Bash PreToolUse `ls -la`, {WATCHED} snapshotted files unchanged"),
+        MANY,
+        common::bash_event(ME, &root, "ls -la"),
+        Some(EVERYDAY),
+    );
     let branch_cmd = "git branch -D somebranch";
     let what = format!("Bash PreToolUse `{branch_cmd}` (unpushed)");
     runner.run(

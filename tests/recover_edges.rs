@@ -234,3 +234,19 @@ fn refusals_point_at_recover_and_the_audit_records_the_snapshot() {
     // Everyday commands in a checkout without snapshots at risk say nothing more.
     main.pre_bash("git status").assert_silent();
 }
+
+#[test]
+fn snapshots_expire_when_the_store_prunes() {
+    let repo = TestRepo::new();
+    git(&repo.root, &["config", "dibs.snapshotExpiry", "1s"]);
+    let agent = Agent::new("short-memory", &repo.root);
+    agent.write("src/lib.rs", b"pub fn soon_gone() {}\n");
+    assert!(snapshot_refs(&repo.root).contains("short-memory"));
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    // Pruning runs at most every ten minutes: make it due, then any recorded call prunes.
+    let _ = std::fs::remove_file(repo.store_dir().join("pruned"));
+    hook(&repo.root, &repo.pre_edit("someone", "README.md")).assert_silent();
+    assert_eq!(snapshot_refs(&repo.root), "", "expired");
+    let (code, out, _) = recover(&repo.root, &[]);
+    assert_eq!(code, 1, "{out}");
+}

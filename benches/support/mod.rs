@@ -200,13 +200,21 @@ impl Measurement {
     }
 }
 
-/// Time `iters` pairs (`/bin/true`, then the hook), interleaved, after `warmup` untimed pairs.
-pub fn measure(cwd: &Path, event: &Value, warmup: usize, iters: usize) -> Measurement {
+/// Time `iters` pairs (`/bin/true`, then the hook), interleaved, after `warmup` untimed pairs,
+/// calling `before` (untimed) before each hook run: to change a file, say.
+pub fn measure(
+    cwd: &Path,
+    event: &Value,
+    warmup: usize,
+    iters: usize,
+    mut before: impl FnMut(),
+) -> Measurement {
     let input = format!("{event}\n").into_bytes();
     let hook = common::bin();
     let floor = Path::new(FLOOR);
     for _ in 0..warmup {
         spawn_timed(floor, cwd, &input);
+        before();
         spawn_timed(&hook, cwd, &input);
     }
     let mut floor_times = Vec::with_capacity(iters);
@@ -214,6 +222,7 @@ pub fn measure(cwd: &Path, event: &Value, warmup: usize, iters: usize) -> Measur
     let mut last = None;
     for _ in 0..iters.max(1) {
         floor_times.push(spawn_timed(floor, cwd, &input).0);
+        before();
         let (elapsed, output) = spawn_timed(&hook, cwd, &input);
         hook_times.push(elapsed);
         last = Some(output);
