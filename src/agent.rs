@@ -10,7 +10,7 @@ use crate::platform;
 pub struct AgentProcess {
     /// Process id.
     pub pid: u32,
-    /// Start time, in the platform's unit ([`platform::ProcInfo::start`]).
+    /// Start time, in the unit of the platform module (only compared with itself).
     pub start: u64,
     /// The first 8 characters of the kernel's boot id.
     pub boot: String,
@@ -23,7 +23,7 @@ const PASS_THROUGH: &[&str] = &[
 ];
 
 /// The host process this hook runs under: the first ancestor that is not a shell or wrapper.
-/// `None` where the system cannot tell (see [`platform`]), or for an orphaned hook.
+/// `None` where the system cannot tell (see `src/platform/`), or for an orphaned hook.
 pub fn current() -> Option<AgentProcess> {
     let boot = platform::boot_id()?;
     let mut pid = std::os::unix::process::parent_id();

@@ -79,7 +79,7 @@ const MAX_AGENT_TYPE: usize = 40;
     Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
 pub struct SubAgent {
-    /// The host's id of the sub-agent (printable, at most [`MAX_AGENT_ID`] bytes).
+    /// The host's id of the sub-agent (printable, at most `MAX_AGENT_ID` (64) bytes).
     pub id: String,
     /// Its type (`general-purpose`, `Explore`, ...), when the host says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
