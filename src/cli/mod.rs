@@ -135,6 +135,7 @@ fn usage_error(e: &clap::Error) -> ExitCode {
 fn die_quietly_on_closed_pipe() {
     #[cfg(unix)]
     // SAFETY: called once at start, before any thread exists; SIG_DFL is a valid disposition.
+    #[allow(unsafe_code)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
@@ -150,6 +151,7 @@ fn silence_stdout() {
     // SAFETY: dup2 onto fd 1 with a valid, open descriptor; nothing else holds a borrowed
     // handle to stdout's descriptor at this point (before any command runs), and Rust's stdout
     // keeps using fd 1, which now names /dev/null.
+    #[allow(unsafe_code)]
     unsafe {
         libc::dup2(null.as_raw_fd(), 1);
     }

@@ -158,6 +158,7 @@ pub(crate) fn map(git_dir: &Path) -> Option<(Mapped, Stamp)> {
     // SAFETY: the mapping is read-only and private, and git replaces an index by renaming a new
     // file over it rather than by changing it in place (see above); `limit` is checked against
     // the mapped length before use.
+    #[allow(unsafe_code)]
     let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
     (map.len() >= limit + 20).then_some((Mapped { map, limit }, stamp))
 }
