@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod cli;
 pub mod git;
+pub mod host;
 mod platform;
 pub mod policy;
 pub mod protocol;

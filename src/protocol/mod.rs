@@ -22,34 +22,7 @@ use std::path::PathBuf;
 /// Largest hook input read from stdin; anything longer is treated as unreadable.
 pub const MAX_INPUT: usize = 4 * 1024 * 1024;
 
-/// The agent host that sent an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Host {
-    /// Anthropic's Claude Code.
-    Claude,
-    /// Cursor's agent.
-    Cursor,
-    /// Google's Gemini CLI.
-    Gemini,
-    /// OpenAI's Codex CLI.
-    Codex,
-    /// A person or script using the command line.
-    Person,
-}
-
-impl Host {
-    /// The short name used in messages and records.
-    pub fn name(self) -> &'static str {
-        match self {
-            Host::Claude => "claude",
-            Host::Cursor => "cursor",
-            Host::Gemini => "gemini",
-            Host::Codex => "codex",
-            Host::Person => "person",
-        }
-    }
-}
+pub use crate::host::Host;
 
 /// One hook call, whatever host sent it.
 #[derive(Debug, Clone, PartialEq)]

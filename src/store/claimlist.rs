@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::record::Session;
 use super::shared::MAX_RECORD;
 use super::{Store, fsio};
-use crate::protocol::Host;
+use crate::host::Host;
 
 /// The file's name in the store folder.
 const LIST: &str = "claims.list";

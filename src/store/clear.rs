@@ -7,7 +7,7 @@ use super::record::Session;
 use super::write::{fence, fold_into};
 use super::{Store, StoreError, Writer, fsio, io_err};
 use crate::agent::AgentProcess;
-use crate::protocol::Host;
+use crate::host::Host;
 
 impl Store {
     /// Remember that `process` just ended session `id` with `/clear`.

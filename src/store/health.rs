@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::record::{FileKey, FileTouch, Session};
 use super::{Store, StoreError};
-use crate::protocol::Host;
+use crate::host::Host;
 
 /// The label of the stand-in for a session whose record was set aside.
 pub const DAMAGED_LABEL: &str = "its record was damaged and set aside";

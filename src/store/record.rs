@@ -7,7 +7,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentProcess;
-use crate::protocol::{Event, Host, SubAgent};
+use crate::host::Host;
+use crate::protocol::{Event, SubAgent};
 
 /// FNV-1a over `bytes`: small, stable across processes and versions.
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::record::{Claim, fnv1a};
-use crate::protocol::Host;
+use crate::host::Host;
 
 /// The version of the shared format this build writes and reads.
 pub const SHARED_VERSION: u32 = 1;

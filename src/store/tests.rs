@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::protocol::Host;
+use crate::host::Host;
 
 pub(super) fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();

@@ -4,7 +4,8 @@
 
 use super::tests::{key, store};
 use super::*;
-use crate::protocol::{Host, SubAgent};
+use crate::host::Host;
+use crate::protocol::SubAgent;
 
 fn process(pid: u32) -> crate::agent::AgentProcess {
     crate::agent::AgentProcess {

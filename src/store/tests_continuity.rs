@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::tests::{apply_anon, assert_fenced_0_1, key, store};
 use super::*;
-use crate::protocol::Host;
+use crate::host::Host;
 
 fn process(pid: u32) -> crate::agent::AgentProcess {
     crate::agent::AgentProcess {

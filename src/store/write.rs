@@ -9,7 +9,7 @@ use super::record::{
 };
 use super::{Store, StoreError, actor_key, fsio, io_err};
 use crate::agent::AgentProcess;
-use crate::protocol::Host;
+use crate::host::Host;
 
 /// How many superseded agent processes a record remembers.
 const MAX_FORMER: usize = 8;
