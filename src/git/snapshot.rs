@@ -2,12 +2,11 @@
 //! pointing at a chain of commits, each parented on the session's previous snapshot. A
 //! snapshot's tree holds every file the session has had snapshotted so far (the newest content
 //! of each), so the tip alone brings back everything, and its ancestors hold the older versions:
-//!
-//! ```text
-//! snapshot.json                 who (session, host), when, the worktrees (root, branch, HEAD),
-//!                               what this snapshot changed and what it skipped, and why
-//! files/<worktree id>/<path>    the content; a symlink is stored as a link (mode 120000)
-//! ```
+//! `<worktree id>/<path>` is the content (a symlink is stored as a link, mode 120000). The
+//! commit message's body is the snapshot's description, one line of JSON ([`Meta`]): who
+//! (session, host), when, the worktrees (root, branch, HEAD), what this snapshot changed and
+//! what it skipped, and why. (In the message, not in a file of the tree: one object less to
+//! write on every edit.)
 //!
 //! `<worktree id>` is the first 16 hex digits of the SHA-1 of the worktree root's path, so files
 //! of several worktrees of the clone (and the same path in two of them) never collide; the
@@ -20,10 +19,8 @@ use serde::{Deserialize, Serialize};
 
 /// The prefix of every snapshot ref.
 pub const SNAPSHOT_PREFIX: &str = "refs/dibs/snapshots/";
-/// The file of a snapshot's tree that describes it.
-const META: &str = "snapshot.json";
-/// The folder of a snapshot's tree that holds the files.
-const FILES: &str = "files";
+/// The first line of every snapshot commit's message.
+const SUBJECT: &str = "git-dibs snapshot";
 /// How many commits of one session's chain are read at most.
 pub const HISTORY_LIMIT: usize = 5000;
 
@@ -178,6 +175,9 @@ fn open(common_dir: &Path) -> Result<git2::Repository, SnapshotError> {
 /// its ref there by compare-and-swap (retried when a concurrent call moved it). Returns the
 /// new commit's id.
 pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<String, SnapshotError> {
+    // Every entry of the trees written here is a blob written just before or a tree of the
+    // parent: skip libgit2's check that each exists (an object read per entry).
+    git2::opts::strict_object_creation(false);
     let repo = open(common_dir)?;
     let name = snapshot_ref(key);
     let blobs: Vec<(String, git2::Oid, git2::FileMode)> = new
@@ -185,7 +185,7 @@ pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<Stri
         .iter()
         .map(|p| {
             let id = repo.blob(p.content.bytes())?;
-            let at = format!("{FILES}/{}/{}", worktree_id(&p.worktree), p.path);
+            let at = format!("{}/{}", worktree_id(&p.worktree), p.path);
             Ok((at, id, p.content.mode()))
         })
         .collect::<Result<_, git2::Error>>()?;
@@ -205,7 +205,7 @@ pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<Stri
             at: new.at,
             worktrees: parent
                 .as_ref()
-                .and_then(|c| meta_of(&repo, c))
+                .and_then(meta_of)
                 .map(|m| m.worktrees)
                 .unwrap_or_default(),
             changed: Vec::new(),
@@ -222,17 +222,16 @@ pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<Stri
                 path: p.path.clone(),
             });
         }
-        let text = serde_json::to_vec_pretty(&meta).expect("snapshot metadata serializes");
-        update.upsert(META, repo.blob(&text)?, git2::FileMode::Blob);
         let tree = repo.find_tree(update.create_updated(&repo, &baseline)?)?;
         let when = git2::Time::new(i64::try_from(new.at).unwrap_or(0), 0);
         let sig = git2::Signature::new("git-dibs", "git-dibs@localhost", &when)?;
         let message = format!(
-            "git-dibs snapshot: {} file{} of {} session {}\n",
+            "{SUBJECT}: {} file{} of {} session {}\n\n{}\n",
             new.puts.len(),
             if new.puts.len() == 1 { "" } else { "s" },
             new.host,
-            new.session
+            new.session,
+            serde_json::to_string(&meta).expect("snapshot metadata serializes")
         );
         let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
         let commit = repo.commit(None, &sig, &sig, &message, &tree, &parents)?;
@@ -253,9 +252,14 @@ pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<Stri
     Err(SnapshotError::Raced(name))
 }
 
-fn meta_of(repo: &git2::Repository, commit: &git2::Commit<'_>) -> Option<Meta> {
-    let entry = commit.tree().ok()?.get_name(META)?.to_object(repo).ok()?;
-    serde_json::from_slice(entry.as_blob()?.content()).ok()
+/// The description of a snapshot commit: its message's body.
+fn meta_of(commit: &git2::Commit<'_>) -> Option<Meta> {
+    let message = commit.message_bytes();
+    if !message.starts_with(SUBJECT.as_bytes()) {
+        return None;
+    }
+    let body = message.splitn(3, |b| *b == b'\n').nth(2)?;
+    serde_json::from_slice(body).ok()
 }
 
 /// One snapshot commit, as read back.
@@ -316,7 +320,7 @@ impl Snapshots {
             .ok()
             .and_then(|id| self.repo.find_commit(id).ok());
         while let Some(c) = next {
-            let Some(meta) = meta_of(&self.repo, &c) else {
+            let Some(meta) = meta_of(&c) else {
                 break;
             };
             out.push(Snapshot {
@@ -334,12 +338,9 @@ impl Snapshots {
     /// Every file the snapshot `commit` holds.
     pub fn files(&self, commit: &str) -> Result<Vec<Held>, SnapshotError> {
         let commit = self.repo.find_commit(git2::Oid::from_str(commit)?)?;
-        let Some(files) = commit.tree()?.get_name(FILES).map(|e| e.id()) else {
-            return Ok(Vec::new());
-        };
         let mut out = Vec::new();
-        self.repo
-            .find_tree(files)?
+        commit
+            .tree()?
             .walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
                 let dir = dir.trim_end_matches('/');
                 let (wid, rest) = dir.split_once('/').unwrap_or((dir, ""));
