@@ -127,7 +127,7 @@ fn ours(settings: &Value) -> Vec<(String, String, String)> {
     out
 }
 
-const EXPECTED_PLACES: [(&str, &str); 9] = [
+const EXPECTED_PLACES: [(&str, &str); 10] = [
     ("PreToolUse", "Edit|Write|MultiEdit|NotebookEdit"),
     ("PreToolUse", "Bash"),
     ("PreToolUse", "ExitWorktree"),
@@ -137,6 +137,7 @@ const EXPECTED_PLACES: [(&str, &str); 9] = [
     ("UserPromptSubmit", ""),
     ("SubagentStart", ""),
     ("SubagentStop", ""),
+    ("ConfigChange", ""),
 ];
 
 fn assert_wired(settings: &Value, command: &str) {
@@ -392,7 +393,7 @@ fn uninstall_removes_only_ours() {
     assert_ne!(fs::read_to_string(s.project()).unwrap(), text);
     let out = s.run(&["uninstall"]);
     ok(&out);
-    assert!(stdout(&out).contains("removed 9"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("removed 10"), "{}", stdout(&out));
     assert_eq!(fs::read_to_string(s.project()).unwrap(), text);
     let out = s.run(&["uninstall"]);
     ok(&out);

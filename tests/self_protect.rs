@@ -102,3 +102,132 @@ fn a_deliberate_bypass_is_let_through_and_audited_with_the_session() {
     assert!(line.contains("bypass") && line.contains(ME), "{line}");
     assert!(line.contains("self-protect"), "{line}");
 }
+
+/// A Claude Code `PreToolUse` of `tool` on `file` with `input`.
+fn edit_with(
+    repo: &TestRepo,
+    tool: &str,
+    file: &std::path::Path,
+    input: serde_json::Value,
+) -> HookRun {
+    let mut input = input;
+    input["file_path"] = serde_json::json!(file);
+    let ev = claude_event(
+        "PreToolUse",
+        ME,
+        &repo.root,
+        serde_json::json!({"tool_name": tool, "tool_input": input}),
+    );
+    hook(&repo.root, &ev)
+}
+
+#[test]
+fn an_edit_tool_that_unwires_git_dibs_or_sets_the_bypass_in_settings_is_refused() {
+    let repo = TestRepo::new();
+    let out = dibs(&repo.root, &["install", "--claude"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = repo.root.join(".claude/settings.json");
+    let wired = std::fs::read_to_string(&file).unwrap();
+    assert!(wired.contains("PreToolUse"), "{wired}");
+
+    let denied = |run: HookRun, what: &str| {
+        let (d, reason, _) = hook_decision(&run).unwrap_or_else(|| panic!("{what}: {run:?}"));
+        assert_eq!(d, "deny", "{what}: {reason}");
+        assert!(reason.contains("[guard:self-protect]"), "{reason}");
+        reason
+    };
+    let reason = denied(
+        edit_with(
+            &repo,
+            "Write",
+            &file,
+            serde_json::json!({"content": "{}\n"}),
+        ),
+        "write an empty file",
+    );
+    assert!(reason.contains("removes git-dibs's"), "{reason}");
+    let with_bypass = wired.replacen('{', "{\n  \"env\": {\"WT_GUARD_BYPASS\": \"1\"},", 1);
+    let reason = denied(
+        edit_with(
+            &repo,
+            "Write",
+            &file,
+            serde_json::json!({"content": with_bypass}),
+        ),
+        "set the bypass",
+    );
+    assert!(reason.contains("WT_GUARD_BYPASS"), "{reason}");
+    denied(
+        edit_with(
+            &repo,
+            "Edit",
+            &file,
+            serde_json::json!({"old_string": "{", "new_string": "{\"disableAllHooks\": true,"}),
+        ),
+        "disable all hooks",
+    );
+    denied(
+        edit_with(
+            &repo,
+            "MultiEdit",
+            &file,
+            serde_json::json!({"edits": [{"old_string": "PreToolUse", "new_string": "PreToolUseX", "replace_all": true}]}),
+        ),
+        "rename the event",
+    );
+    // Changes that leave git-dibs wired go ahead.
+    let harmless = wired.replacen('{', "{\n  \"model\": \"opus\",", 1);
+    let run = edit_with(
+        &repo,
+        "Write",
+        &file,
+        serde_json::json!({"content": harmless}),
+    );
+    assert!(
+        hook_decision(&run).is_none_or(|(d, _, _)| d != "deny"),
+        "{run:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        wired,
+        "the hook writes nothing"
+    );
+}
+
+#[test]
+fn config_change_refuses_a_settings_file_changed_to_weaken_git_dibs() {
+    let repo = TestRepo::new();
+    assert!(dibs(&repo.root, &["install", "--claude"]).status.success());
+    let file = repo.root.join(".claude/settings.json");
+    let wired = std::fs::read_to_string(&file).unwrap();
+    let change = |repo: &TestRepo| {
+        let ev = claude_event(
+            "ConfigChange",
+            ME,
+            &repo.root,
+            serde_json::json!({"source": "project_settings", "file_path": file}),
+        );
+        hook(&repo.root, &ev)
+    };
+    // Wired as install writes it: nothing to say.
+    change(&repo).assert_silent();
+    // The bypass put in env by a shell command the guard did not see: refused (exit 2).
+    let with_bypass = wired.replacen('{', "{\n  \"env\": {\"WT_GUARD_BYPASS\": \"1\"},", 1);
+    std::fs::write(&file, with_bypass).unwrap();
+    let run = change(&repo);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("WT_GUARD_BYPASS"), "{run:?}");
+    // Some of git-dibs's hooks taken out, others left: refused.
+    let partial = wired.replace("\"SessionStart\"", "\"SessionStartX\"");
+    std::fs::write(&file, partial).unwrap();
+    let run = change(&repo);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("SessionStart"), "{run:?}");
+    // A person's uninstall (no git-dibs hook left at all) is theirs to make.
+    std::fs::write(&file, "{}\n").unwrap();
+    change(&repo).assert_silent();
+}

@@ -8,6 +8,7 @@ mod session;
 mod shell;
 mod snap;
 mod subagent;
+mod wiring;
 
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
@@ -101,6 +102,11 @@ fn handle(args: Args) -> protocol::Output {
 
 /// Gather facts, decide, apply.
 fn decide(event: &Event) -> Result<Response, StoreError> {
+    if let EventKind::BeforeEdit { paths, change, .. } = &event.kind
+        && let Some(refusal) = wiring::refuse_weakening(event, paths, change)
+    {
+        return Ok(refusal);
+    }
     match &event.kind {
         EventKind::BeforeShell { command } => {
             // Whatever the command does next, what sessions made is in the object store first.
@@ -123,10 +129,11 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
             Ok(super::guard::before_exit(event, *discard_changes))
         }
         EventKind::Ignored => Ok(Response::Silent),
+        EventKind::ConfigChange { path } => Ok(wiring::config_change(path.as_deref())),
         kind => {
             let ctx = Ctx::new(event);
             match kind {
-                EventKind::BeforeEdit { tool, paths } => edit::before(&ctx, tool, paths),
+                EventKind::BeforeEdit { tool, paths, .. } => edit::before(&ctx, tool, paths),
                 EventKind::AfterEdit { paths, .. } => edit::after(&ctx, paths),
                 EventKind::AfterRead { path } => edit::after_read(&ctx, path),
                 EventKind::SessionStart { source } => session::start(&ctx, *source),

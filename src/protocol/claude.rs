@@ -7,7 +7,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{
-    Event, EventKind, Host, Output, ProtocolError, Response, StartSource, SubAgent, common,
+    EditChange, Event, EventKind, Host, Output, ProtocolError, Response, StartSource, SubAgent,
+    common, settings,
 };
 
 /// The fields of Claude Code's input that git-dibs reads; everything else is ignored.
@@ -24,6 +25,7 @@ struct Input {
     prompt: Option<String>,
     agent_id: Option<String>,
     agent_type: Option<String>,
+    file_path: Option<String>,
 }
 
 /// Tools that write a file named in their input.
@@ -42,7 +44,15 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             if paths.is_empty() {
                 EventKind::Ignored
             } else if event_name == "PreToolUse" {
-                EventKind::BeforeEdit { tool, paths }
+                let change = match settings::host_of_file(&paths[0]) {
+                    Some(_) => edit_change(&tool, &input.tool_input),
+                    None => EditChange::Unknown,
+                };
+                EventKind::BeforeEdit {
+                    tool,
+                    paths,
+                    change,
+                }
             } else {
                 EventKind::AfterEdit { tool, paths }
             }
@@ -75,6 +85,13 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         "SessionEnd" => EventKind::SessionEnd {
             reason: input.reason.unwrap_or_default(),
         },
+        "ConfigChange" => EventKind::ConfigChange {
+            path: input
+                .file_path
+                .as_deref()
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from),
+        },
         "UserPromptSubmit" => EventKind::Prompt {
             prompt: input.prompt.unwrap_or_default(),
         },
@@ -95,6 +112,29 @@ fn edit_paths(tool_input: &Value) -> Vec<PathBuf> {
     common::first_path(tool_input, &["file_path", "notebook_path"])
         .into_iter()
         .collect()
+}
+
+/// What Write, Edit or MultiEdit will make of its file, from its input.
+fn edit_change(tool: &str, input: &Value) -> EditChange {
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    let one = |v: &Value| {
+        Some((
+            text(v, "old_string")?,
+            text(v, "new_string")?,
+            v.get("replace_all") == Some(&Value::Bool(true)),
+        ))
+    };
+    let change = match tool {
+        "Write" => text(input, "content").map(EditChange::Whole),
+        "Edit" => one(input).map(|e| EditChange::Replace(vec![e])),
+        "MultiEdit" => input
+            .get("edits")
+            .and_then(Value::as_array)
+            .and_then(|edits| edits.iter().map(one).collect::<Option<Vec<_>>>())
+            .map(EditChange::Replace),
+        _ => None,
+    };
+    change.unwrap_or_default()
 }
 
 /// Events whose output may carry `hookSpecificOutput`.

@@ -13,8 +13,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{
-    CANNOT_ASK, CANNOT_ASK_PERSON, Event, EventKind, Host, Output, ProtocolError, Response,
-    StartSource, SubAgent, common,
+    CANNOT_ASK, CANNOT_ASK_PERSON, EditChange, Event, EventKind, Host, Output, ProtocolError,
+    Response, StartSource, SubAgent, common,
 };
 
 /// The fields of Codex's input that git-dibs reads; everything else is ignored.
@@ -55,7 +55,11 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                 .unwrap_or_default();
             match (paths.is_empty(), pre) {
                 (true, _) => EventKind::Ignored,
-                (false, true) => EventKind::BeforeEdit { tool, paths },
+                (false, true) => EventKind::BeforeEdit {
+                    tool,
+                    paths,
+                    change: EditChange::Unknown,
+                },
                 (false, false) => EventKind::AfterEdit { tool, paths },
             }
         }

@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{
-    CANNOT_ASK, CANNOT_ASK_PERSON, Event, EventKind, Host, Output, ProtocolError, Response,
-    StartSource, common,
+    CANNOT_ASK, CANNOT_ASK_PERSON, EditChange, Event, EventKind, Host, Output, ProtocolError,
+    Response, StartSource, common,
 };
 
 /// The fields of Cursor's input that git-dibs reads; everything else is ignored.
@@ -75,7 +75,11 @@ fn kind(input: &Input, event: &str, cwd: PathBuf) -> (EventKind, PathBuf) {
             let paths = tool_paths(&input.tool_input);
             match (paths.is_empty(), event) {
                 (true, _) => EventKind::Ignored,
-                (false, "preToolUse") => EventKind::BeforeEdit { tool, paths },
+                (false, "preToolUse") => EventKind::BeforeEdit {
+                    tool,
+                    paths,
+                    change: EditChange::Unknown,
+                },
                 (false, _) => EventKind::AfterEdit { tool, paths },
             }
         }

@@ -13,8 +13,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{
-    CANNOT_ASK, CANNOT_ASK_PERSON, Event, EventKind, Host, Output, ProtocolError, Response,
-    StartSource, common,
+    CANNOT_ASK, CANNOT_ASK_PERSON, EditChange, Event, EventKind, Host, Output, ProtocolError,
+    Response, StartSource, common,
 };
 
 /// The fields of Gemini CLI's input that git-dibs reads; everything else is ignored.
@@ -54,6 +54,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                 Some(path) if before || !failed => EventKind::BeforeEdit {
                     tool,
                     paths: vec![path],
+                    change: EditChange::Unknown,
                 },
                 _ => EventKind::Ignored,
             }

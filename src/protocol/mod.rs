@@ -131,6 +131,9 @@ pub enum EventKind {
         tool: String,
         /// Files the tool will write, as given (absolute or relative to `cwd`).
         paths: Vec<PathBuf>,
+        /// What it will write, read from its input only for an agent host's settings file
+        /// (whose hook wiring git-dibs guards); [`EditChange::Unknown`] otherwise.
+        change: EditChange,
     },
     /// A file-editing tool ran.
     AfterEdit {
@@ -164,8 +167,51 @@ pub enum EventKind {
         /// Whether the tool was told to discard uncommitted changes.
         discard_changes: bool,
     },
+    /// A settings file changed while the session ran (Claude Code's `ConfigChange`), made by
+    /// any means; a refusal keeps the change out of the session.
+    ConfigChange {
+        /// The file that changed, when the host says.
+        path: Option<PathBuf>,
+    },
     /// Anything this version does not act on.
     Ignored,
+}
+
+/// What an edit tool will make of a file, as its input says.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum EditChange {
+    /// Not read (not a settings file), or not a tool whose result can be told.
+    #[default]
+    Unknown,
+    /// The whole new content (Claude Code's Write).
+    Whole(String),
+    /// Replacements in order, each `(old, new, replace all)` (Edit, MultiEdit).
+    Replace(Vec<(String, String, bool)>),
+}
+
+impl EditChange {
+    /// The file's content after the tool ran on `current`; `None` when it cannot be told (or
+    /// the tool would fail: a replaced string is not there).
+    pub fn apply(&self, current: &str) -> Option<String> {
+        match self {
+            EditChange::Unknown => None,
+            EditChange::Whole(text) => Some(text.clone()),
+            EditChange::Replace(edits) => {
+                let mut text = current.to_owned();
+                for (old, new, all) in edits {
+                    if old.is_empty() || !text.contains(old.as_str()) {
+                        return None;
+                    }
+                    text = if *all {
+                        text.replace(old.as_str(), new)
+                    } else {
+                        text.replacen(old.as_str(), new, 1)
+                    };
+                }
+                Some(text)
+            }
+        }
+    }
 }
 
 /// Why an input could not be turned into an [`Event`].

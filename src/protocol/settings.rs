@@ -6,6 +6,7 @@
 mod command;
 mod hosts;
 mod tree;
+mod weaken;
 mod wiring;
 
 #[cfg(test)]
@@ -16,6 +17,7 @@ mod tests_hosts;
 pub use command::{hook_command, is_our_command, program_of};
 use command::{is_our_program, quote_word, words};
 pub use hosts::{CLAUDE, CODEX, CURSOR, ConfigHost, GEMINI, Layout};
+pub use weaken::{host_of_file, partly_unwired, weakening};
 pub use wiring::Wiring;
 
 use std::fmt;
@@ -72,7 +74,7 @@ impl HookSpec {
 }
 
 /// Every hook git-dibs wires for Claude Code, in the order a fresh file lists them.
-pub const HOOKS: [HookSpec; 9] = [
+pub const HOOKS: [HookSpec; 10] = [
     HookSpec::new("PreToolUse", Some("Edit|Write|MultiEdit|NotebookEdit")),
     HookSpec::guard("PreToolUse", Some("Bash")),
     HookSpec::guard("PreToolUse", Some("ExitWorktree")),
@@ -85,6 +87,8 @@ pub const HOOKS: [HookSpec; 9] = [
     HookSpec::new("UserPromptSubmit", None),
     HookSpec::new("SubagentStart", None),
     HookSpec::new("SubagentStop", None),
+    // A settings change made other than by an edit tool that unwires git-dibs is refused.
+    HookSpec::new("ConfigChange", None),
 ];
 
 /// Why a settings file cannot be merged.

@@ -77,6 +77,7 @@ fn fixtures_parse_to_expected_events() {
                 EventKind::BeforeEdit {
                     tool: "Write".into(),
                     paths: vec![format!("{REPO}/src/lexer.rs").into()],
+                    change: EditChange::Unknown,
                 },
             ),
         ),
@@ -91,6 +92,7 @@ fn fixtures_parse_to_expected_events() {
                 EventKind::BeforeEdit {
                     tool: "replace".into(),
                     paths: vec![format!("{REPO}/src/parser.rs").into()],
+                    change: EditChange::Unknown,
                 },
             ),
         ),
@@ -251,7 +253,8 @@ fn cursor_events() {
         delete.kind,
         EventKind::BeforeEdit {
             tool: "Delete".into(),
-            paths: vec!["/ws/a.rs".into()]
+            paths: vec!["/ws/a.rs".into()],
+            change: EditChange::Unknown,
         }
     );
     let read = c(
@@ -311,7 +314,8 @@ fn gemini_events() {
         write.kind,
         EventKind::BeforeEdit {
             tool: "write_file".into(),
-            paths: vec!["/r/a.rs".into()]
+            paths: vec!["/r/a.rs".into()],
+            change: EditChange::Unknown,
         }
     );
     // After the edit the peers are checked again: only AfterTool context reaches the model.
@@ -323,7 +327,8 @@ fn gemini_events() {
         after.kind,
         EventKind::BeforeEdit {
             tool: "replace".into(),
-            paths: vec!["/r/a.rs".into()]
+            paths: vec!["/r/a.rs".into()],
+            change: EditChange::Unknown,
         }
     );
     assert_eq!(after.event_name, "AfterTool");
@@ -425,7 +430,8 @@ fn codex_events() {
         pre.kind,
         EventKind::BeforeEdit {
             tool: "apply_patch".into(),
-            paths: paths.clone()
+            paths: paths.clone(),
+            change: EditChange::Unknown,
         }
     );
     let post = x(

@@ -1,0 +1,65 @@
+//! The one edit a claim hook refuses: an edit tool's change to an agent host's settings file
+//! that takes git-dibs's hooks out, disables them, or sets the guard's bypass (or a `dibs.*`
+//! setting) in the file's `env`. Every other edit goes ahead, warned about at most. Claude
+//! Code's `ConfigChange` is refused the same way for a change made by any other means.
+
+use std::path::{Path, PathBuf};
+
+use crate::protocol::settings::{host_of_file, weakening};
+use crate::protocol::{EditChange, Event, Response};
+
+/// The refusal of an edit of `paths` by `change` that weakens git-dibs, if it does.
+pub fn refuse_weakening(event: &Event, paths: &[PathBuf], change: &EditChange) -> Option<Response> {
+    let path = paths.first()?;
+    let host = host_of_file(path)?;
+    let path = if path.is_absolute() {
+        path.clone()
+    } else {
+        event.cwd.join(path)
+    };
+    let current = crate::git::read_worktree_file(&path).unwrap_or_default();
+    let current = String::from_utf8_lossy(&current);
+    // A change that cannot be told is left to the ConfigChange hook and `doctor`.
+    let after = change.apply(&current)?;
+    let found = weakening(host, current.as_bytes(), after.as_bytes());
+    (!found.is_empty()).then(|| refusal(&path, &found))
+}
+
+/// The refusal naming what the change of `path` would take away.
+pub fn refusal(path: &Path, found: &[String]) -> Response {
+    let reason = format!(
+        "git-dibs refused this change to {}: {}. git-dibs's hooks keep every session's work \
+         guarded, and only the person may unwire them (`git dibs uninstall`, or by editing the \
+         file themselves). [guard:self-protect]",
+        path.display(),
+        found.join("; ")
+    );
+    Response::Deny {
+        person: Some(reason.clone()),
+        reason,
+    }
+}
+
+/// A settings file changed by any means (Claude Code's `ConfigChange`): refused when what it
+/// holds now weakens git-dibs on its face: the bypass or a `dibs.*` setting in its `env`,
+/// all hooks disabled, or some of git-dibs's hooks gone while others remain. (A file with
+/// no git-dibs hook at all may simply not be where git-dibs is wired.)
+pub fn config_change(path: Option<&Path>) -> Response {
+    let Some(path) = path else {
+        return Response::Silent;
+    };
+    let Some(host) = host_of_file(path) else {
+        return Response::Silent;
+    };
+    let Some(now) = crate::git::read_worktree_file(path) else {
+        return Response::Silent;
+    };
+    let mut found = weakening(host, b"{}", &now);
+    let partial = crate::protocol::settings::partly_unwired(host, &now);
+    found.extend(partial);
+    if found.is_empty() {
+        Response::Silent
+    } else {
+        refusal(path, &found)
+    }
+}
