@@ -46,6 +46,11 @@ const GUARDED: Target = Target {
     max: 10.0,
     source: "issue 3",
 };
+/// A guarded command answered by git itself, against `git status` on the same worktree.
+const ASKS_GIT: Target = Target {
+    max: 2.0,
+    source: "issue 14",
+};
 const AWARENESS: Target = Target {
     max: 2.5,
     source: "issue 4",
@@ -295,6 +300,30 @@ fn main() {
         common::bash_event(ME, &root, &wt_cmd),
         Some(GUARDED),
     );
+    let git_wt = fx.git_worktree.clone();
+    if runner.wants("f3") {
+        let cmd = format!("git worktree remove {}", git_wt.display());
+        let event = common::bash_event(ME, &root, &cmd);
+        let started = Instant::now();
+        let m = support::measure_against_git_status(&root, &git_wt, &event, warmup, iters);
+        eprintln!(
+            "  f3  {:<58} hook {:>7.0} µs  git status {:>6.0} µs  {:>5.2}x  ({:.1} s)",
+            "worktree remove answered by git",
+            m.hook.median,
+            m.floor.median,
+            m.ratio(),
+            started.elapsed().as_secs_f64()
+        );
+        runner.rows.push(Row {
+            id: "f3",
+            what: "Bash PreToolUse `git worktree remove <worktree with submodules>`, against \
+                   `git status` there (floor column)"
+                .to_owned(),
+            sessions: MANY,
+            m,
+            target: Some(ASKS_GIT),
+        });
+    }
     let prompt = support::prompt(ME, &root, "Refactor the parser to take ParseOptions.");
     runner.run("g1", "UserPromptSubmit", MANY, prompt, Some(AWARENESS));
     runner.run(

@@ -186,7 +186,7 @@ fn rule5_a_live_peers_uncommitted_files() {
         "git clean -f",
         "git clean -fd",
         "git clean -fdx",
-        "git switch -c elsewhere",
+        "git switch -c elsewhere pushed",
         "git switch pushed",
         "git checkout pushed",
     ] {
@@ -198,6 +198,8 @@ fn rule5_a_live_peers_uncommitted_files() {
     assert!(reason.contains("notes.txt (untracked)"), "{reason}");
     assert!(reason.contains("explicit path"), "{reason}");
     allowed(r, "git add mine.rs");
+    // A new branch from HEAD leaves every file where it is.
+    allowed(r, "git switch -c elsewhere");
     allowed(r, "git stash push -- mine.rs");
     allowed(r, "git restore README.md");
     allowed(r, "git commit -m 'only what I staged'");

@@ -123,3 +123,191 @@ fn check_answers_as_the_hook_does_with_rule_and_facts() {
             .any(|e| e.file_name() == "audit.log")
     }));
 }
+
+/// A repository in `dir` with one commit pushed to a bare remote, made with `init_args`.
+fn plain_repo(dir: &std::path::Path, init_args: &[&str]) -> std::path::PathBuf {
+    let remote = dir.join("remote.git");
+    let root = dir.join("repo");
+    let mut args = vec!["init", "-q", "--bare"];
+    args.extend_from_slice(init_args);
+    args.push(remote.to_str().unwrap());
+    git(dir, &args);
+    let mut args = vec!["init", "-q", "-b", "main"];
+    args.extend_from_slice(init_args);
+    args.push(root.to_str().unwrap());
+    git(dir, &args);
+    fs::write(root.join("a.txt"), "a\n").unwrap();
+    git(&root, &["add", "a.txt"]);
+    git(&root, &["commit", "-qm", "init"]);
+    git(
+        &root,
+        &["remote", "add", "origin", remote.to_str().unwrap()],
+    );
+    git(&root, &["push", "-q", "-u", "origin", "main"]);
+    root
+}
+
+#[test]
+fn a_reftable_repository_is_judged_by_git_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().canonicalize().unwrap();
+    let root = plain_repo(&dir, &["--ref-format=reftable"]);
+    let lane = dir.join("lane");
+    git(
+        &root,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "lane",
+            lane.to_str().unwrap(),
+        ],
+    );
+    fs::write(lane.join("wip.txt"), "uncommitted\n").unwrap();
+    let reason = denied(&root, "git worktree remove ../lane");
+    assert!(reason.contains("?? wip.txt"), "{reason}");
+    fs::remove_file(lane.join("wip.txt")).unwrap();
+    allowed(&root, "git worktree remove ../lane");
+}
+
+#[test]
+fn a_submodule_with_uncommitted_work_makes_its_worktree_at_risk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().canonicalize().unwrap();
+    let sub = dir.join("sub");
+    git(&dir, &["init", "-q", "-b", "main", sub.to_str().unwrap()]);
+    fs::write(sub.join("s.txt"), "s\n").unwrap();
+    git(&sub, &["add", "s.txt"]);
+    git(&sub, &["commit", "-qm", "sub"]);
+    let root = plain_repo(&dir, &[]);
+    let lane = dir.join("lane");
+    git(
+        &root,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "lane",
+            lane.to_str().unwrap(),
+        ],
+    );
+    git(
+        &lane,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            sub.to_str().unwrap(),
+            "sub",
+        ],
+    );
+    git(&lane, &["commit", "-qm", "add sub"]);
+    git(&lane, &["push", "-q", "origin", "lane"]);
+    // Uncommitted work inside the submodule only.
+    fs::write(lane.join("sub/s.txt"), "changed in the submodule\n").unwrap();
+    let reason = denied(&root, "git worktree remove --force ../lane");
+    assert!(reason.contains("sub"), "{reason}");
+}
+
+/// The dirty paths `git dibs check` reports for removing `lane`, as a sorted list.
+fn check_dirty(root: &std::path::Path) -> Vec<String> {
+    let out = dibs(
+        root,
+        &["check", "--json", "--", "git worktree remove ../lane"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let facts: Vec<String> = v["commands"][0]["facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_owned())
+        .collect();
+    let line = facts
+        .iter()
+        .find(|f| f.starts_with("worktree "))
+        .cloned()
+        .unwrap_or_default();
+    let Some((_, dirty)) = line.split_once(" dirty: ") else {
+        return Vec::new();
+    };
+    let dirty = dirty.split(" unpushed").next().unwrap_or(dirty);
+    let mut v: Vec<String> = dirty.split(", ").map(|s| s.trim().to_owned()).collect();
+    v.sort();
+    v
+}
+
+/// What `git status --porcelain` says, as the same sorted list.
+fn git_dirty(lane: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = git_out(lane, &["status", "--porcelain", "--untracked-files=all"])
+        .lines()
+        .map(|l| l.trim().to_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn facts_agree_with_git_status_in_every_repository_format() {
+    for (name, init, after) in [
+        ("plain", &[][..], &[][..]),
+        ("sha256", &["--object-format=sha256"][..], &[][..]),
+        ("reftable", &["--ref-format=reftable"][..], &[][..]),
+        (
+            "split index",
+            &[][..],
+            &["update-index", "--split-index"][..],
+        ),
+        (
+            "sparse",
+            &[][..],
+            &["sparse-checkout", "set", "--no-cone", "/*"][..],
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().canonicalize().unwrap();
+        let root = plain_repo(&dir, init);
+        let lane = dir.join("lane");
+        git(
+            &root,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "lane",
+                lane.to_str().unwrap(),
+            ],
+        );
+        if !after.is_empty() {
+            git(&lane, after);
+        }
+        fs::write(lane.join("a.txt"), "changed\n").unwrap();
+        fs::write(lane.join("new.txt"), "new\n").unwrap();
+        fs::create_dir_all(lane.join("d")).unwrap();
+        fs::write(lane.join("d/deep.txt"), "deep\n").unwrap();
+        let ours: Vec<String> = check_dirty(&root)
+            .iter()
+            .map(|s| s.trim().to_owned())
+            .collect();
+        assert_eq!(ours, git_dirty(&lane), "{name}");
+    }
+}
+
+#[test]
+fn a_worktree_registered_with_relative_paths_is_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().canonicalize().unwrap();
+    let root = plain_repo(&dir, &[]);
+    let lane = dir.join("lane");
+    git(&root, &["worktree", "add", "-q", "-b", "lane", lane.to_str().unwrap()]);
+    // What `worktree.useRelativePaths` writes: both links relative.
+    fs::write(lane.join(".git"), "gitdir: ../repo/.git/worktrees/lane\n").unwrap();
+    fs::write(root.join(".git/worktrees/lane/gitdir"), "../../../../lane/.git\n").unwrap();
+    fs::write(lane.join("wip.txt"), "uncommitted\n").unwrap();
+    let reason = denied(&root, "git worktree remove ../lane");
+    assert!(reason.contains("?? wip.txt"), "{reason}");
+}

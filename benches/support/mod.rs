@@ -36,6 +36,8 @@ pub struct Fixture {
     pub repo: TestRepo,
     /// A linked worktree with a modified file.
     pub dirty_worktree: PathBuf,
+    /// A linked worktree with a modified file and a `.gitmodules`: its facts come from git.
+    pub git_worktree: PathBuf,
     /// Peer sessions populated so far (ids `peer_id(0..sessions)`).
     pub sessions: usize,
 }
@@ -63,9 +65,13 @@ impl Fixture {
         let dirty_worktree = repo.worktree("dirtywt");
         repo.write(&dirty_worktree, "README.md", "# changed, not committed\n");
         repo.write(&dirty_worktree, "notes.txt", "untracked\n");
+        let git_worktree = repo.worktree("gitwt");
+        repo.write(&git_worktree, "README.md", "# changed, not committed\n");
+        repo.write(&git_worktree, ".gitmodules", "");
         Fixture {
             repo,
             dirty_worktree,
+            git_worktree,
             sessions: 0,
         }
     }
@@ -223,6 +229,51 @@ pub fn measure(
     for _ in 0..iters.max(1) {
         floor_times.push(spawn_timed(floor, cwd, &input).0);
         before();
+        let (elapsed, output) = spawn_timed(&hook, cwd, &input);
+        hook_times.push(elapsed);
+        last = Some(output);
+    }
+    Measurement {
+        floor: Stats::of(&floor_times),
+        hook: Stats::of(&hook_times),
+        outcome: describe(&last.expect("at least one run")),
+    }
+}
+
+/// [`measure`] against `git status` in `worktree` instead of `/bin/true`: for a guarded command
+/// whose facts come from git itself, whose own floor is git's answer.
+pub fn measure_against_git_status(
+    cwd: &Path,
+    worktree: &Path,
+    event: &Value,
+    warmup: usize,
+    iters: usize,
+) -> Measurement {
+    let input = format!("{event}\n").into_bytes();
+    let hook = common::bin();
+    let status = || {
+        let start = Instant::now();
+        let out = Command::new("git")
+            .args(["status", "--porcelain=v2", "--ignore-submodules=none"])
+            .current_dir(worktree)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("git status runs");
+        assert!(out.status.success(), "git status in {}", worktree.display());
+        start.elapsed()
+    };
+    for _ in 0..warmup {
+        status();
+        spawn_timed(&hook, cwd, &input);
+    }
+    let mut floor_times = Vec::with_capacity(iters);
+    let mut hook_times = Vec::with_capacity(iters);
+    let mut last = None;
+    for _ in 0..iters.max(1) {
+        floor_times.push(status());
         let (elapsed, output) = spawn_timed(&hook, cwd, &input);
         hook_times.push(elapsed);
         last = Some(output);

@@ -83,11 +83,16 @@ pub fn view(root: &Path, main: bool, limit: usize) -> Result<GitView, PorcelainE
         &[
             "status",
             "--porcelain=v2",
+            "--branch",
             "--ignore-submodules=none",
             "--untracked-files=all",
         ],
     )?;
     for line in status.lines() {
+        if let Some(oid) = line.strip_prefix("# branch.oid ") {
+            v.head = (oid != "(initial)").then(|| oid.to_owned());
+            continue;
+        }
         let fields: Vec<&str> = line.splitn(9, ' ').collect();
         let entry = match fields.first() {
             Some(&"?") => Some(format!("?? {}", &line[2..])),
@@ -105,10 +110,6 @@ pub fn view(root: &Path, main: bool, limit: usize) -> Result<GitView, PorcelainE
         };
         v.status.extend(entry);
     }
-    v.head = run(root, &["rev-parse", "--verify", "-q", "HEAD"])
-        .ok()
-        .map(|h| h.trim().to_owned())
-        .filter(|h| !h.is_empty());
     if v.head.is_some() {
         let n = format!("-n{limit}");
         let log = run(

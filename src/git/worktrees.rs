@@ -46,8 +46,9 @@ pub fn list_worktrees(common_dir: &Path) -> Vec<WorktreeEntry> {
         .filter_map(|e| {
             let git_dir = e.path();
             let text = fs::read_to_string(git_dir.join("gitdir")).ok()?;
-            let dot_git = PathBuf::from(text.trim());
-            let root = canonical(dot_git.parent()?);
+            // `worktree.useRelativePaths` writes it relative to this admin folder.
+            let dot_git = git_dir.join(text.trim());
+            let root = canonical(crate::git::normalize(&git_dir, &dot_git).parent()?);
             let locked = fs::read_to_string(git_dir.join("locked"))
                 .ok()
                 .map(|s| s.trim().to_owned());

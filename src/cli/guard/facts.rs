@@ -202,6 +202,19 @@ pub(super) fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
         return Ok(state);
     }
     state.branch = git::worktree_at(&entry.root).and_then(|w| w.branch());
+    let from_git = |mut state: WorktreeState| -> Result<WorktreeState> {
+        let v = git::porcelain::view(&entry.root, entry.main, COMMIT_LIMIT)?;
+        state.status = v.status;
+        state.head = v.head;
+        state.unpushed = v.unpushed;
+        state.unpushed_branches = v.unpushed_branches;
+        Ok(state)
+    };
+    // The fast reader is not certain (submodules, extensions, split or sparse index): git's
+    // own answer.
+    if git::porcelain::needs_git(&entry.root, &entry.git_dir, &common(entry)) {
+        return from_git(state);
+    }
     // The worktree is walked against its index on this thread (no repository needed) while a
     // second one opens the repository and reads HEAD and what of it is unpushed; the repository
     // then confirms the walk and settles what stat data could not.
@@ -226,19 +239,9 @@ pub(super) fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
         (walked, other)
     });
     let (repo, head, unpushed) = match other {
-        Ok(found) if !git::porcelain::needs_git(&entry.root, &entry.git_dir, &common(entry)) => {
-            found
-        }
-        // The fast reader is not certain (submodules, extensions, split or sparse index) or
-        // cannot open the repository: git's own answer.
-        _ => {
-            let v = git::porcelain::view(&entry.root, entry.main, COMMIT_LIMIT)?;
-            state.status = v.status;
-            state.head = v.head;
-            state.unpushed = v.unpushed;
-            state.unpushed_branches = v.unpushed_branches;
-            return Ok(state);
-        }
+        Ok(found) => found,
+        // A repository libgit2 cannot open (reftable, a newer extension): ask git.
+        Err(_) => return from_git(state),
     };
     state.head = head;
     state.unpushed = unpushed;
