@@ -303,10 +303,24 @@ fn a_worktree_registered_with_relative_paths_is_found() {
     let dir = tmp.path().canonicalize().unwrap();
     let root = plain_repo(&dir, &[]);
     let lane = dir.join("lane");
-    git(&root, &["worktree", "add", "-q", "-b", "lane", lane.to_str().unwrap()]);
+    git(
+        &root,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "lane",
+            lane.to_str().unwrap(),
+        ],
+    );
     // What `worktree.useRelativePaths` writes: both links relative.
     fs::write(lane.join(".git"), "gitdir: ../repo/.git/worktrees/lane\n").unwrap();
-    fs::write(root.join(".git/worktrees/lane/gitdir"), "../../../../lane/.git\n").unwrap();
+    fs::write(
+        root.join(".git/worktrees/lane/gitdir"),
+        "../../../../lane/.git\n",
+    )
+    .unwrap();
     fs::write(lane.join("wip.txt"), "uncommitted\n").unwrap();
     let reason = denied(&root, "git worktree remove ../lane");
     assert!(reason.contains("?? wip.txt"), "{reason}");

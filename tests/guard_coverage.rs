@@ -191,6 +191,11 @@ fn regression_cd_into_unknown_directories() {
     );
     assert!(decision(&run).is_some(), "{}", run.stderr);
     stopped(r, "git stash; cd .. ; git -C repo add -A");
+    // A `cd` that fails leaves the shell where it was.
+    stopped(r, "cd no-such-dir; git stash");
+    // Exported repository variables apply to the rest of the line.
+    denied(&f.base, "export GIT_DIR=repo/.git; git branch -D topic");
+    stopped(&f.base, "export GIT_DIR=$X; git branch -D topic");
 }
 
 #[test]

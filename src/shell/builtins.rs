@@ -146,8 +146,10 @@ pub(super) fn change_dir(argv: &[Arg], st: &mut State, home: Option<&Path>) {
                 st.known = false;
             }
             st.cwd = join_dir(&st.cwd, &a.text);
-            // Through a link or a move made earlier in the line: not what the disk shows now.
-            if st.made.iter().any(|m| st.cwd.starts_with(m)) {
+            // Through a link or a move made earlier in the line, or into a folder that is not
+            // there now (the `cd` fails, or it is made in the line): not known here.
+            let missing = st.on_disk && !st.cwd.is_dir();
+            if st.made.iter().any(|m| st.cwd.starts_with(m)) || missing {
                 st.known = false;
             }
         }

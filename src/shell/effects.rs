@@ -272,10 +272,20 @@ pub(super) fn builtin(argv: &[Arg], st: &mut State) {
     let rest = &argv[1..];
     match first.text.as_str() {
         "export" | "declare" | "local" | "readonly" | "typeset" => {
+            let exporting = first.text == "export"
+                || rest
+                    .iter()
+                    .any(|a| a.text.starts_with('-') && a.text.contains('x'));
             for a in rest.iter().filter(|a| !a.text.starts_with('-')) {
                 if let Some((name, value)) = a.text.split_once('=') {
                     let known = !(a.var || a.cmdsub);
                     set_var(st, name, known.then(|| value.to_owned()));
+                    // Exported git variables apply to every later command of the line.
+                    if exporting && name.starts_with("GIT_") {
+                        st.exported.retain(|(k, _)| k != name);
+                        st.exported
+                            .push((name.to_owned(), a.text[name.len() + 1..].to_owned()));
+                    }
                 }
             }
         }

@@ -25,6 +25,11 @@ pub(super) struct State {
     pub(super) vars: Vars,
     pub(super) dotglob: bool,
     pub(super) made: Vec<PathBuf>,
+    /// `GIT_*` variables exported earlier in the line (name, value as written).
+    pub(super) exported: Vec<(String, String)>,
+    /// The line starts in a folder that exists: a `cd` into one that does not is a failing
+    /// `cd` (or one into a folder made in the line), whose directory is then unknown.
+    pub(super) on_disk: bool,
 }
 
 impl State {
@@ -90,6 +95,7 @@ pub(super) fn run(
     let mut st = State {
         cwd: cwd.to_path_buf(),
         known: true,
+        on_disk: cwd.is_dir(),
         ..State::default()
     };
     ev.list(list, &mut st, &Inherit::default())?;
@@ -324,7 +330,8 @@ impl Ev<'_> {
             }
             return Ok(None);
         }
-        let mut assignments = inh.assigns.clone();
+        let mut assignments = st.exported.clone();
+        assignments.extend(inh.assigns.iter().cloned());
         for (name, text, resolved) in values {
             assignments.push((name, resolved.unwrap_or(text)));
         }

@@ -158,6 +158,15 @@ fn classify_one(
     let Some(sub) = inv.args.first().cloned() else {
         return;
     };
+    let dir_unknown = [&inv.git_dir, &inv.work_tree].iter().any(|d| {
+        d.as_ref()
+            .is_some_and(|p| has_expansion(&p.to_string_lossy()))
+    });
+    if dir_unknown && !git_ops(&inv.args, true).is_empty() {
+        let why = "its repository (`GIT_DIR`, `GIT_WORK_TREE`) is only known when it runs".into();
+        out.push(cx.opaque(Op::Opaque, why));
+        return;
+    }
     if has_expansion(&sub) && (cmd.unknown.is_some() || cmd.dynamic.iter().any(|d| *d)) {
         let why = format!("the git subcommand `{sub}` is only known when it runs");
         out.push(cx.opaque(Op::Opaque, why));
