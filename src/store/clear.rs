@@ -3,8 +3,9 @@
 
 use std::fs;
 
+use super::actors::fold_into;
 use super::record::Session;
-use super::write::{fence, fold_into};
+use super::write::fence;
 use super::{Store, StoreError, Writer, fsio, io_err};
 use crate::agent::AgentProcess;
 use crate::host::Host;

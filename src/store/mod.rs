@@ -11,6 +11,7 @@
 //! `trees` keeps the tree of the last few HEAD commits; `snapshots/<key>.json` holds a session's
 //! snapshot state (see [`SnapState`]), `heads` the HEAD each worktree had when last looked at.
 
+mod actors;
 mod claimlist;
 mod clear;
 mod fsio;
@@ -29,12 +30,14 @@ use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub use actors::Actor;
+use actors::actor_key;
 pub use claimlist::ListedClaim;
 pub use health::{DAMAGED_LABEL, Kind as AsideKind, SetAside};
 pub(crate) use record::fnv1a;
 pub use record::{
-    Actor, Change, Claim, FileKey, FileTouch, FormerAgent, Origin, SeenFile, Session, SessionHead,
-    Target, short_id,
+    Change, Claim, FileKey, FileTouch, FormerAgent, Origin, SeenFile, Session, SessionHead, Target,
+    short_id,
 };
 pub use remote::{SyncDue, SyncLock};
 pub use roster::Listed;
@@ -138,28 +141,6 @@ fn session_key(id: &str) -> String {
         id.to_owned()
     } else {
         format!("h-{:016x}", record::fnv1a(id.as_bytes()))
-    }
-}
-
-/// An actor's file name: its session's key, and for a sub-agent `~` and the sub-agent's id
-/// (or a digest of it when it is not a plain name). A main thread and each sub-agent of one
-/// session are distinct holders in the index and the rosters.
-fn actor_key(actor: Actor<'_>) -> String {
-    let session = session_key(actor.session);
-    match actor.agent_id() {
-        None => session,
-        Some(agent) => {
-            let plain = !agent.is_empty()
-                && agent.len() <= 64
-                && agent
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-            if plain {
-                format!("{session}~{agent}")
-            } else {
-                format!("{session}~h-{:016x}", record::fnv1a(agent.as_bytes()))
-            }
-        }
     }
 }
 
@@ -311,29 +292,6 @@ impl Store {
     /// The record of `actor` (a session id is its main thread), if any.
     pub fn session<'a>(&self, actor: impl Into<Actor<'a>>) -> Result<Option<Session>, StoreError> {
         self.read_record(&self.session_path(actor), false)
-    }
-
-    /// The records of session `id`'s sub-agents, live or not.
-    pub fn sub_agents_of(&self, id: &str) -> Result<Vec<Session>, StoreError> {
-        let dir = self.dir.join("sessions");
-        let prefix = format!("{}~", session_key(id));
-        let mut out = Vec::new();
-        for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
-            let entry = entry.map_err(io_err(&dir))?;
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if !name.starts_with(&prefix) || !name.ends_with(".json") {
-                continue;
-            }
-            if let Some(s) = self.read_record(&entry.path(), false)?
-                && s.id == id
-                && s.sub_agent.is_some()
-            {
-                out.push(s);
-            }
-        }
-        out.sort_by(|a, b| (a.first_seen, &a.sub_agent).cmp(&(b.first_seen, &b.sub_agent)));
-        Ok(out)
     }
 
     /// This clone's own session records, live or not, ordered by first activity: everything

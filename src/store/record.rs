@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::actors::Actor;
 use crate::agent::AgentProcess;
 use crate::host::Host;
-use crate::protocol::{Event, SubAgent};
+use crate::protocol::SubAgent;
 
 /// FNV-1a over `bytes`: small, stable across processes and versions.
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
@@ -179,51 +180,6 @@ pub struct FormerAgent {
     pub process: AgentProcess,
     /// The generation it held.
     pub generation: u64,
-}
-
-/// Who acts: a session's main thread (`agent: None`) or one of its live sub-agents. Each is a
-/// holder of its own in the store; they share the session's id, generation and agent process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Actor<'a> {
-    /// The host's session id.
-    pub session: &'a str,
-    /// The sub-agent, when it is not the main thread.
-    pub agent: Option<&'a SubAgent>,
-}
-
-impl<'a> Actor<'a> {
-    /// The main thread of session `id`.
-    pub fn main(id: &'a str) -> Actor<'a> {
-        Actor {
-            session: id,
-            agent: None,
-        }
-    }
-
-    /// The actor that made the hook call `event`.
-    pub fn of(event: &'a Event) -> Actor<'a> {
-        Actor {
-            session: &event.session_id,
-            agent: event.actor.as_ref(),
-        }
-    }
-
-    /// The sub-agent's id, if it is one.
-    pub fn agent_id(&self) -> Option<&'a str> {
-        self.agent.map(|a| a.id.as_str())
-    }
-}
-
-impl<'a> From<&'a str> for Actor<'a> {
-    fn from(id: &'a str) -> Self {
-        Actor::main(id)
-    }
-}
-
-impl<'a> From<&'a String> for Actor<'a> {
-    fn from(id: &'a String) -> Self {
-        Actor::main(id)
-    }
 }
 
 /// Everything the store knows about one session.

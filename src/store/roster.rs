@@ -10,7 +10,8 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use super::record::{self, Actor, SessionHead, worktree_digest};
+use super::actors::Actor;
+use super::record::{self, SessionHead, worktree_digest};
 use super::{Store, StoreError, actor_key, fsio, io_err, list_index, read_small};
 
 /// The roster's file name inside a worktree's index folder (a dot name: never a marker).

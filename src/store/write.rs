@@ -4,8 +4,9 @@
 use std::fs;
 use std::time::Duration;
 
+use super::actors::Actor;
 use super::record::{
-    Actor, Change, Claim, FileTouch, FormerAgent, SeenFile, Session, SessionHead, Target,
+    Change, Claim, FileTouch, FormerAgent, SeenFile, Session, SessionHead, Target,
 };
 use super::{Store, StoreError, actor_key, fsio, io_err};
 use crate::agent::AgentProcess;
@@ -14,7 +15,7 @@ use crate::host::Host;
 /// How many superseded agent processes a record remembers.
 const MAX_FORMER: usize = 8;
 /// How many seen-file digests a record keeps.
-const MAX_SEEN: usize = 256;
+pub(super) const MAX_SEEN: usize = 256;
 /// How many (peer, file) co-edit warnings a record remembers.
 const MAX_WARNED: usize = 128;
 
@@ -173,46 +174,6 @@ impl Store {
         apply_all(&mut session, now, changes);
         self.write_session(old.as_ref(), &mut session)?;
         Ok(session)
-    }
-
-    /// Sub-agent `agent` of session `id` stopped: what it holds (touches, claims, seen
-    /// contents) becomes the main thread's, and its record ends. Nothing happens when the
-    /// store never saw it (a stop without a start), beyond creating nothing.
-    pub fn fold_sub_agent(
-        &self,
-        id: &str,
-        agent: &crate::protocol::SubAgent,
-        host: Host,
-        writer: Writer<'_>,
-        now: u64,
-    ) -> Result<(), StoreError> {
-        let sub_path = self.session_path(Actor {
-            session: id,
-            agent: Some(agent),
-        });
-        if !sub_path.exists() {
-            return Ok(());
-        }
-        let _guard = self.lock()?;
-        let Some(old_sub) = self.read_record(&sub_path, true)? else {
-            return Ok(());
-        };
-        let main_path = self.session_path(Actor::main(id));
-        let old_main = self.read_record(&main_path, true)?;
-        let mut main = old_main
-            .clone()
-            .unwrap_or_else(|| Session::new(id, host, now));
-        fence(&mut main, writer, old_main.is_some())?;
-        fold_into(&mut main, &old_sub);
-        main.last_seen = main.last_seen.max(now);
-        let mut sub = old_sub.clone();
-        sub.files.clear();
-        sub.claims.clear();
-        sub.seen.clear();
-        sub.ended.get_or_insert(now);
-        self.write_session(old_main.as_ref(), &mut main)?;
-        self.write_session(Some(&old_sub), &mut sub)?;
-        Ok(())
     }
 
     /// Raise session `id`'s generation by hand and return it.
@@ -444,35 +405,6 @@ impl Store {
         }
         let _ = fs::remove_file(dir.join(name));
         let _ = fs::remove_dir(&dir); // only succeeds when empty
-    }
-}
-
-/// Give `to` what `from` holds: its touches (the later of two touches of one file wins), its
-/// claims on targets `to` does not claim, and its seen contents.
-pub(super) fn fold_into(to: &mut Session, from: &Session) {
-    for f in &from.files {
-        match to.files.iter_mut().find(|t| t.key == f.key) {
-            Some(t) => {
-                t.first = t.first.min(f.first);
-                t.last = t.last.max(f.last);
-            }
-            None => to.files.push(f.clone()),
-        }
-    }
-    for c in &from.claims {
-        if !to.claims.iter().any(|n| n.target == c.target) {
-            to.claims.push(c.clone());
-        }
-    }
-    for seen in &from.seen {
-        if !to.seen.iter().any(|s| s.key == seen.key && s.at >= seen.at) {
-            to.seen.retain(|s| s.key != seen.key);
-            to.seen.push(seen.clone());
-        }
-    }
-    if to.seen.len() > MAX_SEEN {
-        let extra = to.seen.len() - MAX_SEEN;
-        to.seen.drain(..extra);
     }
 }
 
