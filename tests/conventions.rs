@@ -5,23 +5,13 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::*;
 use serde_json::Value;
 
 fn run(dir: &Path, session: Option<&str>, args: &[&str]) -> Output {
-    let mut cmd = Command::new(bin());
-    cmd.args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("DIBS_SESSION")
-        .env_remove("CLAUDE_CODE_SESSION_ID");
-    if let Some(s) = session {
-        cmd.env("DIBS_SESSION", s);
-    }
-    cmd.output().unwrap()
+    dibs_env(dir, session, args, &[])
 }
 
 fn json_of(out: &Output) -> Value {

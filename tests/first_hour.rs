@@ -9,28 +9,13 @@ use std::process::{Command, Output};
 use common::*;
 use serde_json::Value;
 
-/// Run the binary in `dir` as session `session` (through `DIBS_SESSION`; `None`: a person).
-fn dibs_env(dir: &Path, session: Option<&str>, args: &[&str]) -> Output {
-    let mut cmd = Command::new(bin());
-    cmd.args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("USER", "sam")
-        .env_remove("CLAUDE_CODE_SESSION_ID")
-        .env_remove("DIBS_SESSION");
-    if let Some(s) = session {
-        cmd.env("DIBS_SESSION", s);
-    }
-    cmd.output().unwrap()
+/// Run the binary in `dir` as session `session` (`None`: a person called sam).
+fn dibs_as(dir: &Path, session: Option<&str>, args: &[&str]) -> Output {
+    dibs_env(dir, session, args, &[("USER", "sam")])
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    out_text(out)
 }
 
 fn code(out: &Output) -> i32 {
@@ -49,7 +34,7 @@ fn leases_outside_a_minute_to_a_year_are_refused_with_the_range() {
         "59s",
         "366d",
     ] {
-        let out = dibs_env(
+        let out = dibs_as(
             &repo.root,
             Some("s1"),
             &["claim", "README.md", "--ttl", ttl],
@@ -66,7 +51,7 @@ fn leases_outside_a_minute_to_a_year_are_refused_with_the_range() {
     let status = status_of(&repo.root);
     assert!(session_list(&status).is_empty(), "{status}");
     for ttl in ["1m", "365d", "90m", "3600"] {
-        let out = dibs_env(
+        let out = dibs_as(
             &repo.root,
             Some("s1"),
             &["claim", "README.md", "--ttl", ttl],
@@ -78,7 +63,7 @@ fn leases_outside_a_minute_to_a_year_are_refused_with_the_range() {
 #[test]
 fn a_claim_with_an_absurd_lease_on_disk_is_reported_not_a_panic() {
     let repo = TestRepo::new();
-    let out = dibs_env(&repo.root, Some("old-version"), &["claim", "README.md"]);
+    let out = dibs_as(&repo.root, Some("old-version"), &["claim", "README.md"]);
     assert!(out.status.success(), "{}", text(&out));
     // An older version saved `until` unchecked.
     let path = repo.store_dir().join("sessions/old-version.json");
@@ -86,18 +71,18 @@ fn a_claim_with_an_absurd_lease_on_disk_is_reported_not_a_panic() {
     record["claims"][0]["until"] = Value::from(u64::MAX);
     std::fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
     for args in [&["status"][..], &["status", "--json"], &["status", "--all"]] {
-        let out = dibs_env(&repo.root, Some("other"), args);
+        let out = dibs_as(&repo.root, Some("other"), args);
         assert!(out.status.success(), "{args:?}: {}", text(&out));
         assert!(!text(&out).contains("panicked"), "{}", text(&out));
     }
-    let out = dibs_env(&repo.root, Some("other"), &["status"]);
+    let out = dibs_as(&repo.root, Some("other"), &["status"]);
     assert!(
         text(&out).contains("longer than a year"),
         "the damaged lease is reported: {}",
         text(&out)
     );
     let doc: Value =
-        serde_json::from_slice(&dibs_env(&repo.root, None, &["status", "--json"]).stdout).unwrap();
+        serde_json::from_slice(&dibs_as(&repo.root, None, &["status", "--json"]).stdout).unwrap();
     assert_eq!(
         doc["sessions"][0]["claims"][0]["until"],
         "9999-12-31T23:59:59Z"
@@ -107,7 +92,7 @@ fn a_claim_with_an_absurd_lease_on_disk_is_reported_not_a_panic() {
 #[test]
 fn a_persons_claim_shows_its_whole_id_its_worktree_and_its_branch() {
     let repo = TestRepo::new();
-    let out = dibs_env(&repo.root, None, &["claim", "README.md"]);
+    let out = dibs_as(&repo.root, None, &["claim", "README.md"]);
     assert!(out.status.success(), "{}", text(&out));
     let status = status_of(&repo.root);
     let person = &session_list(&status)[0];
@@ -116,7 +101,7 @@ fn a_persons_claim_shows_its_whole_id_its_worktree_and_its_branch() {
     assert_eq!(person["short_id"], id, "a person's id is not cut: {person}");
     assert_eq!(person["branch"], "main");
     assert_eq!(person["worktree"], repo.root.to_str().unwrap());
-    let shown = text(&dibs_env(&repo.root, None, &["status"]));
+    let shown = text(&dibs_as(&repo.root, None, &["status"]));
     assert!(shown.contains("branch main"), "{shown}");
     assert!(!shown.contains("worktree ?"), "{shown}");
     assert!(!shown.contains("(detached)"), "{shown}");
@@ -126,16 +111,16 @@ fn a_persons_claim_shows_its_whole_id_its_worktree_and_its_branch() {
 fn a_short_id_names_the_session_it_abbreviates() {
     let repo = TestRepo::new();
     let long = "5f0c2b7e-1111-4000-8000-000000000001";
-    let out = dibs_env(&repo.root, Some(long), &["claim", "record:7"]);
+    let out = dibs_as(&repo.root, Some(long), &["claim", "record:7"]);
     assert!(out.status.success(), "{}", text(&out));
     // The short id, as `--session` and as `DIBS_SESSION`, is that session, not a new one.
-    let out = dibs_env(
+    let out = dibs_as(
         &repo.root,
         None,
         &["claim", "--session", "5f0c2b7e", "record:8"],
     );
     assert!(out.status.success(), "{}", text(&out));
-    let out = dibs_env(&repo.root, Some("5f0c2b7e"), &["claim", "record:9"]);
+    let out = dibs_as(&repo.root, Some("5f0c2b7e"), &["claim", "record:9"]);
     assert!(out.status.success(), "{}", text(&out));
     let status = status_of(&repo.root);
     assert_eq!(session_list(&status).len(), 1, "{status}");
@@ -148,9 +133,9 @@ fn a_short_id_names_the_session_it_abbreviates() {
     );
     // Two sessions beginning alike: the prefix is refused, naming both.
     let twin = "5f0c2b7e-2222-4000-8000-000000000002";
-    let out = dibs_env(&repo.root, Some(twin), &["claim", "record:10"]);
+    let out = dibs_as(&repo.root, Some(twin), &["claim", "record:10"]);
     assert!(out.status.success(), "{}", text(&out));
-    let out = dibs_env(
+    let out = dibs_as(
         &repo.root,
         None,
         &["claim", "--session", "5f0c2b7e", "record:11"],
@@ -167,13 +152,13 @@ fn a_short_id_names_the_session_it_abbreviates() {
 #[test]
 fn release_with_the_session_that_just_claimed_works() {
     let repo = TestRepo::new();
-    let out = dibs_env(
+    let out = dibs_as(
         &repo.root,
         None,
         &["claim", "--session", "job-42", "record:1"],
     );
     assert!(out.status.success(), "{}", text(&out));
-    let out = dibs_env(
+    let out = dibs_as(
         &repo.root,
         None,
         &["release", "--session", "job-42", "record:1"],
@@ -197,7 +182,7 @@ fn an_empty_session_id_is_refused() {
         &["claim", "--session", "  ", "record:1"],
         &["release", "--session", "", "--all"],
     ] {
-        let out = dibs_env(&repo.root, None, args);
+        let out = dibs_as(&repo.root, None, args);
         assert_eq!(code(&out), 2, "{args:?}: {}", text(&out));
         assert!(text(&out).contains("empty session id"), "{}", text(&out));
     }
@@ -220,7 +205,7 @@ fn targets_that_name_nothing_claimable_are_refused() {
         ("src", "is a folder"),
         ("src/", "is a folder"),
     ] {
-        let out = dibs_env(&repo.root, Some("s1"), &["claim", target]);
+        let out = dibs_as(&repo.root, Some("s1"), &["claim", target]);
         assert_eq!(code(&out), 2, "{target}: {}", text(&out));
         assert!(text(&out).contains(expected), "{target}: {}", text(&out));
     }
@@ -234,7 +219,7 @@ fn targets_that_name_nothing_claimable_are_refused() {
         "src/lib.rs",
         "record:ISSUE-1",
     ] {
-        let out = dibs_env(&repo.root, Some("s1"), &["claim", target]);
+        let out = dibs_as(&repo.root, Some("s1"), &["claim", target]);
         assert!(out.status.success(), "{target}: {}", text(&out));
     }
 }
@@ -242,38 +227,21 @@ fn targets_that_name_nothing_claimable_are_refused() {
 #[test]
 fn claiming_again_without_exclusive_keeps_the_claim_exclusive() {
     let repo = TestRepo::new();
-    let out = dibs_env(
+    let out = dibs_as(
         &repo.root,
         Some("s1"),
         &["claim", "record:5", "--exclusive", "--intent", "migrating"],
     );
     assert!(out.status.success(), "{}", text(&out));
-    let out = dibs_env(&repo.root, Some("s1"), &["claim", "record:5"]);
+    let out = dibs_as(&repo.root, Some("s1"), &["claim", "record:5"]);
     assert!(out.status.success(), "{}", text(&out));
     let status = status_of(&repo.root);
     let claim = &session_of(&status, "s1")["claims"][0];
     assert_eq!(claim["exclusive"], true, "{claim}");
     assert_eq!(claim["intent"], "migrating", "{claim}");
     // And so another session's claim is still refused.
-    let out = dibs_env(&repo.root, Some("s2"), &["claim", "record:5"]);
+    let out = dibs_as(&repo.root, Some("s2"), &["claim", "record:5"]);
     assert_eq!(code(&out), 1, "{}", text(&out));
-}
-
-/// `git` through a plain shell, with the built binary on PATH (so git's hook shims find it).
-fn git_as(dir: &Path, session: &str, args: &[&str]) -> Output {
-    let bin_dir = bin().parent().unwrap().to_path_buf();
-    let mut paths = vec![bin_dir];
-    paths.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    git_command(dir)
-        .args(args)
-        .env("PATH", std::env::join_paths(paths).unwrap())
-        .env("DIBS_SESSION", session)
-        .env_remove("CLAUDE_CODE_SESSION_ID")
-        .env_remove("WT_GUARD_BYPASS")
-        .output()
-        .unwrap()
 }
 
 #[test]
@@ -296,6 +264,7 @@ fn a_file_two_live_sessions_changed_is_committable_by_either_and_the_guard_agree
         &repo.root,
         b,
         &["commit", "-qm", "shared", "--", "src/lib.rs"],
+        &[],
     );
     assert!(out.status.success(), "{}", text(&out));
     let said = String::from_utf8_lossy(&out.stderr);
@@ -310,6 +279,7 @@ fn a_file_two_live_sessions_changed_is_committable_by_either_and_the_guard_agree
         &repo.root,
         b,
         &["commit", "-qm", "theirs", "--", "README.md"],
+        &[],
     );
     assert!(!out.status.success(), "{}", text(&out));
     // And A may commit the shared file too.
@@ -319,6 +289,7 @@ fn a_file_two_live_sessions_changed_is_committable_by_either_and_the_guard_agree
         &repo.root,
         a,
         &["commit", "-qm", "a's turn", "--", "src/lib.rs"],
+        &[],
     );
     assert!(out.status.success(), "{}", text(&out));
 }

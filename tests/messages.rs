@@ -8,47 +8,28 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const A: &str = "aaaaaaaa-1111-4111-8111-111111111111";
 const B: &str = "bbbbbbbb-2222-4222-8222-222222222222";
 const C: &str = "cccccccc-3333-4333-8333-333333333333";
 
 fn start(session: &str, cwd: &Path, source: &str) -> Value {
-    claude_event(
-        "SessionStart",
-        session,
-        cwd,
-        json!({"source": source, "model": "m"}),
-    )
+    session_start(session, cwd, source)
 }
 
 fn dibs_as(dir: &Path, session: Option<&str>, args: &[&str]) -> std::process::Output {
-    dibs_at(dir, session, args, None)
+    dibs_env(dir, session, args, &[("USER", "sam")])
 }
 
-/// As [`dibs_as`], at the test-only clock time `now` when given.
-fn dibs_at(
-    dir: &Path,
-    session: Option<&str>,
-    args: &[&str],
-    now: Option<u64>,
-) -> std::process::Output {
-    let mut cmd = std::process::Command::new(bin());
-    if let Some(now) = now {
-        cmd.env("DIBS_NOW", now.to_string());
-    }
-    cmd.args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("USER", "sam")
-        .env_remove("DIBS_SESSION")
-        .env_remove("CLAUDE_CODE_SESSION_ID");
-    if let Some(s) = session {
-        cmd.env("DIBS_SESSION", s);
-    }
-    cmd.output().unwrap()
+/// As [`dibs_as`], at the test-only clock time `now`.
+fn dibs_at(dir: &Path, session: Option<&str>, args: &[&str], now: u64) -> std::process::Output {
+    dibs_env(
+        dir,
+        session,
+        args,
+        &[("USER", "sam"), ("DIBS_NOW", &now.to_string())],
+    )
 }
 
 fn now_secs() -> u64 {
@@ -118,7 +99,7 @@ fn session_start_names_every_live_claim_and_intent_whatever_the_number_of_peers(
                 &repo.root,
                 Some(p),
                 &["claim", &format!("record:R{i}"), "--intent", &intent],
-                Some(now_secs() - 100 + i as u64 * 10),
+                now_secs() - 100 + i as u64 * 10,
             );
             assert!(out.status.success(), "{out:?}");
         }

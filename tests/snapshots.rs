@@ -11,7 +11,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::*;
 use serde_json::{Value, json};
@@ -37,45 +37,12 @@ fn at_now(repo: &TestRepo, cwd: &Path, event: &Value) -> HookRun {
 
 /// A hook call with `--host HOST` at the test clock.
 fn at_now_as(cwd: &Path, host: &str, event: &Value) -> HookRun {
-    let mut cmd = Command::new(bin());
-    cmd.args(["hook", "--host", host])
-        .current_dir(cwd)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("DIBS_NOW", NOW)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        let _ = writeln!(stdin, "{event}");
-    }
-    let out = child.wait_with_output().unwrap();
-    HookRun {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    hook_host(cwd, host, event, &[("DIBS_NOW", NOW)])
 }
 
 /// The command line at the test clock, as `session` (or a person called sam).
 fn cli(dir: &Path, session: Option<&str>, args: &[&str]) -> Output {
-    let mut cmd = Command::new(bin());
-    cmd.args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("DIBS_NOW", NOW)
-        .env("USER", "sam")
-        .env_remove("DIBS_SESSION")
-        .env_remove("CLAUDE_CODE_SESSION_ID")
-        .env_remove("WT_GUARD_BYPASS");
-    if let Some(s) = session {
-        cmd.env("DIBS_SESSION", s);
-    }
-    cmd.output().unwrap()
+    dibs_env(dir, session, args, &[("DIBS_NOW", NOW), ("USER", "sam")])
 }
 
 fn both(out: &Output) -> String {
@@ -105,12 +72,7 @@ fn fixture(host: &str, name: &str, root: &Path) -> Value {
 }
 
 fn start(session: &str, cwd: &Path) -> Value {
-    claude_event(
-        "SessionStart",
-        session,
-        cwd,
-        json!({"source": "startup", "model": "m"}),
-    )
+    session_start(session, cwd, "startup")
 }
 
 #[test]
@@ -291,18 +253,13 @@ fn pre_commit_refusal_and_co_edit_note() {
     at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs"));
     repo.write(root, "src/lib.rs", "pub fn shared() {}\n");
     repo.write(root, "README.md", "a's\n");
-    let bin_dir = bin().parent().unwrap().to_path_buf();
-    let mut paths = vec![bin_dir];
-    paths.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
     let commit = |session: &str, file: &str| {
-        let out = git_command(root)
-            .args(["commit", "-qm", "x", "--", file])
-            .env("PATH", std::env::join_paths(&paths).unwrap())
-            .env("DIBS_SESSION", session)
-            .env("DIBS_NOW", NOW)
-            .env_remove("WT_GUARD_BYPASS")
-            .output()
-            .unwrap();
+        let out = git_as(
+            root,
+            session,
+            &["commit", "-qm", "x", "--", file],
+            &[("DIBS_NOW", NOW)],
+        );
         redact(&repo, &both(&out))
     };
     insta::assert_snapshot!("pre_commit_refusal", commit(B, "README.md"));

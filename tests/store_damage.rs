@@ -7,27 +7,14 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const A: &str = "aaaaaaaa-1111-4111-8111-111111111111";
 const B: &str = "bbbbbbbb-2222-4222-8222-222222222222";
 const C: &str = "cccccccc-3333-4333-8333-333333333333";
 
 fn start(session: &str, cwd: &Path) -> Value {
-    claude_event(
-        "SessionStart",
-        session,
-        cwd,
-        json!({"source": "startup", "model": "m"}),
-    )
-}
-
-fn out_text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    session_start(session, cwd, "startup")
 }
 
 fn doctor(dir: &Path) -> Value {
@@ -86,15 +73,7 @@ fn a_corrupt_session_record_is_reported_and_its_file_stays_protected() {
             .success()
     );
     git(&repo.root, &["add", "src/lib.rs"]);
-    let bin_dir = bin().parent().unwrap().to_path_buf();
-    let mut paths = vec![bin_dir];
-    paths.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap()));
-    let out = git_command(&repo.root)
-        .args(["commit", "-qm", "sweep"])
-        .env("PATH", std::env::join_paths(paths).unwrap())
-        .env("DIBS_SESSION", C)
-        .output()
-        .unwrap();
+    let out = git_as(&repo.root, C, &["commit", "-qm", "sweep"], &[]);
     assert!(!out.status.success(), "{}", out_text(&out));
 }
 

@@ -86,8 +86,13 @@ pub fn session_start(
     if !claims.is_empty() {
         lines.push("Claimed (newest first):".to_owned());
         for c in claims {
-            let kind = if c.exclusive { "exclusively " } else { "" };
+            let kind = if c.claim.exclusive {
+                "exclusively "
+            } else {
+                ""
+            };
             let intent = c
+                .claim
                 .intent
                 .as_deref()
                 .map(|i| format!(": {}", crate::protocol::text::quoted(i)))
@@ -96,7 +101,7 @@ pub fn session_start(
                 person if person.starts_with("person-") => person.to_owned(),
                 id => format!("{} {id}", c.host.name()),
             };
-            lines.push(format!("- {} {kind}by {who}{intent}", c.target));
+            lines.push(format!("- {} {kind}by {who}{intent}", c.claim.target));
         }
     }
     lines.push(HOUSE_RULE.to_owned());

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::record::Session;
+use super::record::{Claim, Session};
 use super::shared::MAX_RECORD;
 use super::{Store, fsio};
 use crate::host::Host;
@@ -18,7 +18,8 @@ const LIST: &str = "claims.list";
 /// The most claims the list keeps (the newest).
 const MAX_LISTED: usize = 512;
 
-/// One explicit claim, as listed.
+/// One explicit claim, as listed: the claim (its target as shown, `branch:x`, `src/a.rs`) and
+/// who holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListedClaim {
     /// The holding session's id.
@@ -31,21 +32,12 @@ pub struct ListedClaim {
     /// Its label, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    /// What is claimed, as shown (`branch:x`, `src/a.rs`).
-    pub target: String,
     /// The worktree of a file claim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worktree: Option<PathBuf>,
-    /// Why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub intent: Option<String>,
-    /// No one else at the same time.
-    #[serde(default)]
-    pub exclusive: bool,
-    /// Granted, seconds since the Unix epoch.
-    pub since: u64,
-    /// The lease ends, seconds since the Unix epoch.
-    pub until: u64,
+    /// The claim.
+    #[serde(flatten)]
+    pub claim: Claim<String>,
 }
 
 impl ListedClaim {
@@ -67,15 +59,11 @@ fn listed_of(s: &Session) -> Vec<ListedClaim> {
             agent: s.sub_agent.as_ref().map(|a| a.id.clone()),
             host: s.host,
             label: s.label.clone(),
-            target: c.target.to_string(),
             worktree: match &c.target {
                 super::Target::File(k) => Some(k.worktree.clone()),
                 _ => None,
             },
-            intent: c.intent.clone(),
-            exclusive: c.exclusive,
-            since: c.since,
-            until: c.until,
+            claim: c.on(c.target.to_string()),
         })
         .collect()
 }
@@ -95,7 +83,7 @@ impl Store {
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect();
-        out.sort_by(|a, b| (b.since, &a.session).cmp(&(a.since, &b.session)));
+        out.sort_by(|a, b| (b.claim.since, &a.session).cmp(&(a.claim.since, &b.session)));
         out
     }
 
@@ -114,7 +102,7 @@ impl Store {
             .filter(|c| c.session != new.id || c.agent.as_deref() != agent)
             .chain(after)
             .collect();
-        all.sort_by(|a, b| (b.since, &a.session).cmp(&(a.since, &b.session)));
+        all.sort_by(|a, b| (b.claim.since, &a.session).cmp(&(a.claim.since, &b.session)));
         all.truncate(MAX_LISTED);
         let mut text = String::new();
         for c in all.iter().rev() {

@@ -393,3 +393,91 @@ impl Drop for FakeHost {
         let _ = self.child.wait();
     }
 }
+
+/// Run the binary in `cwd` as `session` (through `DIBS_SESSION`; `None`: a person or script,
+/// with no session of its own in the environment), with extra `env` (`USER`, `DIBS_NOW`, ...).
+pub fn dibs_env(cwd: &Path, session: Option<&str>, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .current_dir(cwd)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("DIBS_SESSION")
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env_remove("WT_GUARD_BYPASS");
+    if let Some(s) = session {
+        cmd.env("DIBS_SESSION", s);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("git-dibs runs")
+}
+
+/// stdout and stderr of a run, together.
+pub fn out_text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A Claude Code `SessionStart` of `session` in `cwd` with `source` (`startup`, `clear`, ...).
+pub fn session_start(session: &str, cwd: &Path, source: &str) -> Value {
+    claude_event(
+        "SessionStart",
+        session,
+        cwd,
+        json!({"source": source, "model": "m"}),
+    )
+}
+
+/// `PATH` with the built binary's folder first, so git's hook shims and `git dibs` find it.
+pub fn path_with_bin() -> std::ffi::OsString {
+    let mut paths = vec![bin().parent().unwrap().to_path_buf()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).unwrap()
+}
+
+/// `git` in `dir` as `session` (through `DIBS_SESSION`), with the binary on `PATH`.
+pub fn git_as(dir: &Path, session: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = git_command(dir);
+    cmd.args(args)
+        .env("PATH", path_with_bin())
+        .env("DIBS_SESSION", session)
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env_remove("WT_GUARD_BYPASS");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("git runs")
+}
+
+/// Pipe `event` into `git-dibs hook --host HOST` in `cwd`, with extra `env`.
+pub fn hook_host(cwd: &Path, host: &str, event: &Value, env: &[(&str, &str)]) -> HookRun {
+    let mut cmd = Command::new(bin());
+    cmd.args(["hook", "--host", host])
+        .current_dir(cwd)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("git-dibs runs");
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        let _ = writeln!(stdin, "{event}");
+    }
+    let out = child.wait_with_output().expect("git-dibs finishes");
+    HookRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}

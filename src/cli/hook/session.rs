@@ -160,7 +160,7 @@ fn live_claims(
         if out.len() == awareness::SHOWN_CLAIMS {
             break;
         }
-        if c.until <= ctx.now || c.session == ctx.event.session_id {
+        if c.claim.until <= ctx.now || c.session == ctx.event.session_id {
             continue;
         }
         let live = match verdicts.iter().find(|(id, _)| *id == c.session) {
