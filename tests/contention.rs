@@ -22,7 +22,7 @@ fn two_hundred_concurrent_hooks_never_wait_for_the_lock_timeout() {
     // Each session once, so that the timed round is the everyday case (records exist).
     let session = |i: usize| format!("{:08x}-0000-4000-8000-{:012x}", i % 40, i % 40);
     let event = |i: usize| {
-        let name = if i % 2 == 0 {
+        let name = if i.is_multiple_of(2) {
             "PreToolUse"
         } else {
             "PostToolUse"
