@@ -215,3 +215,27 @@ fn temporary_files_of_killed_writers_are_cleaned_up_but_a_fresh_one_is_kept() {
     assert!(!old.exists(), "an old temporary file is removed");
     assert!(fresh.exists(), "a live writer's temporary file is kept");
 }
+
+#[test]
+fn an_erased_store_is_noticed_and_a_lost_index_rebuilt_from_the_records() {
+    let repo = TestRepo::new();
+    start(&repo, A);
+    hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
+    repo.write(&repo.root, "src/lib.rs", "pub fn half_done() {}\n");
+    // The index goes (an agent's `find .git/dibs/index -delete`): B is still warned about A.
+    std::fs::remove_dir_all(repo.store_dir().join("index")).unwrap();
+    let run = hook(&repo.root, &repo.pre_edit(B, "src/lib.rs"));
+    assert!(
+        run.stdout.contains("aaaaaaaa"),
+        "the holder is still named: {run:?}"
+    );
+    let shown = doctor_text(&repo.root);
+    assert!(shown.contains("index was removed"), "{shown}");
+
+    // The whole store goes: the next session start and doctor say so.
+    std::fs::rename(repo.store_dir(), repo.root.join(".git/elsewhere")).unwrap();
+    let ev = claude_event("SessionStart", B, &repo.root, json!({"source": "startup"}));
+    let run = hook(&repo.root, &ev);
+    assert!(run.stdout.contains("was removed or moved away"), "{run:?}");
+    assert!(doctor_text(&repo.root).contains("was removed or moved away"));
+}

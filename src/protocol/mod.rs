@@ -357,6 +357,24 @@ pub enum Response {
     },
 }
 
+impl Response {
+    /// This answer with `line` said first to the person and the model (a silent answer becomes
+    /// a warning of that line alone; a refusal or question keeps its own text).
+    pub fn prepend(self, line: &str) -> Response {
+        match self {
+            Response::Silent => Response::Warn {
+                person: line.to_owned(),
+                model: line.to_owned(),
+            },
+            Response::Warn { person, model } => Response::Warn {
+                person: format!("{line}\n{person}"),
+                model: format!("{line}\n{model}"),
+            },
+            other => other,
+        }
+    }
+}
+
 /// A rendered answer: what to print and how to exit.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Output {

@@ -14,6 +14,7 @@
 mod actors;
 mod claimlist;
 mod clear;
+mod erased;
 mod fsio;
 mod health;
 mod prune;
@@ -210,8 +211,13 @@ impl Store {
         let store = Store {
             dir: common_dir.join("dibs"),
         };
+        let had_store = fsio::is_real_dir(&store.dir);
+        let had_index = had_store && fsio::is_real_dir(&store.dir.join("index"));
         for sub in ["sessions", "index"] {
             store.make_dir(&store.dir.join(sub))?;
+        }
+        if !had_store || !had_index {
+            store.notice_loss(!had_store, !had_index)?;
         }
         Ok(store)
     }

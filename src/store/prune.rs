@@ -37,6 +37,7 @@ impl Store {
             fsio::Locked::TimedOut => return Ok(false),
         };
         fsio::write_in_place(&stamp, b"").map_err(io_err(&stamp))?;
+        self.ensure_marker();
         self.prune_locked(ttl(), now)?;
         Ok(true)
     }

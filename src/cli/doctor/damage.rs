@@ -24,6 +24,9 @@ pub(super) fn check(r: &mut Report, wt: &Worktree) {
         )),
         Err(e) => r.problem(format!("the store could not be repaired: {e}")),
     }
+    if let Some(lost) = store.erasure() {
+        r.problem(lost);
+    }
     let aside = store.set_aside();
     for a in &aside {
         let shown = a.path.display();

@@ -137,12 +137,11 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
         .zip(dirty)
         .map(|(session, dirty)| Peer { session, dirty })
         .collect();
-    Ok(awareness::session_start(
-        &peers,
-        more,
-        &claims,
-        &ctx.event.session_id,
-    ))
+    let told = awareness::session_start(&peers, more, &claims, &ctx.event.session_id);
+    Ok(match store.erasure() {
+        None => told,
+        Some(lost) => told.prepend(&format!("git-dibs: {lost}")),
+    })
 }
 
 /// The live explicit claims of other sessions anywhere in this clone, newest first, at most
