@@ -239,3 +239,26 @@ fn an_erased_store_is_noticed_and_a_lost_index_rebuilt_from_the_records() {
     assert!(run.stdout.contains("was removed or moved away"), "{run:?}");
     assert!(doctor_text(&repo.root).contains("was removed or moved away"));
 }
+
+#[test]
+fn a_co_edit_warning_is_delivered_when_the_store_write_that_follows_fails() {
+    let repo = TestRepo::new();
+    start(&repo, A);
+    hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
+    // Another process holds the store's lock past the timeout.
+    let lock = repo.store_dir().join("lock");
+    let mut holder = std::process::Command::new("flock")
+        .arg(&lock)
+        .args(["sleep", "6"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let run = hook(&repo.root, &repo.pre_edit(B, "src/lib.rs"));
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert!(
+        run.stdout.contains("aaaaaaaa"),
+        "the warning still arrives: {run:?}"
+    );
+    assert!(run.stderr.contains("locked"), "{run:?}");
+}

@@ -75,8 +75,7 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
             viewer: ctx.event.session_id.clone(),
         };
         if let Some(refusal) = claims::lost_update(&facts, &holders[0]) {
-            ctx.record(&store, wt, false, &[ctx.activity()])?;
-            return Ok(refusal);
+            return ctx.record_then(&store, wt, &[ctx.activity()], refusal);
         }
     }
     let facts = EditFacts {
@@ -93,8 +92,7 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
     }
     let mut changes = vec![ctx.activity()];
     changes.extend(touch);
-    ctx.record(&store, wt, false, &changes)?;
-    Ok(response)
+    ctx.record_then(&store, wt, &changes, response)
 }
 
 /// Snapshot the files an edit tool wrote: those of `store`'s clone there, any in another clone

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::agent::{self, AgentProcess};
 use crate::git::{self, Located, Settings, Worktree};
-use crate::protocol::{Event, EventKind};
+use crate::protocol::{Event, EventKind, Response};
 use crate::store::{self, Actor, Change, Session, Store, StoreError, Writer};
 
 /// The `dibs.*` settings of the worktree `wt`, kept in the store while the config files stay
@@ -102,6 +102,26 @@ impl<'a> Ctx<'a> {
             self.now,
             self.ttl(wt),
         );
+    }
+
+    /// [`Ctx::record`] after `response` was worked out: a warning or refusal is delivered
+    /// even when the store write fails (held lock, read-only or full disk), with the failure
+    /// on stderr; a silent answer passes the failure on.
+    pub fn record_then(
+        &self,
+        store: &Store,
+        wt: &Worktree,
+        changes: &[Change],
+        response: Response,
+    ) -> Result<Response, StoreError> {
+        match self.record(store, wt, false, changes) {
+            Ok(_) => Ok(response),
+            Err(e) if response != Response::Silent => {
+                eprintln!("git-dibs: {e}; the answer below was worked out before it");
+                Ok(response)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Apply `changes` for this session, then prune when due.
