@@ -231,3 +231,24 @@ fn config_change_refuses_a_settings_file_changed_to_weaken_git_dibs() {
     std::fs::write(&file, "{}\n").unwrap();
     change(&repo).assert_silent();
 }
+
+#[test]
+fn with_dibs_bypass_ask_a_typed_bypass_is_a_question_to_the_person() {
+    let repo = TestRepo::new();
+    hook(&repo.root, &repo.pre_edit(ME, "src/lib.rs"));
+    git(&repo.root, &["config", "dibs.bypass", "ask"]);
+    assert_eq!(
+        decision(&repo, "WT_GUARD_BYPASS=1 rm .git/dibs/pruned"),
+        "ask"
+    );
+    assert!(repo.store_dir().join("sessions").is_dir());
+    let log = std::fs::read_to_string(repo.store_dir().join("audit.log")).unwrap();
+    let line = log.lines().last().unwrap();
+    assert!(line.contains("\"ask\"") && line.contains(ME), "{line}");
+    // Without the setting the same bypass passes.
+    git(&repo.root, &["config", "--unset", "dibs.bypass"]);
+    assert_eq!(
+        decision(&repo, "WT_GUARD_BYPASS=1 rm .git/dibs/pruned"),
+        "silent"
+    );
+}

@@ -98,7 +98,7 @@ pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
         };
         anchors.push(anchor);
         all_facts.push(facts);
-        verdicts.push((g, verdict));
+        verdicts.push(bypass_asked(g, verdict));
     }
     let response = conclude(event, command, &verdicts, &anchors, record);
     Judgement {
@@ -106,6 +106,31 @@ pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
         cmds: Some(cmds),
         items: items(&verdicts, &all_facts),
     }
+}
+
+/// With `dibs.bypass=ask`, a `WT_GUARD_BYPASS=1` typed in a command the guard would refuse or
+/// ask about makes it a question to the person instead of a pass (read only when a bypass is
+/// used).
+fn bypass_asked(mut g: Guarded, verdict: Verdict) -> (Guarded, Verdict) {
+    let finding = match &verdict {
+        Verdict::Block(f) | Verdict::Ask(f) if g.bypass => f.clone(),
+        _ => return (g, verdict),
+    };
+    let asks = git::locate(&g.cwd, Path::new(".")).is_some_and(|l| {
+        git::Settings::load(&l.worktree.git_dir)
+            .string("dibs.bypass")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("ask"))
+    });
+    if !asks {
+        return (g, verdict);
+    }
+    g.bypass = false;
+    let mut f = finding;
+    f.reason = format!(
+        "{} (WT_GUARD_BYPASS=1 was given; with dibs.bypass=ask the person decides)",
+        f.reason
+    );
+    (g, Verdict::Ask(f))
 }
 
 /// The output of the few commands whose output the guard can know without running them: the
