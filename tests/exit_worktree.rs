@@ -5,32 +5,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::*;
 use serde_json::{Value, json};
 
 const S: &str = "5f0c2b7e-3a41-4c8e-9d2a-1b6e4f8a9c30";
 const OTHER: &str = "bbbbbbbb-2222-4222-8222-222222222222";
-
-/// `claude -w fix-login`'s worktree: `.claude/worktrees/fix-login` on `worktree-fix-login`,
-/// pushed.
-fn host_worktree(repo: &TestRepo) -> PathBuf {
-    let wt = repo.root.join(".claude/worktrees/fix-login");
-    git(
-        &repo.root,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "worktree-fix-login",
-            wt.to_str().unwrap(),
-        ],
-    );
-    git(&wt, &["push", "-q", "-u", "origin", "worktree-fix-login"]);
-    wt
-}
 
 fn exit_event(cwd: &Path, input: Value) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -67,7 +48,7 @@ fn audit(repo: &TestRepo) -> Vec<Value> {
 #[test]
 fn a_clean_pushed_worktree_passes_silently() {
     let repo = TestRepo::new();
-    let wt = host_worktree(&repo);
+    let wt = repo.host_worktree("fix-login");
     remove(&wt).assert_silent();
     // Ignored files are not work at risk.
     std::fs::write(wt.join(".gitignore"), "target/\n").unwrap();
@@ -83,7 +64,7 @@ fn a_clean_pushed_worktree_passes_silently() {
 #[test]
 fn uncommitted_files_are_named_as_porcelain_lines_and_audited() {
     let repo = TestRepo::new();
-    let wt = host_worktree(&repo);
+    let wt = repo.host_worktree("fix-login");
     repo.write(&wt, "src/lib.rs", "pub fn a() { 1 }\n");
     repo.write(&wt, "notes.md", "draft\n");
     let reason = asked(&remove(&wt));
@@ -119,7 +100,7 @@ fn uncommitted_files_are_named_as_porcelain_lines_and_audited() {
 #[test]
 fn commits_on_no_remote_are_named() {
     let repo = TestRepo::new();
-    let wt = host_worktree(&repo);
+    let wt = repo.host_worktree("fix-login");
     repo.write(&wt, "src/lib.rs", "pub fn a() { 2 }\n");
     git(&wt, &["commit", "-qam", "half of the login fix"]);
     let reason = asked(&remove(&wt));
@@ -133,7 +114,7 @@ fn commits_on_no_remote_are_named() {
 #[test]
 fn another_live_actor_in_the_worktree_is_named() {
     let repo = TestRepo::new();
-    let wt = host_worktree(&repo);
+    let wt = repo.host_worktree("fix-login");
     hook(
         &wt,
         &claude_event("SessionStart", OTHER, &wt, json!({"source": "startup"})),
@@ -170,7 +151,7 @@ fn another_live_actor_in_the_worktree_is_named() {
 #[test]
 fn keep_other_inputs_and_places_outside_a_linked_worktree_are_silent() {
     let repo = TestRepo::new();
-    let wt = host_worktree(&repo);
+    let wt = repo.host_worktree("fix-login");
     repo.write(&wt, "src/lib.rs", "dirty\n");
     for input in [
         json!({"action": "keep"}),

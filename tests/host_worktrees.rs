@@ -9,25 +9,13 @@ mod common;
 #[path = "lanes_support/mod.rs"]
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::*;
 use serde_json::{Value, json};
 use support::*;
 
 const S: &str = "5f0c2b7e-3a41-4c8e-9d2a-1b6e4f8a9c30";
-
-/// `claude -w NAME`'s worktree, its branch pushed.
-fn host_worktree(repo: &TestRepo, name: &str) -> PathBuf {
-    let wt = repo.root.join(".claude/worktrees").join(name);
-    let branch = format!("worktree-{name}");
-    git(
-        &repo.root,
-        &["worktree", "add", "-q", "-b", &branch, wt.to_str().unwrap()],
-    );
-    git(&wt, &["push", "-q", "-u", "origin", &branch]);
-    wt
-}
 
 /// The PostToolUse of a Bash command the session ran in `cwd`.
 fn ran(cwd: &Path, command: &str) {
@@ -59,7 +47,7 @@ fn forced_remove(repo: &TestRepo, wt: &Path) -> bool {
 #[test]
 fn commits_on_no_remote_keep_the_worktree_locked_until_pushed() {
     let repo = TestRepo::new();
-    let wt = host_worktree(&repo, "fix-login");
+    let wt = repo.host_worktree("fix-login");
     hook(
         &wt,
         &claude_event("SessionStart", S, &wt, json!({"source": "startup"})),
@@ -94,7 +82,7 @@ fn commits_on_no_remote_keep_the_worktree_locked_until_pushed() {
 #[test]
 fn the_post_commit_hook_locks_without_any_agent() {
     let repo = TestRepo::new();
-    let wt = host_worktree(&repo, "by-hand");
+    let wt = repo.host_worktree("by-hand");
     let path = install_git_hooks(&repo.root);
     std::fs::write(wt.join("x.txt"), "x\n").unwrap();
     git(&wt, &["add", "x.txt"]);
@@ -119,7 +107,7 @@ fn the_post_commit_hook_locks_without_any_agent() {
 #[test]
 fn someone_elses_lock_is_left_alone_and_status_names_it() {
     let repo = TestRepo::new();
-    let wt = host_worktree(&repo, "theirs");
+    let wt = repo.host_worktree("theirs");
     git(
         &repo.root,
         &[
@@ -172,10 +160,10 @@ fn lane<'a>(lanes: &'a [Value], name: &str) -> &'a Value {
 #[test]
 fn lane_list_prune_and_landed_know_host_worktrees() {
     let repo = TestRepo::new();
-    let clean = host_worktree(&repo, "clean");
-    let dirty = host_worktree(&repo, "dirty");
-    let unpushed = host_worktree(&repo, "unpushed");
-    let local = host_worktree(&repo, "landed-locally");
+    let clean = repo.host_worktree("clean");
+    let dirty = repo.host_worktree("dirty");
+    let unpushed = repo.host_worktree("unpushed");
+    let local = repo.host_worktree("landed-locally");
     repo.write(&dirty, "wip.txt", "wip\n");
     commit(&unpushed, "u.txt", "u\n", "unpushed work");
     // Landed on the local main, never pushed anywhere.

@@ -95,6 +95,19 @@ impl TestRepo {
         path
     }
 
+    /// The worktree `claude -w NAME` makes: `.claude/worktrees/NAME` on a new branch
+    /// `worktree-NAME`, pushed.
+    pub fn host_worktree(&self, name: &str) -> PathBuf {
+        let wt = self.root.join(".claude/worktrees").join(name);
+        let branch = format!("worktree-{name}");
+        git(
+            &self.root,
+            &["worktree", "add", "-q", "-b", &branch, wt.to_str().unwrap()],
+        );
+        git(&wt, &["push", "-q", "-u", "origin", &branch]);
+        wt
+    }
+
     /// Write a file (creating folders) under `dir`.
     pub fn write(&self, dir: &Path, rel: &str, text: &str) {
         let p = dir.join(rel);
