@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -36,23 +34,12 @@ fn two_hundred_concurrent_hooks_never_wait_for_the_lock_timeout() {
     let started = Instant::now();
     let children: Vec<_> = (0..PROCESSES)
         .map(|i| {
-            let mut child = Command::new(bin())
-                .arg("hook")
-                .current_dir(&repo.root)
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let input = format!("{}\n", event(i));
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.as_bytes())
-                .unwrap();
+            let input = format!(
+                "{}
+",
+                event(i)
+            );
+            let child = spawn_hook(&repo.root, input.as_bytes(), &[]);
             (Instant::now(), child)
         })
         .collect();

@@ -3,9 +3,8 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -16,22 +15,15 @@ const B: &str = "bbbbbbbb-2222-4222-8222-222222222222";
 
 /// Run the hook with `event`, killing it when it takes longer than `limit`; panics then.
 fn hook_within(cwd: &Path, event: &Value, limit: Duration) -> String {
-    let mut child = Command::new(bin())
-        .arg("hook")
-        .current_dir(cwd)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{event}\n").as_bytes())
-        .unwrap();
+    let mut child = spawn_hook(
+        cwd,
+        format!(
+            "{event}
+"
+        )
+        .as_bytes(),
+        &[],
+    );
     let started = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {

@@ -160,6 +160,18 @@ impl HookRun {
 
 /// Pipe `input` into `git-dibs hook` run in `cwd` with extra `env`.
 pub fn hook_raw(cwd: &Path, input: &[u8], env: &[(&str, &str)]) -> HookRun {
+    let child = spawn_hook(cwd, input, env);
+    let out = child.wait_with_output().expect("git-dibs finishes");
+    HookRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Start `git-dibs hook` in `cwd` with extra `env`, `input` written to its stdin (then closed),
+/// without waiting for it.
+pub fn spawn_hook(cwd: &Path, input: &[u8], env: &[(&str, &str)]) -> std::process::Child {
     let mut cmd = Command::new(bin());
     cmd.arg("hook")
         .current_dir(cwd)
@@ -176,12 +188,7 @@ pub fn hook_raw(cwd: &Path, input: &[u8], env: &[(&str, &str)]) -> HookRun {
         let mut stdin = child.stdin.take().unwrap();
         let _ = stdin.write_all(input);
     }
-    let out = child.wait_with_output().expect("git-dibs finishes");
-    HookRun {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    child
 }
 
 /// Pipe one JSON event into the hook.
