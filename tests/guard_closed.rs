@@ -153,17 +153,7 @@ fn a_reftable_repository_is_judged_by_git_itself() {
     let dir = tmp.path().canonicalize().unwrap();
     let root = plain_repo(&dir, &["--ref-format=reftable"]);
     let lane = dir.join("lane");
-    git(
-        &root,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "lane",
-            lane.to_str().unwrap(),
-        ],
-    );
+    add_worktree(&root, "lane", &lane);
     fs::write(lane.join("wip.txt"), "uncommitted\n").unwrap();
     let reason = denied(&root, "git worktree remove ../lane");
     assert!(reason.contains("?? wip.txt"), "{reason}");
@@ -182,17 +172,7 @@ fn a_submodule_with_uncommitted_work_makes_its_worktree_at_risk() {
     git(&sub, &["commit", "-qm", "sub"]);
     let root = plain_repo(&dir, &[]);
     let lane = dir.join("lane");
-    git(
-        &root,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "lane",
-            lane.to_str().unwrap(),
-        ],
-    );
+    add_worktree(&root, "lane", &lane);
     git(
         &lane,
         &[
@@ -271,17 +251,7 @@ fn facts_agree_with_git_status_in_every_repository_format() {
         let dir = tmp.path().canonicalize().unwrap();
         let root = plain_repo(&dir, init);
         let lane = dir.join("lane");
-        git(
-            &root,
-            &[
-                "worktree",
-                "add",
-                "-q",
-                "-b",
-                "lane",
-                lane.to_str().unwrap(),
-            ],
-        );
+        add_worktree(&root, "lane", &lane);
         if !after.is_empty() {
             git(&lane, after);
         }
@@ -303,17 +273,7 @@ fn a_worktree_registered_with_relative_paths_is_found() {
     let dir = tmp.path().canonicalize().unwrap();
     let root = plain_repo(&dir, &[]);
     let lane = dir.join("lane");
-    git(
-        &root,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "lane",
-            lane.to_str().unwrap(),
-        ],
-    );
+    add_worktree(&root, "lane", &lane);
     // What `worktree.useRelativePaths` writes: both links relative.
     fs::write(lane.join(".git"), "gitdir: ../repo/.git/worktrees/lane\n").unwrap();
     fs::write(

@@ -37,10 +37,7 @@ fn busy() -> Fixture {
     fs::create_dir_all(&lanes).unwrap();
     for name in ["lane", "kept"] {
         let p = lanes.join(name);
-        git(
-            r,
-            &["worktree", "add", "-q", "-b", name, p.to_str().unwrap()],
-        );
+        add_worktree(r, name, &p);
     }
     fs::write(lanes.join("lane/wip.rs"), "// uncommitted\n").unwrap();
     commit_in(&lanes.join("kept"), "kept.txt", "kept on its branch");

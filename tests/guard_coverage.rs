@@ -119,17 +119,7 @@ fn regression_losses_outside_the_first_rule_lists() {
     fs::create_dir_all(&lanes).unwrap();
     fs::write(r.join(".git/info/exclude"), ".worktrees/\n").unwrap();
     let lane = lanes.join("lane");
-    git(
-        r,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "lane",
-            lane.to_str().unwrap(),
-        ],
-    );
+    add_worktree(r, "lane", &lane);
     fs::write(lane.join("wip.txt"), "uncommitted\n").unwrap();
     denied(r, "git clean -ffdX");
     denied(r, "git clean -ffdx");
@@ -238,17 +228,7 @@ fn regression_no_false_alarms_for_the_everyday_forms() {
     two_sessions(&f);
     fs::write(r.join(".git/info/exclude"), ".worktrees/\n").unwrap();
     let lane = r.join(".worktrees/lane");
-    git(
-        r,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "lane",
-            lane.to_str().unwrap(),
-        ],
-    );
+    add_worktree(r, "lane", &lane);
     fs::write(lane.join("wip.rs"), "// uncommitted\n").unwrap();
     for cmd in [
         "find . -name '*.tmp' -delete",

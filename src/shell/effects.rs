@@ -78,17 +78,7 @@ pub(super) fn script_file(
     Some(text.and_then(|t| with_bash_env(argv, assignments, cwd, &t)))
 }
 
-/// Quote a word for shell text.
-fn quote(w: &str) -> String {
-    if !w.is_empty()
-        && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+%,{}^".contains(c))
-    {
-        w.to_owned()
-    } else {
-        format!("'{}'", w.replace('\'', "'\\''"))
-    }
-}
+use super::quote_word as quote;
 
 fn join(words: &[Arg]) -> String {
     words

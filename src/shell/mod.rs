@@ -113,6 +113,20 @@ pub enum ParseError {
     Syntax(String),
 }
 
+/// A word quoted for shell text (left bare when it holds only characters no shell treats
+/// specially): what the guard shows in messages, and what nested command text is built from.
+pub fn quote_word(w: &str) -> String {
+    if !w.is_empty()
+        && !w.starts_with('~')
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+%,^~".contains(c))
+    {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
 /// Parse a command line as bash would, starting in `cwd` (HOME from the environment for `~`).
 pub fn parse(command: &str, cwd: &Path) -> Result<Vec<SimpleCommand>, ParseError> {
     let home = std::env::var_os("HOME")

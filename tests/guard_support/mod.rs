@@ -30,6 +30,14 @@ pub fn commit_in(dir: &Path, file: &str, msg: &str) {
     git(dir, &["commit", "-qm", msg]);
 }
 
+/// `git worktree add -q -b NAME PATH` from `root`.
+pub fn add_worktree(root: &Path, name: &str, path: &Path) {
+    git(
+        root,
+        &["worktree", "add", "-q", "-b", name, path.to_str().unwrap()],
+    );
+}
+
 pub fn fixture() -> Fixture {
     let repo = TestRepo::new();
     let base = repo.root.parent().unwrap().to_path_buf();

@@ -31,17 +31,7 @@ pub(super) fn has_expansion(word: &str) -> bool {
     word.contains('$') || word.contains('`')
 }
 
-/// Quote a word for display when it needs it.
-fn show_word(w: &str) -> String {
-    if !w.is_empty()
-        && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+%,^~".contains(c))
-    {
-        w.to_owned()
-    } else {
-        format!("'{}'", w.replace('\'', "'\\''"))
-    }
-}
+use crate::shell::quote_word as show_word;
 
 /// A command's words joined for display.
 pub fn display(argv: &[String]) -> String {
