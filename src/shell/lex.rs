@@ -59,7 +59,7 @@ pub(super) struct Parser {
     pub(super) peeked: Option<Tok>,
     pub(super) pending: Vec<Pending>,
     /// For each `(`, the index of its matching `)` by plain counting (built on first use).
-    parens: Option<Vec<u32>>,
+    pub(super) parens: Option<Vec<u32>>,
     /// Inside a double-quoted string (of the current substitution level).
     pub(super) in_dquote: bool,
 }
@@ -292,27 +292,6 @@ impl Parser {
         Ok(Tok::Word(w))
     }
 
-    /// The substitutions inside `src[from..to]` (arithmetic, an array's elements): they run
-    /// when the word expands, though the text itself stays data.
-    pub(super) fn arith_subs(
-        &self,
-        w: &mut Word,
-        from: usize,
-        to: usize,
-    ) -> Result<(), ParseError> {
-        let inner: String = self.src[from.min(to)..to.min(self.src.len())]
-            .iter()
-            .collect();
-        if !inner.contains(['$', '`']) {
-            return Ok(());
-        }
-        let subs = Parser::new(&inner, self.depth + 1).heredoc_subs()?;
-        w.has_cmdsub |= !subs.is_empty();
-        w.spans.extend(subs.iter().map(|_| None));
-        w.subs.extend(subs);
-        Ok(())
-    }
-
     /// `(a b c)` of an array assignment, kept as data.
     fn skip_balanced_parens(&mut self) -> Result<(), ParseError> {
         let mut depth = 0usize;
@@ -510,32 +489,6 @@ impl Parser {
                 .iter()
                 .map(|&c| super::ast::WChar { c, quoted: true }),
         );
-    }
-
-    /// Where `$((...))` / `((...))` ends, given the index just after the two opening
-    /// parentheses; `None` if they do not close as `))`. Linear overall: the matching table is
-    /// built once.
-    pub(super) fn arithmetic_end(&mut self, i: usize) -> Option<usize> {
-        let src = &self.src;
-        let table = self.parens.get_or_insert_with(|| {
-            let mut t = vec![u32::MAX; src.len()];
-            let mut stack = Vec::new();
-            for (k, &c) in src.iter().enumerate() {
-                match c {
-                    '(' => stack.push(k),
-                    ')' => {
-                        if let Some(o) = stack.pop() {
-                            t[o] = k as u32;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            t
-        });
-        let inner = *table.get(i.checked_sub(1)?)?;
-        let outer = *table.get(i.checked_sub(2)?)?;
-        (inner != u32::MAX && inner as usize + 1 == outer as usize).then_some(outer as usize + 1)
     }
 
     /// `$(...)`, `<(...)` or `>(...)`; `pos` is just after the opening parenthesis.

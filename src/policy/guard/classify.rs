@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use super::{BYPASS_VAR, Guarded, Op, Take, branch, code, options, peers, pr, remote, worktree};
+use super::{
+    BYPASS_VAR, Guarded, Op, Take, branch, code, files, find, options, peers, pr, remote, worktree,
+};
 use crate::git::{self, GitInvocation};
 use crate::shell::{SimpleCommand, Unknown};
 
@@ -124,10 +126,10 @@ fn classify_one(
     let before = out.len();
     for (op, targets) in worktree::classify_rm(&argv, &cmd.cwd, open)
         .into_iter()
-        .chain(worktree::classify_find(&argv, &cmd.cwd))
-        .chain(worktree::classify_tar(&argv, &cmd.cwd))
+        .chain(find::classify_find(&argv, &cmd.cwd))
+        .chain(find::classify_tar(&argv, &cmd.cwd))
         .chain(branch::classify_ref_rm(&argv, &cmd.cwd))
-        .chain(peers::classify_paths(&argv, &cmd.cwd))
+        .chain(files::classify_paths(&argv, &cmd.cwd))
     {
         out.push(cx.guarded(op, None, &targets));
     }

@@ -14,6 +14,8 @@ mod code;
 mod decide;
 pub mod exit_worktree;
 pub mod explain;
+pub mod files;
+pub mod find;
 pub mod options;
 mod pathspec;
 pub mod peers;
@@ -268,7 +270,7 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
     match (&g.op, facts) {
         (Op::WorktreeRemove { .. }, Facts::Worktrees(f)) => worktree::check_remove(g, f),
         (Op::RemoveTree { .. }, Facts::Worktrees(f)) => worktree::check_rm(g, f),
-        (Op::FindDelete { .. }, Facts::Worktrees(f)) => worktree::check_find(g, f),
+        (Op::FindDelete { .. }, Facts::Worktrees(f)) => find::check_find(g, f),
         (Op::BranchDelete { .. }, Facts::Branches(b)) => branch::check(g, b),
         (Op::PushDelete { .. }, Facts::RemoteBranches(r)) => remote::check(g, r),
         (Op::Take(takes), Facts::Peers(p)) => peers::check_take(g, takes, p),
