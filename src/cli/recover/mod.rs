@@ -175,6 +175,10 @@ impl Catalog {
                 }
                 let held = snapshots.files(&s.id)?;
                 for c in &s.meta.changed {
+                    // A description is local data, but nothing it names may leave its worktree.
+                    if !is_plain_relative(&c.path) {
+                        continue;
+                    }
                     let (Some(root), Some(h)) = (
                         roots.get(&c.worktree),
                         held.iter()
@@ -217,6 +221,14 @@ impl Catalog {
             sessions,
         })
     }
+}
+
+/// Whether `path` is relative and stays below where it is joined (no `..`, no root).
+fn is_plain_relative(path: &str) -> bool {
+    !path.is_empty()
+        && Path::new(path)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
 /// Whether `id` is session `filter` (the whole id, or its start).
@@ -395,4 +407,27 @@ fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipp
         "bring one back: git dibs recover PATH   (a different current file is kept: the \
          snapshot goes beside it unless --force)"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_relative_paths_are_restored() {
+        for ok in ["a", "src/lib.rs", "a/b/c.txt", ".env"] {
+            assert!(is_plain_relative(ok), "{ok}");
+        }
+        for bad in ["", "/etc/passwd", "../x", "a/../../x", "./a", "a/./b/.."] {
+            assert!(!is_plain_relative(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn at_reads_times_and_durations_ago() {
+        assert_eq!(parse_at("2026-12-01T09:30:00Z").unwrap(), 1_796_117_400);
+        let ago = parse_at("20m").unwrap();
+        assert!(crate::store::now_secs().abs_diff(ago + 1200) <= 2);
+        assert!(parse_at("yesterday-ish").is_err());
+    }
 }
