@@ -138,3 +138,18 @@ fn release_prints_json() {
     assert_eq!(v["session"], "s1");
     assert_eq!(v["released"], serde_json::json!(["record:1"]));
 }
+
+#[test]
+fn a_lane_whose_branch_someone_else_claimed_is_refused_with_exit_1() {
+    let repo = TestRepo::new();
+    let out = run(
+        &repo.root,
+        Some("holder-1"),
+        &["claim", "branch:lane/x", "--exclusive"],
+    );
+    assert!(out.status.success(), "{}", out_text(&out));
+    let out = run(&repo.root, Some("other-2"), &["lane", "new", "x"]);
+    assert_eq!(out.status.code(), Some(1), "{}", out_text(&out));
+    assert!(out_text(&out).contains("is held by"), "{}", out_text(&out));
+    assert!(!repo.root.join(".worktrees/x").exists(), "rolled back");
+}

@@ -323,7 +323,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if let Some(Grant::Refused { target, holder }) =
             grants.iter().find(|g| matches!(g, Grant::Refused { .. }))
         {
-            bail!("{target} is held by {}", describe(holder));
+            return Err(Refused(format!("{target} is held by {}", describe(holder))).into());
         }
         Ok(shared)
     })();
@@ -331,6 +331,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Ok(s) => s,
         Err(e) => {
             roll_back(&ctx, &path, &branch, made_dir);
+            // Someone else holds what the lane would claim: a refusal (exit 1), not an error.
+            if let Some(Refused(why)) = e.downcast_ref::<Refused>() {
+                eprintln!("git dibs: {why}; the lane was rolled back");
+                return Ok(ExitCode::from(1));
+            }
             return Err(e.context("the lane was rolled back"));
         }
     };
@@ -395,3 +400,8 @@ fn default_name(ctx: &Ctx, repo: &LaneRepo, id: &str) -> String {
         .find(|n| !taken(n))
         .expect("some name is free")
 }
+
+/// A claim the lane needs is held by someone else.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Refused(String);
