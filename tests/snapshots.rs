@@ -164,6 +164,23 @@ fn session_start_and_prompt_blocks() {
         "session_start_gemini",
         answer(&repo, &at_now_as(root, "gemini", &gemini_start))
     );
+    let codex_start = json!({
+        "session_id": "019a7c3e-5b21-7d40-9e8f-3c6a1b2d4e5f", "cwd": root,
+        "hook_event_name": "SessionStart", "source": "startup", "model": "gpt-5.1-codex",
+        "transcript_path": "/tmp/x.jsonl"
+    });
+    insta::assert_snapshot!(
+        "session_start_codex",
+        answer(&repo, &at_now_as(root, "codex", &codex_start))
+    );
+    let cursor_start = json!({
+        "conversation_id": "c2e7a9f0-4d13-4b6a-8f25-7e1d3c9b0a64", "hook_event_name": "sessionStart",
+        "workspace_roots": [root], "cwd": root, "cursor_version": "2.3.8"
+    });
+    insta::assert_snapshot!(
+        "session_start_cursor",
+        answer(&repo, &at_now_as(root, "cursor", &cursor_start))
+    );
     at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs"));
     let prompt = claude_event(
         "UserPromptSubmit",
