@@ -114,7 +114,17 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
                 event,
                 &crate::shell::parse(command, &event.cwd).unwrap_or_default(),
             );
-            let judged = super::guard::judge(event, command, true);
+            // The guard fails closed even on its own defect: a panic while judging is a question.
+            let judged = panic::catch_unwind(AssertUnwindSafe(|| {
+                super::guard::judge(event, command, true)
+            }));
+            let Ok(judged) = judged else {
+                return Ok(Response::Ask {
+                    reason: "git-dibs failed while judging this command, so it cannot tell \
+                             what it would destroy; ask the person. [guard:internal-error]"
+                        .into(),
+                });
+            };
             match (judged.response, judged.cmds) {
                 (Response::Silent, Some(cmds)) => shell::before(event, &cmds),
                 (verdict, _) => Ok(verdict),
