@@ -109,19 +109,28 @@ pub(crate) fn take(
         return Ok(Vec::new());
     }
     // Someone else wrote one of the refs first: name them, and give back what this call took.
+    // A ref this very session holds now was written by its own background sync (it publishes
+    // the claim just granted here): that is no refusal.
     let (_, now_there) = fetch_all(remote, &patterns).unwrap_or_default();
     for ((shown, _), name) in shared.iter().zip(&names) {
         if lost.contains(&name.as_str()) {
-            let holder = now_there
+            let record = now_there
                 .iter()
                 .find(|r| &r.name == name)
-                .and_then(|r| r.record.as_ref())
-                .map_or_else(|| "another machine, a moment ago".to_owned(), holder_of);
+                .and_then(|r| r.record.as_ref());
+            if record.is_some_and(|c| c.machine == here.machine && c.session == session) {
+                continue;
+            }
+            let holder =
+                record.map_or_else(|| "another machine, a moment ago".to_owned(), holder_of);
             refused.push(Refusal {
                 target: shown.clone(),
                 holder,
             });
         }
+    }
+    if refused.is_empty() {
+        return Ok(refused);
     }
     let give_back: Vec<RefUpdate> = updates
         .iter()
