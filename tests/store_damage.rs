@@ -166,3 +166,28 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_peers_stash_is_still_refused_over_a_file_whose_holders_record_was_set_aside() {
+    let repo = TestRepo::new();
+    hook(&repo.root, &start(A, &repo.root));
+    hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
+    repo.write(&repo.root, "src/lib.rs", "pub fn half_done() {}\n");
+    std::fs::write(
+        repo.store_dir().join(format!("sessions/{A}.json")),
+        "{ garbage",
+    )
+    .unwrap();
+    // The record is found damaged (and set aside) by the next reader.
+    out_text(&dibs(&repo.root, &["status"]));
+    let run = bash_hook_env(&repo.root, B, "git stash", &[]);
+    let (decision, reason, _) = hook_decision(&run).expect("an answer");
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(
+        reason.contains("src/lib.rs") && reason.contains("aaaaaaaa"),
+        "{reason}"
+    );
+    // Everyday commands stay silent.
+    assert!(hook_decision(&bash_hook_env(&repo.root, B, "git status", &[])).is_none());
+    assert!(hook_decision(&bash_hook_env(&repo.root, B, "git stash list", &[])).is_none());
+}

@@ -176,4 +176,59 @@ impl Store {
             Err(e) => Err(e),
         }
     }
+
+    /// Stand-ins for the sessions whose records were set aside less than `keep` ago, each
+    /// holding those of `paths` (relative to the worktree at `root`) that the index still lists
+    /// under it. One listing of `sessions/` when there are none (no index folder is listed); for the guard, which reads
+    /// sessions' files from their records.
+    pub fn stand_ins_holding(
+        &self,
+        root: &Path,
+        paths: impl Fn() -> Vec<String>,
+        now: u64,
+        keep: Duration,
+    ) -> Vec<Session> {
+        let mut keys: Vec<(String, u64)> = Vec::new();
+        let Ok(entries) = fs::read_dir(self.dir.join("sessions")) else {
+            return Vec::new();
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some((orig, at)) = name.to_str().and_then(parse_aside) else {
+                continue;
+            };
+            let key = orig.trim_end_matches(".json");
+            if now.saturating_sub(at) < keep.as_secs() && !self.session_path_of_key(key).exists() {
+                match keys.iter_mut().find(|(k, _)| k == key) {
+                    Some((_, last)) => *last = (*last).max(at),
+                    None => keys.push((key.to_owned(), at)),
+                }
+            }
+        }
+        if keys.is_empty() {
+            return Vec::new();
+        }
+        let paths = paths();
+        keys.into_iter()
+            .filter_map(|(key, at)| {
+                let mut s = self.stand_in(&key, at, None);
+                for p in &paths {
+                    let file = FileKey::new(root.to_path_buf(), p.clone());
+                    if self.index_dir(&file.digest()).join(&key).exists() {
+                        s.files.push(FileTouch {
+                            key: file,
+                            first: at,
+                            last: at,
+                        });
+                    }
+                }
+                (!s.files.is_empty()).then_some(s)
+            })
+            .collect()
+    }
+
+    /// The record file of the session with this key.
+    fn session_path_of_key(&self, key: &str) -> PathBuf {
+        self.dir.join("sessions").join(format!("{key}.json"))
+    }
 }

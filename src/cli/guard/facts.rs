@@ -443,7 +443,16 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
         ..PeerFacts::default()
     };
     let store = Store::open(&wt.common_dir)?;
-    let sessions = store.sessions()?;
+    let mut sessions = store.sessions()?;
+    // A session whose record was set aside still holds, through the index, its dirty files.
+    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
+    let dirty_here = || {
+        Repo::open(root)
+            .and_then(|r| r.status())
+            .map(|s| s.into_iter().map(|f| f.path).collect())
+            .unwrap_or_default()
+    };
+    sessions.extend(store.stand_ins_holding(root, dirty_here, store::now_secs(), ttl));
     let holds_here = |s: &Session| s.files.iter().any(|f| &f.key.worktree == root);
     // A session on another machine has its files there: no command here can take them.
     let mut others: Vec<&Session> = sessions
@@ -454,7 +463,6 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
     if others.is_empty() {
         return Ok(facts);
     }
-    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let now = store::now_secs();
     others.retain(|s| s.is_alive(now, ttl));
     if others.is_empty() {
