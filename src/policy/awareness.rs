@@ -19,12 +19,12 @@ pub struct Peer {
     pub dirty: Vec<String>,
 }
 
-/// "a, b, c and 4 more".
+/// "a, b, c and 4 more", each cleaned of control characters (file names are anyone's).
 pub fn few(items: &[String], shown: usize) -> String {
     let mut text = items
         .iter()
         .take(shown)
-        .cloned()
+        .map(|i| crate::protocol::text::clean(i, crate::protocol::text::MAX_SHOWN))
         .collect::<Vec<_>>()
         .join(", ");
     if items.len() > shown {
@@ -252,6 +252,12 @@ mod tests {
         );
         assert!(t.contains("- and 3 more"), "{t}");
         assert!(t.ends_with(HOUSE_RULE), "{t}");
+    }
+
+    #[test]
+    fn file_names_are_shown_without_escapes() {
+        let names = vec!["a\x1b]0;x\x07b.rs".to_owned(), "c\nd.rs".to_owned()];
+        assert_eq!(few(&names, 3), "a]0;xb.rs, c d.rs");
     }
 
     #[test]
