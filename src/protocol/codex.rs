@@ -98,23 +98,14 @@ fn shell_command(tool_input: &Value) -> Option<String> {
     match tool_input.get("command")? {
         Value::String(s) => Some(s.clone()),
         Value::Array(words) => {
-            let words: Vec<String> = words.iter().filter_map(Value::as_str).map(quote).collect();
+            let words: Vec<String> = words
+                .iter()
+                .filter_map(Value::as_str)
+                .map(crate::shell::quote_word)
+                .collect();
             (!words.is_empty()).then(|| words.join(" "))
         }
         _ => None,
-    }
-}
-
-/// `word` quoted for a POSIX shell when it needs it.
-fn quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@%,".contains(&b));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

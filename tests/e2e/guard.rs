@@ -195,7 +195,7 @@ fn audit_lines(s: &Scenario) -> Vec<Value> {
 }
 
 /// A branch `name` with one commit that exists on no remote; `main` stays checked out.
-fn unpushed_branch(root: &Path, name: &str) {
+pub(super) fn unpushed_branch(root: &Path, name: &str) {
     common::git(root, &["checkout", "-q", "-b", name]);
     std::fs::write(root.join(format!("{name}.txt")), "only here\n").unwrap();
     common::git(root, &["add", &format!("{name}.txt")]);

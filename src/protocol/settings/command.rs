@@ -4,23 +4,11 @@
 use std::path::Path;
 
 use super::PROGRAM;
+pub(super) use crate::shell::quote_word;
 
 /// The command line for a handler that runs `program` (a bare name or a path), shell-quoted.
 pub fn hook_command(program: &str) -> String {
     format!("{} hook", quote_word(program))
-}
-
-/// `word` as one shell word: as it is when it needs no quoting, else in single quotes.
-pub(super) fn quote_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:=@%,".contains(&b));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 /// Whether a handler's command string runs git-dibs's hook: `git-dibs hook`, `/any/path/git-dibs
