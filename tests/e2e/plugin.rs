@@ -171,3 +171,58 @@ fn branch_exists(root: &Path, name: &str) -> bool {
         .status
         .success()
 }
+
+/// With the plugin installed but no `git-dibs` on PATH, the session is told why and what to do
+/// (the person in a systemMessage, the model in additionalContext), and the Bash guard's
+/// handler, failing closed, stops shell commands instead of letting them through unguarded.
+#[test]
+fn a_missing_binary_is_said_at_session_start_and_shell_commands_are_stopped() {
+    let s = Scenario::new("plugin without binary");
+    let root = s.repo.root.clone();
+    s.install_plugin("a");
+    let bin_dir = common::bin().parent().unwrap().to_path_buf();
+    let path: Vec<String> = std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|d| !d.is_empty() && !Path::new(d).join("git-dibs").exists())
+        .filter(|d| Path::new(d) != bin_dir)
+        .map(str::to_owned)
+        .collect();
+    let path = path.join(":");
+    let marker = "[e2e:plugin-missing]";
+    let flag = s.flag("ran");
+    s.api.script(
+        marker,
+        vec![
+            Step::bash(&format!("touch '{}'", flag.display())),
+            Step::Text("done".into()),
+        ],
+    );
+    let prompt = format!("{marker} touch a file");
+    let session = s.start_with_path("a", &root, &["-p", &prompt], &path);
+    let done = s.finish(session);
+    s.step("the model was told git-dibs is missing and how to install it");
+    let texts = s.api.system_texts(marker);
+    s.check(
+        texts.iter().any(|t| {
+            t.contains("git-dibs program is not installed") && t.contains("cargo install")
+        }),
+        || format!("no missing-binary notice reached the model: {texts:?}"),
+    );
+    s.step("the host took the person's systemMessage from the SessionStart answer");
+    let answered = done.events.iter().any(|e| {
+        e["subtype"] == "hook_response"
+            && e["hook_event"] == "SessionStart"
+            && e["outcome"] == "success"
+            && e["output"]
+                .as_str()
+                .is_some_and(|o| o.contains("\"systemMessage\":\"git-dibs plugin:"))
+    });
+    s.check(answered, || {
+        "no successful SessionStart answer with the systemMessage".into()
+    });
+    s.step("the shell command was stopped, not run unguarded");
+    s.check(!flag.exists(), || {
+        "the Bash command ran although the guard could not start".into()
+    });
+}
