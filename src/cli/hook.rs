@@ -109,15 +109,17 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
     }
     match &event.kind {
         EventKind::BeforeShell { command } => {
-            // Whatever the command does next, what sessions made is in the object store first.
-            snap::sweep(
-                event,
-                &crate::shell::parse(command, &event.cwd).unwrap_or_default(),
-            );
             // The guard fails closed even on its own defect: a panic while judging is a question.
             let judged = panic::catch_unwind(AssertUnwindSafe(|| {
                 super::guard::judge(event, command, true)
             }));
+            // Whatever the command does next, what sessions made is in the object store before
+            // it runs, in every clone the command reaches (as the guard's one parse read it).
+            let reached = match &judged {
+                Ok(j) => j.cmds.as_deref().unwrap_or_default(),
+                Err(_) => &[],
+            };
+            snap::sweep(event, reached);
             let Ok(judged) = judged else {
                 return Ok(Response::Ask {
                     reason: "git-dibs failed while judging this command, so it cannot tell \
