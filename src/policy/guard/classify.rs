@@ -129,7 +129,9 @@ fn classify_one(
         .chain(find::classify_find(&argv, &cmd.cwd))
         .chain(find::classify_tar(&argv, &cmd.cwd))
         .chain(branch::classify_ref_rm(&argv, &cmd.cwd))
-        .chain(files::classify_paths(&argv, &cmd.cwd))
+        .chain(files::classify_paths(&argv, &cmd.cwd, open))
+        .chain(files::rsync_delete(&argv, &cmd.cwd).map(|(tree, _)| tree))
+        .chain(files::rsync_delete(&argv, &cmd.cwd).map(|(_, take)| take))
     {
         out.push(cx.guarded(op, None, &targets));
     }
@@ -139,6 +141,15 @@ fn classify_one(
     if let Some(op) = pr::classify(&argv) {
         out.push(cx.guarded(op, None, &[]));
         return;
+    }
+    match super::scripts::package_script(&argv, &cmd.cwd) {
+        Some((super::scripts::Script::Text(text), top)) => {
+            return nested(&cx, &text, &top, "package script", alias, depth, out);
+        }
+        Some((super::scripts::Script::Unknown(why), _)) => {
+            return out.push(cx.opaque(Op::Opaque, why));
+        }
+        None => {}
     }
     if let Some(what) = code::runs(&argv, &cmd.cwd) {
         out.push(cx.guarded(Op::Runs { what }, None, &[]));
@@ -283,20 +294,35 @@ fn shell_alias(
     let top = git::invocation_worktree(inv).map_or_else(|| inv.cwd.clone(), |w| w.root);
     let args: Vec<String> = inv.args[1..].iter().map(|a| show_word(a)).collect();
     let line = format!("{text} {}", args.join(" "));
-    match crate::shell::parse(&line, &top) {
+    nested(cx, &line, &top, "alias for", alias, depth, out);
+}
+
+/// Shell text a command runs (an alias, a package script), read like `bash -c TEXT` in `top`.
+fn nested(
+    cx: &Ctx<'_>,
+    line: &str,
+    top: &Path,
+    what: &str,
+    alias: &mut AliasLookup<'_>,
+    depth: usize,
+    out: &mut Vec<Guarded>,
+) {
+    match crate::shell::parse(line, top) {
         Ok(cmds) if depth < MAX_ALIASES => {
             for c in &cmds {
                 let before = out.len();
                 classify_one(c, alias, depth + 1, out);
                 for g in &mut out[before..] {
-                    g.display = format!("{} (alias for `{line}`)", cx.display);
+                    g.display = format!("{} ({what} `{line}`)", cx.display);
                     g.bypass |= cx.bypass;
                 }
             }
         }
         _ => out.push(cx.opaque(
-            Op::Unreadable { text: line },
-            "its alias cannot be read".into(),
+            Op::Unreadable {
+                text: line.to_owned(),
+            },
+            format!("its {} cannot be read", what.trim_end_matches(" for")),
         )),
     }
 }

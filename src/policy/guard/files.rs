@@ -1,15 +1,29 @@
 //! A live peer's files deleted or written over by plain programs: `rm` (any flags), `unlink`,
-//! `shred`, `mv` (sources and what the destination replaces), judged by the peers rule as
+//! `shred`, `mv` (sources and what the destination replaces), `ln -f` (what its link replaces),
+//! judged by the peers rule as
 //! literal pathspecs.
 
 use super::{Op, Take};
 
 /// `rm` (any flags), `unlink`, `shred` and `mv` of files a live peer may hold: the paths
 /// deleted or written over, as literal pathspecs.
-pub fn classify_paths(argv: &[String], cwd: &std::path::Path) -> Option<(Op, Vec<String>)> {
+/// Under `xargs` or `find -exec` (`open`), a bare `rm` deletes paths only known when it runs:
+/// every file is in reach.
+pub fn classify_paths(
+    argv: &[String],
+    cwd: &std::path::Path,
+    open: bool,
+) -> Option<(Op, Vec<String>)> {
     let first = argv.first()?;
     let name = first.rsplit('/').next()?;
-    if !matches!(name, "rm" | "unlink" | "shred" | "mv") {
+    if !matches!(name, "rm" | "unlink" | "shred" | "mv" | "ln") {
+        return None;
+    }
+    // `ln -f` replaces its link name with a link: the file there is gone.
+    let force = |a: &String| {
+        a == "--force" || (!a.starts_with("--") && a.starts_with('-') && a.contains('f'))
+    };
+    if name == "ln" && !argv[1..].iter().any(force) {
         return None;
     }
     let mut operands = Vec::new();
@@ -19,7 +33,10 @@ pub fn classify_paths(argv: &[String], cwd: &std::path::Path) -> Option<(Op, Vec
     while let Some(a) = it.next() {
         if !dashdash && a == "--" {
             dashdash = true;
-        } else if !dashdash && name == "mv" && (a == "-t" || a == "--target-directory") {
+        } else if !dashdash
+            && matches!(name, "mv" | "ln")
+            && (a == "-t" || a == "--target-directory")
+        {
             target_dir = it.next().cloned();
         } else if !dashdash && a.starts_with('-') && a.len() > 1 {
         } else {
@@ -27,13 +44,20 @@ pub fn classify_paths(argv: &[String], cwd: &std::path::Path) -> Option<(Op, Vec
         }
     }
     if operands.is_empty() {
-        return None;
+        let every = vec![":/".to_owned()];
+        return (open && name != "mv")
+            .then(|| (Op::Take(vec![Take::new(true, true, every)]), vec![]));
     }
-    let mut paths: Vec<String> = operands
+    let deleted = if name == "ln" {
+        &operands[operands.len() - 1..]
+    } else {
+        &operands[..]
+    };
+    let mut paths: Vec<String> = deleted
         .iter()
         .map(|o| cwd.join(o).to_string_lossy().into_owned())
         .collect();
-    if name == "mv" {
+    if name == "mv" || (name == "ln" && operands.len() > 1) {
         // The destination, and the file of that name inside it, are written over.
         let dest = target_dir
             .map(|d| cwd.join(d))
@@ -48,4 +72,106 @@ pub fn classify_paths(argv: &[String], cwd: &std::path::Path) -> Option<(Op, Vec
     }
     let specs: Vec<String> = paths.iter().map(|p| format!(":(literal){p}")).collect();
     Some((Op::Take(vec![Take::new(true, true, specs)]), operands))
+}
+
+/// A guarded operation and the targets it names.
+pub type Found = (Op, Vec<String>);
+
+/// `rsync --delete` (any spelling) and `--remove-source-files`: the destination's files that the
+/// source lacks are deleted (judged as `rm -r DEST`, the worktrees and a peer's files there), and
+/// so are the sources once copied.
+pub fn rsync_delete(
+    argv: &[String],
+    cwd: &std::path::Path,
+) -> Option<(Found, Found)> {
+    if argv.first()?.rsplit('/').next()? != "rsync" {
+        return None;
+    }
+    let mut delete = false;
+    let mut remove_sources = false;
+    let mut operands = Vec::new();
+    let mut dashdash = false;
+    let mut it = argv[1..].iter();
+    while let Some(a) = it.next() {
+        if !dashdash && a == "--" {
+            dashdash = true;
+        } else if !dashdash && a.starts_with("--") {
+            let name = a.split('=').next().unwrap_or(a);
+            delete |= name == "--del" || name.starts_with("--delete");
+            remove_sources |= name == "--remove-source-files" || name == "--remove-sent-files";
+            // Options that take the next word.
+            if !a.contains('=')
+                && matches!(
+                    name,
+                    "--rsh"
+                        | "--exclude"
+                        | "--include"
+                        | "--filter"
+                        | "--files-from"
+                        | "--exclude-from"
+                        | "--include-from"
+                        | "--rsync-path"
+                        | "--chmod"
+                        | "--backup-dir"
+                        | "--suffix"
+                        | "--log-file"
+                        | "--password-file"
+                        | "--compare-dest"
+                        | "--copy-dest"
+                        | "--link-dest"
+                        | "--temp-dir"
+                        | "--partial-dir"
+                        | "--out-format"
+                        | "--timeout"
+                        | "--max-size"
+                        | "--min-size"
+                        | "--bwlimit"
+                        | "--port"
+                        | "--chown"
+                        | "--usermap"
+                        | "--groupmap"
+                        | "--info"
+                        | "--debug"
+                        | "--iconv"
+                        | "--skip-compress"
+                )
+            {
+                it.next();
+            }
+        } else if !dashdash && a.starts_with('-') && a.len() > 1 {
+            // `-e CMD`, `-f RULE`, `-T DIR`, `-B SIZE` take the next word.
+            if a.ends_with(['e', 'f', 'T', 'B', 'M']) {
+                it.next();
+            }
+        } else {
+            operands.push(a.clone());
+        }
+    }
+    if (!delete && !remove_sources) || operands.len() < 2 {
+        return None;
+    }
+    let local = |o: &String| !o.contains(':') || o.starts_with('/') || o.starts_with('.');
+    let mut gone: Vec<String> = Vec::new();
+    if delete && let Some(dest) = operands.last().filter(|d| local(d)) {
+        gone.push(dest.clone());
+    }
+    if remove_sources {
+        let n = operands.len() - 1;
+        gone.extend(operands[..n].iter().filter(|o| local(o)).cloned());
+    }
+    if gone.is_empty() {
+        return None;
+    }
+    let paths: Vec<std::path::PathBuf> = gone
+        .iter()
+        .map(|o| cwd.join(o.trim_end_matches('/')))
+        .collect();
+    let specs = paths
+        .iter()
+        .map(|p| format!(":(literal){}", p.display()))
+        .collect();
+    Some((
+        (Op::RemoveTree { paths }, gone.clone()),
+        (Op::Take(vec![Take::new(true, true, specs)]), gone),
+    ))
 }

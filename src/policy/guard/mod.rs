@@ -21,6 +21,7 @@ mod pathspec;
 pub mod peers;
 pub mod pr;
 pub mod remote;
+mod scripts;
 pub mod self_protect;
 pub mod worktree;
 

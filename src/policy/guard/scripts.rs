@@ -1,0 +1,186 @@
+//! Package-manager scripts (`npm run X`, `npm test`, `yarn X`, `pnpm run X`, `bun run X`): the
+//! script text from the nearest `package.json` (from the command's directory up), with its `pre`/`post` hooks, to
+//! be read like `bash -c TEXT`. A `package.json` that cannot be read leaves the script unknown.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+/// How many folders upward a `package.json` is looked for.
+const MAX_UP: usize = 64;
+/// Largest `package.json` read.
+const MAX_PACKAGE: u64 = 256 * 1024;
+
+/// npm subcommands that run the script of the same name.
+const NPM_SCRIPT_VERBS: &[&str] = &["test", "t", "tst", "start", "stop", "restart"];
+/// yarn subcommands that are its own (anything else names a script).
+const YARN_OWN: &[&str] = &[
+    "add",
+    "audit",
+    "autoclean",
+    "bin",
+    "cache",
+    "check",
+    "config",
+    "create",
+    "dlx",
+    "exec",
+    "generate-lock-entry",
+    "global",
+    "help",
+    "import",
+    "info",
+    "init",
+    "install",
+    "licenses",
+    "link",
+    "list",
+    "login",
+    "logout",
+    "node",
+    "outdated",
+    "owner",
+    "pack",
+    "policies",
+    "publish",
+    "remove",
+    "set",
+    "tag",
+    "team",
+    "unlink",
+    "unplug",
+    "upgrade",
+    "upgrade-interactive",
+    "version",
+    "versions",
+    "why",
+    "workspace",
+    "workspaces",
+    "up",
+    "explain",
+    "plugin",
+    "patch",
+    "rebuild",
+    "dedupe",
+    "constraints",
+    "npm",
+    "search",
+    "stage",
+];
+
+#[derive(serde::Deserialize)]
+struct Package {
+    #[serde(default)]
+    scripts: HashMap<String, Entry>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Entry {
+    Text(String),
+    Other(serde::de::IgnoredAny),
+}
+
+/// What a package script run amounts to.
+pub enum Script {
+    /// The shell text it runs (with its arguments), hooks first and last.
+    Text(String),
+    /// Its text cannot be read: why.
+    Unknown(String),
+}
+
+/// Options naming the package's folder (`npm --prefix`, `pnpm -C`/`--dir`, `yarn`/`bun --cwd`).
+const DIR_OPTIONS: &[&str] = &["--prefix", "-C", "--dir", "--cwd"];
+
+/// The name of the package script `argv` runs and the folder it names, when it runs one.
+fn script_name(argv: &[String]) -> Option<(String, Option<String>)> {
+    let tool = argv.first()?.rsplit('/').next()?;
+    let mut words: Vec<&String> = Vec::new();
+    let mut dir = None;
+    let mut it = argv[1..].iter();
+    while let Some(a) = it.next() {
+        if DIR_OPTIONS.contains(&a.as_str()) {
+            dir = it.next().cloned();
+        } else if let Some((k, v)) = a.split_once('=')
+            && DIR_OPTIONS.contains(&k)
+        {
+            dir = Some(v.to_owned());
+        } else if !a.starts_with('-') {
+            words.push(a);
+        }
+    }
+    let name = script_of(tool, &words)?;
+    Some((name, dir))
+}
+
+fn script_of(tool: &str, words: &[&String]) -> Option<String> {
+    let first = words.first()?.as_str();
+    let run = matches!(first, "run" | "run-script" | "rum" | "urn");
+    match tool {
+        "npm" | "pnpm" if run => words.get(1).map(|w| (*w).clone()),
+        "npm" | "pnpm" if NPM_SCRIPT_VERBS.contains(&first) => Some(match first {
+            "t" | "tst" => "test".to_owned(),
+            s => s.to_owned(),
+        }),
+        "yarn" if first == "run" => words.get(1).map(|w| (*w).clone()),
+        "yarn" if !YARN_OWN.contains(&first) => Some(first.to_owned()),
+        "bun" if first == "run" => words.get(1).map(|w| (*w).clone()),
+        _ => None,
+    }
+}
+
+/// The script `argv` runs from the nearest `package.json` (from `cwd` or the folder an option
+/// names, upward), and the
+/// folder it runs in, when it is a package-manager script run.
+pub fn package_script(argv: &[String], cwd: &Path) -> Option<(Script, std::path::PathBuf)> {
+    let (name, dir) = script_name(argv)?;
+    let start = dir.map_or_else(|| cwd.to_path_buf(), |d| cwd.join(d));
+    // The package manager uses the nearest `package.json` upward; with none, it runs nothing.
+    let path = start
+        .ancestors()
+        .take(MAX_UP)
+        .map(|d| d.join("package.json"))
+        .find(|p| std::fs::symlink_metadata(p).is_ok())?;
+    let top = path
+        .parent()
+        .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
+    let text = std::fs::metadata(&path)
+        .ok()
+        .filter(|m| m.is_file() && m.len() <= MAX_PACKAGE)
+        .and_then(|_| std::fs::read_to_string(&path).ok());
+    let Some(text) = text else {
+        return Some((
+            Script::Unknown(format!(
+                "the script `{name}` comes from {}, which git-dibs cannot read",
+                path.display()
+            )),
+            top,
+        ));
+    };
+    let Ok(pkg) = serde_json::from_str::<Package>(&text) else {
+        return Some((
+            Script::Unknown(format!(
+                "the script `{name}` comes from {}, which git-dibs cannot parse",
+                path.display()
+            )),
+            top,
+        ));
+    };
+    let mut parts = Vec::new();
+    for key in [format!("pre{name}"), name.clone(), format!("post{name}")] {
+        match pkg.scripts.get(&key) {
+            None => {}
+            Some(Entry::Text(s)) => parts.push(s.clone()),
+            Some(Entry::Other(_)) => {
+                return Some((
+                    Script::Unknown(format!(
+                        "the script `{key}` in {} is not text",
+                        path.display()
+                    )),
+                    top,
+                ));
+            }
+        }
+    }
+    // No such script: the package manager runs nothing (or its own binary lookup).
+    (!parts.is_empty()).then(|| (Script::Text(parts.join("\n")), top))
+}
