@@ -128,3 +128,19 @@ fn regression_ln_force_replaces_a_peer_file() {
     allowed(r, "ln -s /dev/null newlink");
     allowed(r, "ln -sf /dev/null newlink");
 }
+
+#[test]
+fn regression_gnu_parallel_runs_its_command_per_argument() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    for cmd in [
+        "parallel rm ::: src/lib.rs",
+        "parallel -j4 rm -f ::: src/lib.rs",
+        "parallel --jobs 2 git branch -D ::: topic",
+    ] {
+        stopped(r, cmd);
+    }
+    allowed(r, "parallel echo ::: a b");
+    allowed(r, "parallel -j2 gzip ::: a.log b.log");
+}

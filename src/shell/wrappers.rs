@@ -302,6 +302,35 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                 }
                 Some(n)
             }
+            // GNU parallel runs its command once per argument (`::: ARGS`, a file, the input).
+            "parallel" => {
+                p.external = true;
+                p.xargs = true;
+                let spec = Spec {
+                    short_arg: "jaSEIdnNPsC",
+                    short_opt_arg: "",
+                    long_arg: &[
+                        "jobs",
+                        "arg-file",
+                        "sshlogin",
+                        "delimiter",
+                        "max-args",
+                        "colsep",
+                        "joblog",
+                        "results",
+                        "tmpdir",
+                        "timeout",
+                        "retries",
+                        "workdir",
+                        "max-procs",
+                    ],
+                };
+                let n = options(rest, &spec, |_, _| {});
+                if n >= rest.len() || rest[n].text.starts_with(":::") {
+                    break;
+                }
+                Some(n)
+            }
             s if SHELLS.contains(&s) => {
                 p.shell = shell_mode(rest);
                 break;

@@ -80,10 +80,7 @@ pub type Found = (Op, Vec<String>);
 /// `rsync --delete` (any spelling) and `--remove-source-files`: the destination's files that the
 /// source lacks are deleted (judged as `rm -r DEST`, the worktrees and a peer's files there), and
 /// so are the sources once copied.
-pub fn rsync_delete(
-    argv: &[String],
-    cwd: &std::path::Path,
-) -> Option<(Found, Found)> {
+pub fn rsync_delete(argv: &[String], cwd: &std::path::Path) -> Option<(Found, Found)> {
     if argv.first()?.rsplit('/').next()? != "rsync" {
         return None;
     }
