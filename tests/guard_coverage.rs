@@ -11,16 +11,6 @@ use std::fs;
 use common::*;
 use guard_support::*;
 
-/// Refused or asked: anything but a silent pass.
-#[track_caller]
-fn stopped(cwd: &std::path::Path, command: &str) -> String {
-    let run = bash(cwd, command);
-    match decision(&run) {
-        Some((d, reason, _)) if d == "deny" || d == "ask" => reason,
-        other => panic!("`{command}` went through: {other:?} / {}", run.stderr),
-    }
-}
-
 #[test]
 fn regression_abbreviated_long_options() {
     let f = fixture();

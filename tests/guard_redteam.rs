@@ -10,16 +10,6 @@ use std::fs;
 
 use guard_support::*;
 
-/// Refused or asked: anything but a silent pass.
-#[track_caller]
-fn stopped(cwd: &std::path::Path, command: &str) -> String {
-    let run = bash(cwd, command);
-    match decision(&run) {
-        Some((d, reason, _)) if d == "deny" || d == "ask" => reason,
-        other => panic!("`{command}` went through: {other:?} / {}", run.stderr),
-    }
-}
-
 fn package(dir: &std::path::Path, scripts: &str) {
     fs::write(
         dir.join("package.json"),

@@ -98,6 +98,16 @@ pub fn denied(cwd: &Path, command: &str) -> String {
     }
 }
 
+/// Refused or asked: anything but a silent pass.
+#[track_caller]
+pub fn stopped(cwd: &Path, command: &str) -> String {
+    let run = bash(cwd, command);
+    match decision(&run) {
+        Some((d, reason, _)) if d == "deny" || d == "ask" => reason,
+        other => panic!("`{command}` went through: {other:?} / {}", run.stderr),
+    }
+}
+
 #[track_caller]
 pub fn asked(cwd: &Path, command: &str) -> String {
     let run = bash(cwd, command);
