@@ -199,6 +199,8 @@ pub(super) struct Pipeline {
 #[derive(Clone, Debug, Default)]
 pub(super) struct AndOr {
     pub pipelines: Vec<Pipeline>,
+    /// The operator after each pipeline but the last: `true` for `||`, `false` for `&&`.
+    pub ors: Vec<bool>,
 }
 
 /// And-or lists separated by `;`, `&` or newlines; the flag is true for `&` (background).

@@ -131,9 +131,17 @@ impl Ev<'_> {
             } else {
                 st
             };
-            for p in &ao.pipelines {
+            // A pipeline after an `||` runs when something before it failed, so in any of the
+            // states the line had reached by then: only what all of them agree on is known.
+            let mut reached = vec![st.clone()];
+            for (i, p) in ao.pipelines.iter().enumerate() {
+                if i > 0 && ao.ors[..i].iter().any(|or| *or) {
+                    let merged = st.clone().merge(&reached);
+                    *st = merged;
+                }
                 if p.cmds.len() == 1 {
                     last = self.command(&p.cmds[0], st, inh, Stdin::None)?;
+                    reached.push(st.clone());
                     continue;
                 }
                 let mut piped: Option<Option<String>> = None;
@@ -147,6 +155,12 @@ impl Ev<'_> {
                     piped = Some(out);
                 }
                 last = piped.flatten();
+                reached.push(st.clone());
+            }
+            // After `a && b` or `a || b`, either may have been the last to run.
+            if ao.pipelines.len() > 1 {
+                let merged = st.clone().merge(&reached);
+                *st = merged;
             }
         }
         let single = list.items.len() == 1
@@ -378,10 +392,14 @@ impl Ev<'_> {
                 assigns: assignments.clone(),
                 force,
             };
+            // A child shell sees only what was exported: a variable set earlier in the line may
+            // or may not be, so there its value is unknown (the command's own prefix
+            // assignments still pass in, through `inner`).
             let nested = State {
                 cwd: cwd.clone(),
                 known,
                 stack: Vec::new(),
+                vars: st.vars.keys().map(|k| (k.clone(), None)).collect(),
                 ..st.clone()
             };
             let mut unknown = force.unwrap_or(Unknown::Eval);
@@ -410,12 +428,16 @@ impl Ev<'_> {
                 assigns: assignments.clone(),
                 force: Some(force.unwrap_or(Unknown::Eval)),
             };
-            let nested = State {
+            // `eval` runs in this shell: what its text changes (`cd`, variables, the directory
+            // stack) holds for the rest of the line.
+            let mut nested = State {
                 cwd: cwd.clone(),
                 known,
                 ..st.clone()
             };
-            if !self.nested(&text, s.depth, nested, &inner)? {
+            if self.nested_in(&text, s.depth, &mut nested, &inner)? {
+                *st = nested;
+            } else {
                 self.emit(
                     argv,
                     assignments,
@@ -489,9 +511,21 @@ impl Ev<'_> {
         mut st: State,
         inh: &Inherit,
     ) -> Result<bool, ParseError> {
+        self.nested_in(text, depth, &mut st, inh)
+    }
+
+    /// Commands in `text`, run in the shell whose state is `st` (as `eval` does: a `cd` or an
+    /// assignment there holds for what follows).
+    fn nested_in(
+        &mut self,
+        text: &str,
+        depth: u32,
+        st: &mut State,
+        inh: &Inherit,
+    ) -> Result<bool, ParseError> {
         match Parser::new(text, depth + 1).parse_program() {
             Ok(list) => {
-                self.list(&list, &mut st, inh)?;
+                self.list(&list, st, inh)?;
                 Ok(true)
             }
             Err(ParseError::Syntax(_)) => Ok(false),

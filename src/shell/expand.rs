@@ -52,7 +52,13 @@ pub(super) fn expand_word(
     for chars in brace_expand(&w.chars) {
         let chars = tilde(chars, home);
         let mut cut = false;
-        let globbed = if cwd_known && !w.has_var && !w.has_cmdsub && has_glob(&chars) {
+        let absolute = chars.first().is_some_and(|c| c.c == '/');
+        let globbed = if !w.has_var && !w.has_cmdsub && has_glob(&chars) && !cwd_known && !absolute
+        {
+            // A relative pattern in a directory that is not known: its matches are not either.
+            cut = true;
+            None
+        } else if !w.has_var && !w.has_cmdsub && has_glob(&chars) {
             match glob(&chars, cwd, dotglob) {
                 Globbed::Matched(m) => Some(m),
                 Globbed::NoMatch => None,

@@ -92,7 +92,8 @@ impl Parser {
         let mut ao = AndOr::default();
         loop {
             ao.pipelines.push(self.parse_pipeline()?);
-            if matches!(self.peek()?, Tok::Op(Op::AndIf | Op::OrIf)) {
+            if let Tok::Op(op @ (Op::AndIf | Op::OrIf)) = self.peek()? {
+                ao.ors.push(matches!(op, Op::OrIf));
                 self.next_tok()?;
                 self.skip_newlines()?;
             } else {
