@@ -187,6 +187,7 @@ fn lines_the_generator_found() {
         "for v in x y; do rm '*' | git \"$d\" -D --; done",
         "git \"$v\"; git ",
         "git x; cd a; git x",
+        "git  || d=a; git \"$d\"",
     ] {
         assert_eq!(unseen(line), None, "{line}");
     }

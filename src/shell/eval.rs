@@ -42,6 +42,13 @@ impl State {
         if others.iter().any(|o| !o.same(&self)) {
             self.known = false;
         }
+        // A variable set on one path only, or to different values, is not known afterwards.
+        let mine: Vec<String> = self.vars.keys().cloned().collect();
+        for k in mine {
+            if others.iter().any(|o| o.vars.get(&k) != self.vars.get(&k)) {
+                self.vars.insert(k, None);
+            }
+        }
         for o in others {
             for (k, v) in &o.vars {
                 if self.vars.get(k) != Some(v) {
