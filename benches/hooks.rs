@@ -122,13 +122,7 @@ impl Runner {
         }
         let started = Instant::now();
         let m = support::measure(&self.root, &event, self.warmup, self.iters, before);
-        eprintln!(
-            "  {id:<3} {what:<58} hook {:>7.0} µs  floor {:>6.0} µs  {:>5.2}x  ({:.1} s)",
-            m.hook.median,
-            m.floor.median,
-            m.ratio(),
-            started.elapsed().as_secs_f64()
-        );
+        progress(id, what, "floor", &m, started);
         self.rows.push(Row {
             id,
             what: what.to_owned(),
@@ -310,13 +304,12 @@ fn main() {
         let event = common::bash_event(ME, &root, &cmd);
         let started = Instant::now();
         let m = support::measure_against_git_status(&root, &git_wt, &event, warmup, iters);
-        eprintln!(
-            "  f3  {:<58} hook {:>7.0} µs  git status {:>6.0} µs  {:>5.2}x  ({:.1} s)",
+        progress(
+            "f3",
             "worktree remove answered by git",
-            m.hook.median,
-            m.floor.median,
-            m.ratio(),
-            started.elapsed().as_secs_f64()
+            "git status",
+            &m,
+            started,
         );
         runner.rows.push(Row {
             id: "f3",
@@ -427,4 +420,15 @@ fn render(rows: &[Row], iters: usize, warmup: usize) -> String {
         );
     }
     s
+}
+
+/// One line on stderr as each row is measured.
+fn progress(id: &str, what: &str, floor: &str, m: &Measurement, started: Instant) {
+    eprintln!(
+        "  {id:<3} {what:<58} hook {:>7.0} µs  {floor} {:>6.0} µs  {:>5.2}x  ({:.1} s)",
+        m.hook.median,
+        m.floor.median,
+        m.ratio(),
+        started.elapsed().as_secs_f64()
+    );
 }

@@ -41,12 +41,7 @@ fn lane_list_says_landed_only_where_git_dibs_landed_does() {
     // Not landed anywhere.
     let shown = listed(&repo, "feat");
     assert!(shown.contains("not landed"), "{shown}");
-    let out = dibs_as(
-        &repo.root,
-        "sess-x",
-        &["landed", "lane/feat", "--offline"],
-        &[],
-    );
+    let out = landed_offline(&repo, "lane/feat");
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     // Landed on the local main, not pushed: list and landed both say it is not on origin/main.
     ok(dibs_as(
@@ -60,12 +55,7 @@ fn lane_list_says_landed_only_where_git_dibs_landed_does() {
         shown.contains("landed on main here, not yet on its remote"),
         "{shown}"
     );
-    let out = dibs_as(
-        &repo.root,
-        "sess-x",
-        &["landed", "lane/feat", "--offline"],
-        &[],
-    );
+    let out = landed_offline(&repo, "lane/feat");
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     // Pushed: both say landed.
     git(&repo.root, &["push", "-q", "origin", "main"]);
@@ -75,12 +65,7 @@ fn lane_list_says_landed_only_where_git_dibs_landed_does() {
         lane_named(&repo, "feat")["landed_on"],
         "refs/remotes/origin/main"
     );
-    let out = dibs_as(
-        &repo.root,
-        "sess-x",
-        &["landed", "lane/feat", "--offline"],
-        &[],
-    );
+    let out = landed_offline(&repo, "lane/feat");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
 
@@ -145,4 +130,9 @@ fn retain_all_says_why_it_dropped_a_ref() {
         "{said}"
     );
     assert!(!said.contains("on a remote now"), "{said}");
+}
+
+/// `git dibs landed BRANCH --offline`, as the lane's session asks it.
+fn landed_offline(repo: &TestRepo, branch: &str) -> std::process::Output {
+    dibs_as(&repo.root, "sess-x", &["landed", branch, "--offline"], &[])
 }

@@ -36,15 +36,7 @@ fn checks_with<'a>(doc: &'a Value, needle: &str) -> Vec<(&'a str, &'a str)> {
 
 #[test]
 fn a_corrupt_session_record_is_reported_and_its_file_stays_protected() {
-    let repo = TestRepo::new();
-    hook(&repo.root, &start(A, &repo.root));
-    hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
-    repo.write(&repo.root, "src/lib.rs", "pub fn half_done() {}\n");
-    std::fs::write(
-        repo.store_dir().join(format!("sessions/{A}.json")),
-        "{ garbage",
-    )
-    .unwrap();
+    let repo = holder_with_a_damaged_record();
 
     // B's edit of the file is still warned about: the index still names A.
     let run = hook(&repo.root, &repo.pre_edit(B, "src/lib.rs"));
@@ -169,15 +161,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn a_peers_stash_is_still_refused_over_a_file_whose_holders_record_was_set_aside() {
-    let repo = TestRepo::new();
-    hook(&repo.root, &start(A, &repo.root));
-    hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
-    repo.write(&repo.root, "src/lib.rs", "pub fn half_done() {}\n");
-    std::fs::write(
-        repo.store_dir().join(format!("sessions/{A}.json")),
-        "{ garbage",
-    )
-    .unwrap();
+    let repo = holder_with_a_damaged_record();
     // The record is found damaged (and set aside) by the next reader.
     out_text(&dibs(&repo.root, &["status"]));
     let run = bash_hook_env(&repo.root, B, "git stash", &[]);
@@ -190,4 +174,18 @@ fn a_peers_stash_is_still_refused_over_a_file_whose_holders_record_was_set_aside
     // Everyday commands stay silent.
     assert!(hook_decision(&bash_hook_env(&repo.root, B, "git status", &[])).is_none());
     assert!(hook_decision(&bash_hook_env(&repo.root, B, "git stash list", &[])).is_none());
+}
+
+/// A repository where session A changed `src/lib.rs` and A's record was then damaged.
+fn holder_with_a_damaged_record() -> TestRepo {
+    let repo = TestRepo::new();
+    hook(&repo.root, &start(A, &repo.root));
+    hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
+    repo.write(&repo.root, "src/lib.rs", "pub fn half_done() {}\n");
+    std::fs::write(
+        repo.store_dir().join(format!("sessions/{A}.json")),
+        "{ garbage",
+    )
+    .unwrap();
+    repo
 }

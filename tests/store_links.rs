@@ -104,10 +104,7 @@ fn a_linked_index_folder_is_set_aside_and_pruning_deletes_nothing_it_points_to()
     hook(&repo.root, &repo.pre_edit(B, "src/lib.rs"));
     hook(&repo.root, &repo.pre_edit(A, "README.md"));
     start(&repo, B);
-    let shown = doctor_text(&repo.root);
-    victim.assert_untouched();
-    assert_eq!(links_left(&repo.store_dir()), Vec::<PathBuf>::new());
-    assert!(shown.contains("link or special file"), "{shown}");
+    assert_set_aside_and_reported(&repo, &victim);
 }
 
 #[test]
@@ -131,10 +128,7 @@ fn a_linked_marker_or_record_is_never_written_through() {
     hook(&repo.root, &repo.pre_edit(A, "README.md"));
     hook(&repo.root, &repo.pre_edit(B, "src/lib.rs"));
     start(&repo, B);
-    let shown = doctor_text(&repo.root);
-    victim.assert_untouched();
-    assert_eq!(links_left(&repo.store_dir()), Vec::<PathBuf>::new());
-    assert!(shown.contains("link or special file"), "{shown}");
+    assert_set_aside_and_reported(&repo, &victim);
 }
 
 #[test]
@@ -261,4 +255,13 @@ fn a_co_edit_warning_is_delivered_when_the_store_write_that_follows_fails() {
         "the warning still arrives: {run:?}"
     );
     assert!(run.stderr.contains("locked"), "{run:?}");
+}
+
+/// What was planted is untouched, no link is left in the store, and `doctor` reports what it set
+/// aside.
+fn assert_set_aside_and_reported(repo: &TestRepo, victim: &Victim) {
+    let shown = doctor_text(&repo.root);
+    victim.assert_untouched();
+    assert_eq!(links_left(&repo.store_dir()), Vec::<PathBuf>::new());
+    assert!(shown.contains("link or special file"), "{shown}");
 }

@@ -213,31 +213,11 @@ pub fn measure(
     event: &Value,
     warmup: usize,
     iters: usize,
-    mut before: impl FnMut(),
+    before: impl FnMut(),
 ) -> Measurement {
     let input = format!("{event}\n").into_bytes();
-    let hook = common::bin();
-    let floor = Path::new(FLOOR);
-    for _ in 0..warmup {
-        spawn_timed(floor, cwd, &input);
-        before();
-        spawn_timed(&hook, cwd, &input);
-    }
-    let mut floor_times = Vec::with_capacity(iters);
-    let mut hook_times = Vec::with_capacity(iters);
-    let mut last = None;
-    for _ in 0..iters.max(1) {
-        floor_times.push(spawn_timed(floor, cwd, &input).0);
-        before();
-        let (elapsed, output) = spawn_timed(&hook, cwd, &input);
-        hook_times.push(elapsed);
-        last = Some(output);
-    }
-    Measurement {
-        floor: Stats::of(&floor_times),
-        hook: Stats::of(&hook_times),
-        outcome: describe(&last.expect("at least one run")),
-    }
+    let floor = || spawn_timed(Path::new(FLOOR), cwd, &input).0;
+    interleaved(cwd, &input, warmup, iters, floor, before)
 }
 
 /// [`measure`] against `git status` in `worktree` instead of `/bin/true`: for a guarded command
@@ -250,7 +230,6 @@ pub fn measure_against_git_status(
     iters: usize,
 ) -> Measurement {
     let input = format!("{event}\n").into_bytes();
-    let hook = common::bin();
     let status = || {
         let start = Instant::now();
         let out = Command::new("git")
@@ -265,16 +244,32 @@ pub fn measure_against_git_status(
         assert!(out.status.success(), "git status in {}", worktree.display());
         start.elapsed()
     };
+    interleaved(cwd, &input, warmup, iters, status, || {})
+}
+
+/// `warmup` untimed then `iters` timed pairs of `floor` (which times itself) and the hook fed
+/// `input`, `before` running untimed ahead of each hook run.
+fn interleaved(
+    cwd: &Path,
+    input: &[u8],
+    warmup: usize,
+    iters: usize,
+    mut floor: impl FnMut() -> Duration,
+    mut before: impl FnMut(),
+) -> Measurement {
+    let hook = common::bin();
     for _ in 0..warmup {
-        status();
-        spawn_timed(&hook, cwd, &input);
+        floor();
+        before();
+        spawn_timed(&hook, cwd, input);
     }
     let mut floor_times = Vec::with_capacity(iters);
     let mut hook_times = Vec::with_capacity(iters);
     let mut last = None;
     for _ in 0..iters.max(1) {
-        floor_times.push(status());
-        let (elapsed, output) = spawn_timed(&hook, cwd, &input);
+        floor_times.push(floor());
+        before();
+        let (elapsed, output) = spawn_timed(&hook, cwd, input);
         hook_times.push(elapsed);
         last = Some(output);
     }

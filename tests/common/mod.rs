@@ -160,7 +160,11 @@ impl HookRun {
 
 /// Pipe `input` into `git-dibs hook` run in `cwd` with extra `env`.
 pub fn hook_raw(cwd: &Path, input: &[u8], env: &[(&str, &str)]) -> HookRun {
-    let child = spawn_hook(cwd, input, env);
+    finish(spawn_hook(cwd, input, env))
+}
+
+/// Wait for a hook process and collect what it answered.
+fn finish(child: std::process::Child) -> HookRun {
     let out = child.wait_with_output().expect("git-dibs finishes");
     HookRun {
         code: out.status.code().unwrap_or(-1),
@@ -172,8 +176,18 @@ pub fn hook_raw(cwd: &Path, input: &[u8], env: &[(&str, &str)]) -> HookRun {
 /// Start `git-dibs hook` in `cwd` with extra `env`, `input` written to its stdin (then closed),
 /// without waiting for it.
 pub fn spawn_hook(cwd: &Path, input: &[u8], env: &[(&str, &str)]) -> std::process::Child {
+    spawn_hook_with(&["hook"], cwd, input, env)
+}
+
+/// [`spawn_hook`] with `args` for the binary (`hook` and its options).
+fn spawn_hook_with(
+    args: &[&str],
+    cwd: &Path,
+    input: &[u8],
+    env: &[(&str, &str)],
+) -> std::process::Child {
     let mut cmd = Command::new(bin());
-    cmd.arg("hook")
+    cmd.args(args)
         .current_dir(cwd)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -478,26 +492,11 @@ pub fn git_as(dir: &Path, session: &str, args: &[&str], env: &[(&str, &str)]) ->
 
 /// Pipe `event` into `git-dibs hook --host HOST` in `cwd`, with extra `env`.
 pub fn hook_host(cwd: &Path, host: &str, event: &Value, env: &[(&str, &str)]) -> HookRun {
-    let mut cmd = Command::new(bin());
-    cmd.args(["hook", "--host", host])
-        .current_dir(cwd)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("git-dibs runs");
-    {
-        let mut stdin = child.stdin.take().unwrap();
-        let _ = writeln!(stdin, "{event}");
-    }
-    let out = child.wait_with_output().expect("git-dibs finishes");
-    HookRun {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let input = format!("{event}\n");
+    finish(spawn_hook_with(
+        &["hook", "--host", host],
+        cwd,
+        input.as_bytes(),
+        env,
+    ))
 }
