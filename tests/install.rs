@@ -274,3 +274,116 @@ fn uninstall_after_a_fresh_install_leaves_no_hooks() {
     ok(&s.run(&["uninstall"]));
     assert_eq!(fs::read_to_string(s.project()).unwrap(), "{}\n");
 }
+
+/// `settings` with every git-dibs handler taken out, and the groups, event arrays and `hooks`
+/// object that only held git-dibs's handlers: what the person's own file should read as.
+fn without_ours(mut settings: Value) -> Value {
+    // `git-dibs hook`, and on hosts other than Claude Code `git-dibs hook --host NAME`.
+    let is_ours = |h: &Value| command_line(h).starts_with("git-dibs hook");
+    let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return settings;
+    };
+    hooks.retain(|_, groups| {
+        let Some(list) = groups.as_array_mut() else {
+            return true;
+        };
+        let before = list.len();
+        list.retain_mut(|g| match g.get_mut("hooks").and_then(Value::as_array_mut) {
+            Some(handlers) => {
+                let n = handlers.len();
+                handlers.retain(|h| !is_ours(h));
+                !(handlers.is_empty() && n > 0)
+            }
+            // Cursor's flat lists: the handler itself.
+            None => !is_ours(g),
+        });
+        !(list.is_empty() && before > 0)
+    });
+    if hooks.is_empty() {
+        settings.as_object_mut().unwrap().shift_remove("hooks");
+    }
+    settings
+}
+
+#[test]
+fn a_persons_own_file_round_trips_through_install_and_uninstall() {
+    // Keys in the person's own order (not sorted), nested objects too, their own handlers on
+    // events and matchers git-dibs also uses, and on others.
+    let files = [
+        (
+            "--claude",
+            ".claude/settings.json",
+            r#"{
+  "permissions": {
+    "deny": [],
+    "allow": ["Bash(ls:*)"]
+  },
+  "model": "opus",
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-done"}]}],
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"timeout": 5, "type": "command", "command": "my-guard"}]}
+    ],
+    "SessionStart": [{"hooks": [{"command": "banner", "type": "command"}]}]
+  },
+  "env": {"ZED": "1", "ALPHA": "2"},
+  "apiKeyHelper": "./key.sh"
+}"#,
+        ),
+        (
+            "--gemini",
+            ".gemini/settings.json",
+            r#"{
+  "ui": {"theme": "GitHub", "hideBanner": true},
+  "hooks": {
+    "BeforeTool": [
+      {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "audit-sh"}]}
+    ]
+  },
+  "general": {"vimMode": true}
+}"#,
+        ),
+        (
+            "--codex",
+            ".codex/hooks.json",
+            r#"{
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "notify"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "lint"}]}]
+  }
+}"#,
+        ),
+        (
+            "--cursor",
+            ".cursor/hooks.json",
+            r#"{
+  "version": 1,
+  "hooks": {
+    "stop": [{"command": "./done.sh"}],
+    "beforeShellExecution": [{"timeout": 3, "command": "./mine.sh"}]
+  }
+}"#,
+        ),
+    ];
+    for (flag, rel, text) in files {
+        let s = Setup::new();
+        let path = s.repo.root.join(rel);
+        // What uninstall gives back: the same values in the same order, pretty-printed.
+        let own: Value = serde_json::from_str(text).unwrap();
+        let pretty = format!("{}\n", serde_json::to_string_pretty(&own).unwrap());
+        write(&path, &pretty);
+        ok(&s.run(&["install", flag]));
+        let after = fs::read_to_string(&path).unwrap();
+        assert_ne!(after, pretty, "{flag}");
+        // Only git-dibs's entries were added: take them out and the file reads as before, key
+        // for key in the same order (compared as text, so the order counts).
+        let stripped = without_ours(serde_json::from_str(&after).unwrap());
+        assert_eq!(
+            format!("{}\n", serde_json::to_string_pretty(&stripped).unwrap()),
+            pretty,
+            "{flag}: install changed more than git-dibs's entries:\n{after}"
+        );
+        ok(&s.run(&["uninstall", flag]));
+        assert_eq!(fs::read_to_string(&path).unwrap(), pretty, "{flag}");
+    }
+}

@@ -5,7 +5,6 @@
 
 mod command;
 mod hosts;
-mod tree;
 mod weaken;
 mod wiring;
 
@@ -22,7 +21,10 @@ pub use wiring::Wiring;
 
 use std::fmt;
 
-use tree::{Json, entry, equivalent, get_mut};
+// Objects keep their keys in the file's order: serde_json's `preserve_order` feature (see the
+// README's dependency list), so a merge rewrites only what it changes. `==` on objects ignores
+// the order of keys.
+use serde_json::{Map, Value as Json, json};
 
 /// The program name git-dibs is wired under when it is on PATH.
 pub const PROGRAM: &str = "git-dibs";
@@ -140,35 +142,35 @@ fn our_command(handler: &Json) -> Option<String> {
 /// or in exec form (program and `args`, with `onFailure: "block"` on a guard) where the layout
 /// says so; with its matcher, where handlers carry it.
 fn handler(layout: &Layout, spec: &HookSpec, command: &str) -> Json {
-    let timeout = Json::Number(layout.timeout.into());
+    let timeout = Json::from(layout.timeout);
+    let mut pairs = Map::new();
     if !layout.flat {
-        let mut pairs = vec![("type".to_owned(), Json::str("command"))];
+        pairs.insert("type".to_owned(), json!("command"));
         let mut words = words(command, usize::MAX).into_iter();
         match (layout.exec, words.next()) {
             (true, Some(program)) => {
-                pairs.push(("command".to_owned(), Json::str(&program)));
-                let args = words.map(|w| Json::str(&w)).collect();
-                pairs.push(("args".to_owned(), Json::Array(args)));
+                pairs.insert("command".to_owned(), json!(program));
+                pairs.insert("args".to_owned(), words.collect());
             }
-            _ => pairs.push(("command".to_owned(), Json::str(command))),
+            _ => _ = pairs.insert("command".to_owned(), json!(command)),
         }
-        pairs.push(("timeout".to_owned(), timeout));
+        pairs.insert("timeout".to_owned(), timeout);
         if layout.exec && spec.fail_closed {
-            pairs.push(("onFailure".to_owned(), Json::str("block")));
+            pairs.insert("onFailure".to_owned(), json!("block"));
         }
         return Json::Object(pairs);
     }
-    let mut pairs = vec![("command".to_owned(), Json::str(command))];
+    pairs.insert("command".to_owned(), json!(command));
     if let Some(m) = spec.matcher {
-        pairs.push(("matcher".to_owned(), Json::str(m)));
+        pairs.insert("matcher".to_owned(), json!(m));
     }
-    pairs.push(("timeout".to_owned(), timeout));
+    pairs.insert("timeout".to_owned(), timeout);
     Json::Object(pairs)
 }
 
 /// A group's matcher for comparison: `None` when it matches everything (absent, `""`, `"*"`).
-fn matcher_of(group: &[(String, Json)]) -> Option<String> {
-    match group.iter().find(|(k, _)| k == "matcher").map(|(_, v)| v) {
+fn matcher_of(group: &Map<String, Json>) -> Option<String> {
+    match group.get("matcher") {
         None => None,
         Some(Json::String(m)) if m.is_empty() || m == "*" => None,
         Some(Json::String(m)) => Some(m.clone()),
@@ -188,11 +190,11 @@ fn spec_index(layout: &Layout, event: &str, matcher: Option<&str>) -> Option<usi
 /// remove it. Groups and event arrays that removal empties are dropped. Returns how many went.
 fn sweep(
     layout: &Layout,
-    hooks: &mut Vec<(String, Json)>,
+    hooks: &mut Map<String, Json>,
     mut place: impl FnMut(&str, Option<&str>) -> Option<Json>,
 ) -> usize {
     let mut removed = 0;
-    hooks.retain_mut(|(event, value)| {
+    hooks.retain(|event, value| {
         let Json::Array(groups) = value else {
             return true;
         };
@@ -206,7 +208,7 @@ fn sweep(
                 };
                 match place(event, matcher.as_deref()) {
                     Some(new) => {
-                        if !equivalent(h, &new) {
+                        if *h != new {
                             *h = new;
                         }
                         true
@@ -224,7 +226,7 @@ fn sweep(
                 return true;
             };
             let matcher = matcher_of(pairs);
-            let Some(Json::Array(handlers)) = get_mut(pairs, "hooks") else {
+            let Some(Json::Array(handlers)) = pairs.get_mut("hooks") else {
                 return true;
             };
             let n = handlers.len();
@@ -234,7 +236,7 @@ fn sweep(
                 }
                 match place(event, matcher.as_deref()) {
                     Some(new) => {
-                        if !equivalent(h, &new) {
+                        if *h != new {
                             *h = new;
                         }
                         true
@@ -254,13 +256,13 @@ fn sweep(
 /// A parsed settings file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
-    root: Vec<(String, Json)>,
+    root: Map<String, Json>,
 }
 
 impl Settings {
     /// A file with nothing in it (`{}`).
     pub fn empty() -> Settings {
-        Settings { root: Vec::new() }
+        Settings { root: Map::new() }
     }
 
     /// Parse a file's bytes. Empty or blank bytes read as an empty file.
@@ -284,13 +286,12 @@ impl Settings {
     }
 
     fn hooks(&self) -> Option<&Json> {
-        self.root.iter().find(|(k, _)| k == "hooks").map(|(_, v)| v)
+        self.root.get("hooks")
     }
 
     /// The file as text: pretty-printed with two spaces, ending in a newline.
     pub fn render(&self) -> String {
-        let mut text = serde_json::to_string_pretty(&Json::Object(self.root.clone()))
-            .unwrap_or_else(|_| "{}".to_owned());
+        let mut text = serde_json::to_string_pretty(&self.root).unwrap_or_else(|_| "{}".to_owned());
         text.push('\n');
         text
     }
@@ -298,23 +299,19 @@ impl Settings {
     /// The git-dibs plugins this file enables (`"enabledPlugins": {"git-dibs@<marketplace>":
     /// true}`), by their full name.
     pub fn enabled_plugins(&self) -> Vec<String> {
-        let Some((_, Json::Object(plugins))) =
-            self.root.iter().find(|(k, _)| k == "enabledPlugins")
-        else {
+        let Some(Json::Object(plugins)) = self.root.get("enabledPlugins") else {
             return Vec::new();
         };
         plugins
             .iter()
-            .filter(|(name, on)| name.split('@').next() == Some(PLUGIN) && *on == Json::Bool(true))
+            .filter(|(name, on)| name.split('@').next() == Some(PLUGIN) && **on == Json::Bool(true))
             .map(|(name, _)| name.clone())
             .collect()
     }
 
     /// Whether `disableAllHooks` is true here (no hook runs at all).
     pub fn hooks_disabled(&self) -> bool {
-        self.root
-            .iter()
-            .any(|(k, v)| k == "disableAllHooks" && *v == Json::Bool(true))
+        self.root.get("disableAllHooks") == Some(&Json::Bool(true))
     }
 
     /// Wire every hook of [`HOOKS`] to run `command` in a Claude Code settings file; see
@@ -330,21 +327,22 @@ impl Settings {
     pub fn install_in(&mut self, layout: &Layout, command: &str) -> Result<bool, SettingsError> {
         if let Some(Json::Object(hooks)) = self.hooks() {
             for spec in layout.hooks {
-                if let Some((event, v)) = hooks.iter().find(|(k, _)| k == spec.event)
+                if let Some(v) = hooks.get(spec.event)
                     && !matches!(v, Json::Array(_))
                 {
-                    return Err(SettingsError::EventNotArray(event.clone()));
+                    return Err(SettingsError::EventNotArray(spec.event.to_owned()));
                 }
             }
         }
         let before = self.root.clone();
         if let Some(version) = layout.version
-            && !self.root.iter().any(|(k, _)| k == "version")
+            && !self.root.contains_key("version")
         {
             self.root
-                .insert(0, ("version".to_owned(), Json::Number(version.into())));
+                .shift_insert(0, "version".to_owned(), version.into());
         }
-        let Json::Object(hooks) = entry(&mut self.root, "hooks", Json::Object(Vec::new())) else {
+        let hooks = self.root.entry("hooks").or_insert_with(|| json!({}));
+        let Json::Object(hooks) = hooks else {
             return Err(SettingsError::HooksNotObject);
         };
         let mut placed = vec![false; layout.hooks.len()];
@@ -354,7 +352,7 @@ impl Settings {
                 .then(|| handler(layout, &layout.hooks[i], command))
         });
         for (spec, _) in layout.hooks.iter().zip(placed).filter(|(_, p)| !p) {
-            let Json::Array(groups) = entry(hooks, spec.event, Json::Array(Vec::new())) else {
+            let Json::Array(groups) = hooks.entry(spec.event).or_insert_with(|| json!([])) else {
                 return Err(SettingsError::EventNotArray(spec.event.to_owned()));
             };
             if layout.flat {
@@ -364,7 +362,7 @@ impl Settings {
             let handler = || handler(layout, spec, command);
             let shared = groups.iter_mut().find_map(|g| match g {
                 Json::Object(pairs) if matcher_of(pairs).as_deref() == spec.matcher => {
-                    match get_mut(pairs, "hooks") {
+                    match pairs.get_mut("hooks") {
                         Some(Json::Array(handlers)) => Some(handlers),
                         _ => None,
                     }
@@ -376,8 +374,8 @@ impl Settings {
                 None => {
                     let list = Json::Array(vec![handler()]);
                     groups.push(match spec.matcher {
-                        Some(m) => Json::object([("matcher", Json::str(m)), ("hooks", list)]),
-                        None => Json::object([("hooks", list)]),
+                        Some(m) => json!({"matcher": m, "hooks": list}),
+                        None => json!({"hooks": list}),
                     });
                 }
             }
@@ -394,12 +392,12 @@ impl Settings {
     /// Remove every git-dibs handler from a file of `layout`, and what becomes empty because of
     /// it. Returns how many handlers went.
     pub fn uninstall_in(&mut self, layout: &Layout) -> usize {
-        let Some(Json::Object(hooks)) = get_mut(&mut self.root, "hooks") else {
+        let Some(Json::Object(hooks)) = self.root.get_mut("hooks") else {
             return 0;
         };
         let removed = sweep(layout, hooks, |_, _| None);
         if removed > 0 && hooks.is_empty() {
-            self.root.retain(|(k, _)| k != "hooks");
+            self.root.shift_remove("hooks");
         }
         removed
     }
@@ -435,7 +433,7 @@ impl Settings {
                     };
                     let m = matcher.as_deref();
                     match spec_index(layout, event, m) {
-                        Some(i) if equivalent(h, &handler(layout, &layout.hooks[i], &command)) => {
+                        Some(i) if *h == handler(layout, &layout.hooks[i], &command) => {
                             wiring.counts[i] += 1
                         }
                         Some(i) => wiring.stale.push(format!(

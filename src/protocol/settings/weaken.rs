@@ -35,7 +35,7 @@ fn weakening_env(key: &str, value: &str) -> bool {
 
 impl Settings {
     fn env(&self) -> Vec<(String, String)> {
-        let Some((_, Json::Object(env))) = self.root.iter().find(|(k, _)| k == "env") else {
+        let Some(Json::Object(env)) = self.root.get("env") else {
             return Vec::new();
         };
         env.iter()
@@ -129,22 +129,19 @@ mod tests {
         assert!(!weakening(host, before.as_bytes(), b"{}").is_empty());
         assert!(!weakening(host, before.as_bytes(), b"{ not json").is_empty());
         let mut with_env = Settings::parse(before.as_bytes()).unwrap();
-        with_env.root.push((
+        with_env.root.insert(
             "env".into(),
-            Json::object([
-                ("WT_GUARD_BYPASS", Json::str("1")),
-                ("EDITOR", Json::str("vi")),
-            ]),
-        ));
+            serde_json::json!({"WT_GUARD_BYPASS": "1", "EDITOR": "vi"}),
+        );
         let found = weakening(host, before.as_bytes(), with_env.render().as_bytes());
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].contains("WT_GUARD_BYPASS"));
         let mut off = Settings::parse(before.as_bytes()).unwrap();
-        off.root.push(("disableAllHooks".into(), Json::Bool(true)));
+        off.root.insert("disableAllHooks".into(), Json::Bool(true));
         assert!(!weakening(host, before.as_bytes(), off.render().as_bytes()).is_empty());
         // Other changes are no one's business.
         let mut other = Settings::parse(before.as_bytes()).unwrap();
-        other.root.push(("model".into(), Json::str("opus")));
+        other.root.insert("model".into(), "opus".into());
         assert!(weakening(host, before.as_bytes(), other.render().as_bytes()).is_empty());
         assert!(weakening(host, b"{}", b"{\"model\": \"x\"}").is_empty());
     }
