@@ -10,3 +10,4 @@ pub mod policy;
 pub mod protocol;
 pub mod shell;
 pub mod store;
+pub mod text;

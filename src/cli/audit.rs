@@ -3,7 +3,7 @@
 //! line, each a whole audit record (a line the log holds damaged comes out as
 //! `{"unreadable": "<text>"}`), so `jq -c` and line tools read it.
 
-use crate::protocol::text::{MAX_SHOWN, clean};
+use crate::text::{MAX_SHOWN, clean};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

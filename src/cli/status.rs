@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::git;
 use crate::policy::claims::ago;
-use crate::protocol::text;
 use crate::store::{self, Session};
+use crate::text;
 
 /// Options of `status`.
 #[derive(Debug, clap::Args)]

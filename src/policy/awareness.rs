@@ -24,7 +24,7 @@ pub fn few(items: &[String], shown: usize) -> String {
     let mut text = items
         .iter()
         .take(shown)
-        .map(|i| crate::protocol::text::clean(i, crate::protocol::text::MAX_SHOWN))
+        .map(|i| crate::text::clean(i, crate::text::MAX_SHOWN))
         .collect::<Vec<_>>()
         .join(", ");
     if items.len() > shown {
@@ -95,7 +95,7 @@ pub fn session_start(
                 .claim
                 .intent
                 .as_deref()
-                .map(|i| format!(": {}", crate::protocol::text::quoted(i)))
+                .map(|i| format!(": {}", crate::text::quoted(i)))
                 .unwrap_or_default();
             let who = match c.short_id() {
                 person if person.starts_with("person-") => person.to_owned(),
@@ -179,11 +179,8 @@ pub fn prompt(sharing: &[Sharing], viewer: &str) -> Response {
         .map(|s| {
             let mut d = describe_to(&s.session, viewer);
             if !s.intents.is_empty() {
-                let quoted: Vec<String> = s
-                    .intents
-                    .iter()
-                    .map(|i| crate::protocol::text::quoted(i))
-                    .collect();
+                let quoted: Vec<String> =
+                    s.intents.iter().map(|i| crate::text::quoted(i)).collect();
                 d.push_str(&format!(" [claimed: {}]", quoted.join("; ")));
             }
             d

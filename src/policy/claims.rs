@@ -2,8 +2,8 @@
 //! whole-file write would overwrite another session's change, and what the store records.
 
 use crate::protocol::Response;
-use crate::protocol::text;
 use crate::store::{Change, FileKey, Holder, SeenFile, Session};
+use crate::text;
 
 /// The facts a co-edit decision needs.
 #[derive(Debug, Clone)]
@@ -288,7 +288,7 @@ mod tests {
         let mut main = Session::new("5f0c2b7e-3a41", Host::Claude, 1);
         main.label = Some("fix login".into());
         let mut sub = main.clone();
-        sub.sub_agent = crate::protocol::SubAgent::from_fields(Some("a1b2c3d4e5"), Some("Explore"));
+        sub.sub_agent = crate::host::SubAgent::from_fields(Some("a1b2c3d4e5"), Some("Explore"));
         assert_eq!(
             describe_to(&sub, "5f0c2b7e-3a41"),
             "sub-agent Explore a1b2c3d4 of this session"

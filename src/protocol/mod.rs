@@ -7,7 +7,6 @@ mod common;
 mod cursor;
 mod gemini;
 pub mod settings;
-pub mod text;
 
 #[cfg(test)]
 mod tests;
@@ -19,10 +18,12 @@ mod tests_render;
 use std::io::Read;
 use std::path::PathBuf;
 
+use crate::store::Actor;
+
 /// Largest hook input read from stdin; anything longer is treated as unreadable.
 pub const MAX_INPUT: usize = 4 * 1024 * 1024;
 
-pub use crate::host::Host;
+pub use crate::host::{Host, SubAgent};
 
 /// One hook call, whatever host sent it.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,54 +42,13 @@ pub struct Event {
     pub kind: EventKind,
 }
 
-/// The longest sub-agent id kept as given; a longer one is shortened with a digest of it.
-const MAX_AGENT_ID: usize = 64;
-/// The longest sub-agent type kept.
-const MAX_AGENT_TYPE: usize = 40;
-
-/// A sub-agent of a session (Claude Code's and Codex's `agent_id` / `agent_type`): within its
-/// session it is an actor of its own, a peer of its siblings and of the main thread.
-#[derive(
-    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
-pub struct SubAgent {
-    /// The host's id of the sub-agent (printable, at most `MAX_AGENT_ID` (64) bytes).
-    pub id: String,
-    /// Its type (`general-purpose`, `Explore`, ...), when the host says.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-}
-
-impl SubAgent {
-    /// The sub-agent a host's `agent_id` and `agent_type` name; `None` when the id is blank.
-    /// Hostile input is data: control characters are dropped, and an overlong id keeps its
-    /// start and a digest of the whole (two different ids stay two sub-agents).
-    pub fn from_fields(id: Option<&str>, kind: Option<&str>) -> Option<SubAgent> {
-        let printable = |s: &str| text::clean(s, usize::MAX);
-        let id = printable(id?.trim());
-        if id.is_empty() {
-            return None;
+impl<'a> From<&'a Event> for Actor<'a> {
+    /// The store's actor that made the hook call: the session's main thread or its sub-agent.
+    fn from(event: &'a Event) -> Actor<'a> {
+        Actor {
+            session: &event.session_id,
+            agent: event.actor.as_ref(),
         }
-        let id = if id.len() > MAX_AGENT_ID {
-            let start: String = id.chars().take(40).collect();
-            format!("{start}~{:016x}", crate::store::fnv1a(id.as_bytes()))
-        } else {
-            id
-        };
-        let kind = kind
-            .map(|k| {
-                printable(k.trim())
-                    .chars()
-                    .take(MAX_AGENT_TYPE)
-                    .collect::<String>()
-            })
-            .filter(|k| !k.is_empty());
-        Some(SubAgent { id, kind })
-    }
-
-    /// The first 8 characters of the id, as shown to people.
-    pub fn short_id(&self) -> &str {
-        crate::store::short_id(&self.id)
     }
 }
 

@@ -9,7 +9,7 @@ use super::record::Session;
 use super::write::{MAX_SEEN, fence};
 use super::{Store, StoreError, Writer, io_err, record, session_key};
 use crate::host::Host;
-use crate::protocol::{Event, SubAgent};
+use crate::host::SubAgent;
 
 /// Who acts: a session's main thread (`agent: None`) or one of its live sub-agents. Each is a
 /// holder of its own in the store; they share the session's id, generation and agent process.
@@ -27,14 +27,6 @@ impl<'a> Actor<'a> {
         Actor {
             session: id,
             agent: None,
-        }
-    }
-
-    /// The actor that made the hook call `event`.
-    pub fn of(event: &'a Event) -> Actor<'a> {
-        Actor {
-            session: &event.session_id,
-            agent: event.actor.as_ref(),
         }
     }
 

@@ -85,6 +85,6 @@ impl Store {
         let (at, what) = text.split_once(' ')?;
         let at: u64 = at.parse().ok()?;
         (super::now_secs().saturating_sub(at) < TOLD_FOR.as_secs())
-            .then(|| crate::protocol::text::clean(what, 1000))
+            .then(|| crate::text::clean(what, 1000))
     }
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::actors::Actor;
 use crate::agent::AgentProcess;
 use crate::host::Host;
-use crate::protocol::SubAgent;
+use crate::host::SubAgent;
 
 /// FNV-1a over `bytes`: small, stable across processes and versions.
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {

@@ -87,7 +87,7 @@ fn time_ok(at: u64, now: u64, ahead: u64) -> bool {
 
 /// An id shown to people and used as a key: 1 to 256 bytes, no control characters.
 fn valid_id(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 256 && crate::protocol::text::clean(id, usize::MAX) == id
+    !id.is_empty() && id.len() <= 256 && crate::text::clean(id, usize::MAX) == id
 }
 
 /// A shared claim entry's fields in range at `now`, its intent cleaned.
@@ -104,7 +104,7 @@ fn check_claim<T>(c: &mut Claim<T>, now: u64) -> Result<(), Rejected> {
     need(c.token.len() <= 256 && valid_id(&c.token), || {
         "a malformed claim token".into()
     })?;
-    c.intent = c.intent.as_deref().and_then(crate::protocol::text::note);
+    c.intent = c.intent.as_deref().and_then(crate::text::note);
     Ok(())
 }
 
@@ -271,7 +271,7 @@ impl SharedSession {
             need(c.target.is_valid(), || "a malformed claim target".into())?;
             check_claim(c, now)?;
         }
-        s.label = s.label.as_deref().and_then(crate::protocol::text::note);
+        s.label = s.label.as_deref().and_then(crate::text::note);
         Ok(s)
     }
 
@@ -331,7 +331,7 @@ impl SharedClaim {
             time_ok(c.until, now, super::MAX_LEASE.as_secs() + MAX_AHEAD),
             || "a claim lasting past the longest lease".into(),
         )?;
-        c.intent = c.intent.as_deref().and_then(crate::protocol::text::note);
+        c.intent = c.intent.as_deref().and_then(crate::text::note);
         Ok(c)
     }
 }

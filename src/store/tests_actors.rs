@@ -5,7 +5,7 @@
 use super::tests::{key, store};
 use super::*;
 use crate::host::Host;
-use crate::protocol::SubAgent;
+use crate::host::SubAgent;
 
 fn process(pid: u32) -> crate::agent::AgentProcess {
     crate::agent::AgentProcess {

@@ -252,7 +252,7 @@ impl Store {
             let intent = req
                 .intent
                 .as_deref()
-                .and_then(crate::protocol::text::note)
+                .and_then(crate::text::note)
                 .or_else(|| held.and_then(|c| c.intent.clone()));
             session.claims.retain(|c| c.target != req.target);
             let claim = Claim {
@@ -465,7 +465,7 @@ fn apply_change(session: &mut Session, now: u64, change: &Change) {
         }
         Change::Label(label) => {
             if session.label.is_none() {
-                session.label = crate::protocol::text::note(label);
+                session.label = crate::text::note(label);
             }
         }
         Change::Touch(keys) => {

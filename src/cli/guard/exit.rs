@@ -62,7 +62,7 @@ fn facts(event: &Event, wt: &git::Worktree, discard_changes: bool) -> Result<Exi
     let store = Store::open(&wt.common_dir)?;
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let now = store::now_secs();
-    let me = Actor::of(event);
+    let me = Actor::from(event);
     let others = store
         .sessions()?
         .iter()

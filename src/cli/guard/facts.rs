@@ -458,7 +458,7 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
     let mut others: Vec<&Session> = sessions
         .iter()
         .filter(|s| s.origin.is_none())
-        .filter(|s| !s.is(Actor::of(event)) && s.ended.is_none() && holds_here(s))
+        .filter(|s| !s.is(Actor::from(event)) && s.ended.is_none() && holds_here(s))
         .collect();
     if others.is_empty() {
         return Ok(facts);
@@ -497,7 +497,7 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
             });
         }
     }
-    if let Some(me) = sessions.iter().find(|s| s.is(Actor::of(event))) {
+    if let Some(me) = sessions.iter().find(|s| s.is(Actor::from(event))) {
         facts.mine = me
             .files
             .iter()

@@ -42,7 +42,7 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
     let files: Vec<FileKey> = located.iter().map(key).collect();
     let mut holders = Vec::with_capacity(files.len());
     for f in &files {
-        let mut live = store.holders(f, Actor::of(ctx.event), ctx.now)?;
+        let mut live = store.holders(f, Actor::from(ctx.event), ctx.now)?;
         if !live.is_empty() {
             live.retain(|h| ctx.alive(&h.session, wt));
         }
@@ -50,7 +50,7 @@ pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, 
     }
     // The actor's own record, read only when someone else holds one of the files.
     let me = if holders.iter().any(|h| !h.is_empty()) {
-        store.session(Actor::of(ctx.event))?
+        store.session(Actor::from(ctx.event))?
     } else {
         None
     };

@@ -98,7 +98,7 @@ impl<'a> Ctx<'a> {
         crate::cli::lane::refresh_autolock(
             store,
             wt,
-            Actor::of(self.event),
+            Actor::from(self.event),
             self.now,
             self.ttl(wt),
         );
@@ -133,7 +133,7 @@ impl<'a> Ctx<'a> {
         changes: &[Change],
     ) -> Result<Session, StoreError> {
         let session = store.apply(
-            Actor::of(self.event),
+            Actor::from(self.event),
             self.event.host,
             self.writer(register),
             self.now,

@@ -201,7 +201,7 @@ pub(super) fn live_others(
     let roots = related_worktrees(wt);
     let mut listed = Vec::new();
     for root in &roots {
-        listed.extend(store.recent_in(root, Actor::of(ctx.event), since)?);
+        listed.extend(store.recent_in(root, Actor::from(ctx.event), since)?);
     }
     listed.sort_by_key(|l| std::cmp::Reverse(l.written));
     let mut others: Vec<Session> = Vec::new();

@@ -45,7 +45,7 @@ pub fn before(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreEr
         let wt = &located[0].worktree;
         let store = Store::open(&wt.common_dir)?;
         for key in keys(located) {
-            let mut live = store.holders(&key, Actor::of(event), ctx.now)?;
+            let mut live = store.holders(&key, Actor::from(event), ctx.now)?;
             live.retain(|h| ctx.alive(&h.session, wt));
             files.push(key);
             holders.push(live);

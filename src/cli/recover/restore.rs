@@ -77,6 +77,14 @@ fn write_version(catalog: &Catalog, v: &Version, target: &Path) -> Result<()> {
 
 /// Bring back `v` at `target`: nothing to do when it matches; written there when nothing is
 /// there (or with `force`); else written beside as `<name>.recovered-<short commit>`.
+/// What `recover PATH --json` prints for a folder: what came back, and the worktrees that are
+/// gone (to be brought back first).
+#[derive(Serialize)]
+struct Folder<'a> {
+    restored: &'a [Restored],
+    worktrees_gone: &'a [PathBuf],
+}
+
 fn restore_one(catalog: &Catalog, v: &Version, target: &Path, force: bool) -> Result<Restored> {
     let here = fs::symlink_metadata(target).ok();
     let current = snapshot::current_blob(target);
@@ -155,10 +163,10 @@ pub(super) fn files(
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "restored": done,
-                "worktrees_gone": gone,
-            }))?
+            serde_json::to_string_pretty(&Folder {
+                restored: &done,
+                worktrees_gone: &gone,
+            })?
         );
     } else {
         print_restored(&done);

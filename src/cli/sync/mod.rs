@@ -16,12 +16,12 @@ use serde::{Deserialize, Serialize};
 use crate::git::dibsrefs::{DibsRemote, RefUpdate, RemoteRef, SyncError};
 use crate::git::{self, Settings, Worktree};
 use crate::policy::sync::{self as decide, Branches, Fetched, Put, SyncFacts};
-use crate::protocol::text;
 use crate::store::shared::{
     CLAIM_FILE, CLAIMS_PREFIX, MAX_RECORD, REFS_PREFIX, Rejected, SESSION_FILE, SESSIONS_PREFIX,
     SharedClaim, SharedSession,
 };
 use crate::store::{self, FileKey, Store};
+use crate::text;
 
 /// The default `dibs.syncInterval`.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
