@@ -147,6 +147,14 @@ fn retain_commit(
     let swept = sweep_with(dir, &LaneRepo::open(dir)?, keep)?;
     out.dropped = swept.dropped;
     out.covered = swept.covered;
+    // A ref made here and swept at once (another retention ref already keeps the commit) was
+    // never news: say neither.
+    if let Some(i) = out.covered.iter().position(|(n, _)| *n == name)
+        && out.created.contains(&name)
+    {
+        out.covered.remove(i);
+        out.created.retain(|n| *n != name);
+    }
     Ok(out)
 }
 

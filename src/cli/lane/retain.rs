@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
+use serde::Serialize;
 
 use crate::git::retention::{self, Retained};
 
@@ -19,6 +20,32 @@ pub struct Args {
     /// Only drop retention refs whose commits are on a remote now.
     #[arg(long, conflicts_with_all = ["branches", "all"])]
     pub sweep: bool,
+    /// Print one JSON object: the refs made, dropped and pushed.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The `--json` answer of `lane retain`.
+#[derive(Debug, Serialize)]
+struct View<'a> {
+    /// Retention refs made.
+    retained: &'a [String],
+    /// Retention refs dropped: their commit is on a remote now.
+    dropped: &'a [String],
+    /// Retention refs dropped because another ref keeps their commit.
+    covered: Vec<Covered<'a>>,
+    /// What was pushed (`<remote> <refspec>`), with `dibs.retentionPush`.
+    pushed: &'a [String],
+    /// Pushes that failed (they do not fail the command).
+    push_errors: &'a [String],
+}
+
+/// A retention ref dropped because `kept_by` keeps its commit.
+#[derive(Debug, Serialize)]
+struct Covered<'a> {
+    #[serde(rename = "ref")]
+    name: &'a str,
+    kept_by: &'a str,
 }
 
 /// Run `lane retain`.
@@ -41,6 +68,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
             done.push_errors.extend(r.push_errors);
         }
     }
+    if args.json {
+        super::super::print_json(&View {
+            retained: &done.created,
+            dropped: &done.dropped,
+            covered: done
+                .covered
+                .iter()
+                .map(|(name, kept_by)| Covered { name, kept_by })
+                .collect(),
+            pushed: &done.pushed,
+            push_errors: &done.push_errors,
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
     for r in &done.created {
         println!("retained {r}");
     }
@@ -55,6 +96,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     for e in &done.push_errors {
         eprintln!("git dibs: retention push failed: {e}");
+    }
+    if done.created.is_empty() && done.dropped.is_empty() && done.covered.is_empty() {
+        println!(
+            "nothing to retain or drop: commits here on no remote already have retention refs"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
