@@ -188,14 +188,14 @@ fn releasing_own_claims_and_forcing_a_dead_sessions_release() {
         "other-2",
         &["release", "--all", "--session", "me-1"],
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1), "a refusal");
     assert!(text(&out).contains("needs --force"), "{}", text(&out));
     let out = dibs_as(
         &repo.root,
         "other-2",
         &["release", "--all", "--session", "me-1", "--force"],
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1), "a refusal");
     assert!(text(&out).contains("is live"), "{}", text(&out));
 
     // Once it is dead (lease lapsed), --force releases and is audited.

@@ -361,6 +361,30 @@ struct ForcedRelease<'a> {
     reason: String,
 }
 
+/// The `--json` answer of `release`.
+#[derive(Serialize)]
+struct Released<'a> {
+    session: &'a str,
+    released: Vec<String>,
+    /// Why nothing was released (exit 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refused: Option<String>,
+}
+
+/// Refuse a release (exit 1): nothing was released, and why.
+fn refuse_release(args: &ReleaseArgs, id: &str, why: String) -> Result<ExitCode> {
+    if args.json {
+        super::print_json(&Released {
+            session: id,
+            released: Vec::new(),
+            refused: Some(why),
+        })?;
+    } else {
+        eprintln!("git dibs: {why}");
+    }
+    Ok(ExitCode::from(1))
+}
+
 /// Run `release`.
 pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
     let (wt, store) = super::current_store()?;
@@ -390,17 +414,26 @@ pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
         let alive = other.is_alive(now, ttl);
         foreign = args.force || own_from_env || !alive;
         if foreign && !args.force {
-            bail!(
-                "{} is another session; releasing its claims needs --force (and is refused \
-                 while it is live)",
-                describe(&other)
+            return refuse_release(
+                &args,
+                &id,
+                format!(
+                    "{} is another session; releasing its claims needs --force (and is refused \
+                     while it is live)",
+                    describe(&other)
+                ),
             );
         }
         if alive && args.force {
-            bail!(
-                "{} is live (active {}); it must release its own claims, or wait until it is gone",
-                describe(&other),
-                crate::policy::claims::ago(now, other.last_seen)
+            return refuse_release(
+                &args,
+                &id,
+                format!(
+                    "{} is live (active {}); it must release its own claims, or wait until it \
+                     is gone",
+                    describe(&other),
+                    crate::policy::claims::ago(now, other.last_seen)
+                ),
             );
         }
     }
@@ -435,16 +468,11 @@ pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
         store.append_audit(&serde_json::to_string(&line)?)?;
     }
     if args.json {
-        #[derive(Serialize)]
-        struct Released<'a> {
-            session: &'a str,
-            released: Vec<String>,
-        }
-        let doc = Released {
+        super::print_json(&Released {
             session: &id,
             released: released.iter().map(ToString::to_string).collect(),
-        };
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+            refused: None,
+        })?;
     } else if released.is_empty() {
         println!("Nothing to release for session {}.", store::short_id(&id));
     } else {

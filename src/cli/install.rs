@@ -12,6 +12,9 @@ use anyhow::{Context, Result, anyhow};
 use crate::protocol::settings::{self, HOOKS, Settings};
 
 mod hosts;
+mod report;
+
+pub(crate) use report::Report;
 
 /// Options of `install` and `uninstall`.
 #[derive(Debug, clap::Args)]
@@ -44,6 +47,9 @@ pub struct Args {
     /// post-commit shims in git's hooks folder, chaining any hook already there.
     #[arg(long, conflicts_with_all = ["local", "user"])]
     pub git_hooks: bool,
+    /// Print one JSON object: each file, whether it changed, and the notes.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Install or uninstall.
@@ -215,17 +221,24 @@ fn write_target(path: &Path) -> Result<PathBuf> {
     }
 }
 
+/// Run `install` or `uninstall`.
 pub fn run(args: Args, mode: Mode) -> Result<ExitCode> {
     if mode == Mode::Install && !args.dry_run {
         super::docs::install_man_page_beside_binary();
     }
+    let mut report = Report::new(mode, args.dry_run, args.json);
     if args.git_hooks {
-        return super::githooks::install::run(mode, args.dry_run);
+        super::githooks::install::run(mode, args.dry_run, &mut report)?;
+    } else if hosts::run_others(&args, mode, &mut report)? {
+        run_claude(&args, mode, &mut report)?;
     }
-    if !hosts::run_others(&args, mode)? {
-        return Ok(ExitCode::SUCCESS);
-    }
-    let scope = Scope::of(&args);
+    report.finish()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Install or uninstall in Claude Code's settings file of the scope `args` names.
+fn run_claude(args: &Args, mode: Mode, report: &mut Report) -> Result<()> {
+    let scope = Scope::of(args);
     let root = match scope {
         Scope::User => None,
         Scope::Project | Scope::Local => Some(super::current_worktree()?.root),
@@ -248,7 +261,7 @@ pub fn run(args: Args, mode: Mode) -> Result<ExitCode> {
         Mode::Install => {
             let (command, note) = choose_command(scope);
             if let Some(note) = note {
-                eprintln!("{note}");
+                report.note(note);
             }
             let changed = settings
                 .install(&command)
@@ -274,17 +287,33 @@ pub fn run(args: Args, mode: Mode) -> Result<ExitCode> {
         }
     };
     if args.dry_run {
-        match (changed, &original) {
-            (true, _) => print!("{}", settings.render()),
-            (false, Some(bytes)) => print!("{}", String::from_utf8_lossy(bytes)),
-            (false, None) => {}
-        }
-        eprintln!("dry run, nothing written: {summary}");
-        return Ok(ExitCode::SUCCESS);
+        let content = match (changed, &original) {
+            (true, _) => Some(settings.render()),
+            (false, Some(bytes)) => Some(String::from_utf8_lossy(bytes).into_owned()),
+            (false, None) => None,
+        };
+        report.dry_run_file("claude", &path, changed, summary, content);
+        return Ok(());
     }
     if changed {
         write_atomic(&target, settings.render().as_bytes())?;
     }
-    println!("{summary}");
-    Ok(ExitCode::SUCCESS)
+    report.file("claude", &path, changed, summary);
+    if changed && mode == Mode::Install && scope == Scope::Project {
+        report.note(commit_note(&path, root.as_deref()));
+    }
+    Ok(())
+}
+
+/// What `install` leaves to do with a project file: commit it, so that other clones and the
+/// worktrees made from later commits (`claude -w`) are wired too.
+pub(crate) fn commit_note(path: &Path, root: Option<&Path>) -> String {
+    let rel = root
+        .and_then(|r| path.strip_prefix(r).ok())
+        .unwrap_or(path)
+        .display();
+    format!(
+        "next: commit {rel} (`git add {rel} && git commit`) so other clones, and worktrees made \
+         from later commits, are wired too"
+    )
 }

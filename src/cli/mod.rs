@@ -189,6 +189,14 @@ pub fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// Print `doc` as the one JSON document of a `--json` answer (pretty, then a newline). Every
+/// command that answers (exit 0 or 1) prints one; an error (exit 2) prints none and says why
+/// on stderr.
+pub(crate) fn print_json(doc: &impl serde::Serialize) -> Result<()> {
+    println!("{}", serde_json::to_string_pretty(doc)?);
+    Ok(())
+}
+
 /// The worktree the current directory is in, or a clear error.
 pub(crate) fn current_worktree() -> Result<Worktree> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;

@@ -8,12 +8,12 @@
 use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
 use super::HOOKS;
-use crate::cli::install::{Mode, find_on_path};
+use crate::cli::install::{Mode, Report, find_on_path};
 
 /// The line that marks a file as a git-dibs shim.
 const MARKER: &str = "# git-dibs githook shim:";
@@ -204,7 +204,7 @@ fn describe(dir: &Path, name: &str, step: &Step, dry_run: bool) -> String {
 }
 
 /// Run `install --git-hooks` or `uninstall --git-hooks` from the current directory.
-pub(crate) fn run(mode: Mode, dry_run: bool) -> Result<ExitCode> {
+pub(crate) fn run(mode: Mode, dry_run: bool, report: &mut Report) -> Result<()> {
     let dir = hooks_dir()?;
     let steps = plan(&dir, mode)?;
     let todo: Vec<(&str, Step)> = steps
@@ -212,22 +212,23 @@ pub(crate) fn run(mode: Mode, dry_run: bool) -> Result<ExitCode> {
         .filter_map(|(n, s)| Some((n, s?)))
         .collect();
     if todo.is_empty() {
-        match mode {
-            Mode::Install => println!(
+        let summary = match mode {
+            Mode::Install => format!(
                 "git-dibs git hooks are already installed in {}; nothing changed",
                 dir.display()
             ),
-            Mode::Uninstall => println!(
+            Mode::Uninstall => format!(
                 "no git-dibs git hooks in {}; nothing changed",
                 dir.display()
             ),
-        }
-        return Ok(ExitCode::SUCCESS);
+        };
+        report.file("git", &dir, false, summary);
+        return Ok(());
     }
     if mode == Mode::Install && !dry_run && find_on_path().is_none() {
-        eprintln!(
+        report.note(
             "note: git-dibs is not on PATH, so these git hooks skip their checks until it is: put \
-             the folder holding git-dibs on PATH"
+             the folder holding git-dibs on PATH",
         );
     }
     if !dry_run && mode == Mode::Install {
@@ -238,16 +239,16 @@ pub(crate) fn run(mode: Mode, dry_run: bool) -> Result<ExitCode> {
             apply(&dir, name, step)?;
         }
         let line = describe(&dir, name, step, dry_run);
-        match (dry_run, step) {
-            (true, _) => println!("{line}"),
-            (false, Step::Write | Step::Chain) => println!("installed {name}: {line}"),
-            (false, _) => println!("{line}"),
-        }
+        let line = match (dry_run, step) {
+            (false, Step::Write | Step::Chain) => format!("installed {name}: {line}"),
+            _ => line,
+        };
+        report.file("git", &dir.join(name), true, line);
     }
     if dry_run {
-        eprintln!("dry run, nothing written");
+        report.note("dry run, nothing written");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// What `doctor` says about the git hooks: `Ok(line)` or `Err(problem)`.

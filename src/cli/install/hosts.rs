@@ -4,7 +4,7 @@
 
 use anyhow::{Context, Result, anyhow};
 
-use super::{Args, Mode, Scope, choose_command, load, write_atomic, write_target};
+use super::{Args, Mode, Report, Scope, choose_command, load, write_atomic, write_target};
 use crate::protocol::settings::{ConfigHost, Settings};
 
 /// The non-Claude hosts named by `args`, and whether Claude Code is wanted too (it is when no
@@ -26,16 +26,21 @@ fn selected(args: &Args) -> (Vec<ConfigHost>, bool) {
 
 /// Install or uninstall the non-Claude hosts `args` names. Returns whether Claude Code's
 /// settings are to be handled too.
-pub(super) fn run_others(args: &Args, mode: Mode) -> Result<bool> {
+pub(super) fn run_others(args: &Args, mode: Mode, report: &mut Report) -> Result<bool> {
     let (others, claude) = selected(args);
     for host in others {
-        run_host(host, mode, args.dry_run)?;
+        run_host(host, mode, args.dry_run, report)?;
     }
     Ok(claude)
 }
 
 /// Install or uninstall git-dibs in one host's project hook file.
-pub(super) fn run_host(host: ConfigHost, mode: Mode, dry_run: bool) -> Result<()> {
+pub(super) fn run_host(
+    host: ConfigHost,
+    mode: Mode,
+    dry_run: bool,
+    report: &mut Report,
+) -> Result<()> {
     let root = super::super::current_worktree()?.root;
     let path = root.join(host.project_file());
     let shown = path.display();
@@ -54,7 +59,7 @@ pub(super) fn run_host(host: ConfigHost, mode: Mode, dry_run: bool) -> Result<()
         Mode::Install => {
             let (base, note) = choose_command(Scope::Project);
             if let Some(note) = note {
-                eprintln!("{note}");
+                report.note(note);
             }
             let command = host.command(&base);
             let changed = file
@@ -81,24 +86,24 @@ pub(super) fn run_host(host: ConfigHost, mode: Mode, dry_run: bool) -> Result<()
         }
     };
     if dry_run {
-        match (changed, &original) {
-            (true, _) => print!("{}", file.render()),
-            (false, Some(bytes)) => print!("{}", String::from_utf8_lossy(bytes)),
-            (false, None) => {}
-        }
-        eprintln!("dry run, nothing written: {summary}");
+        let content = match (changed, &original) {
+            (true, _) => Some(file.render()),
+            (false, Some(bytes)) => Some(String::from_utf8_lossy(bytes).into_owned()),
+            (false, None) => None,
+        };
+        report.dry_run_file(host.name(), &path, changed, summary, content);
         return Ok(());
     }
     if changed {
         write_atomic(&target, file.render().as_bytes())
             .with_context(|| format!("{host} hooks not written"))?;
     }
-    println!("{summary}");
-    if changed
-        && mode == Mode::Install
-        && let Some(note) = trust_note(host)
-    {
-        eprintln!("{note}");
+    report.file(host.name(), &path, changed, summary);
+    if changed && mode == Mode::Install {
+        if let Some(note) = trust_note(host) {
+            report.note(note);
+        }
+        report.note(super::commit_note(&path, Some(&root)));
     }
     Ok(())
 }

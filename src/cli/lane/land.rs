@@ -5,12 +5,13 @@
 //! a base checked out in a clean worktree is updated there with `git read-tree -m -u OLD NEW`,
 //! which refuses to overwrite anything, and the ref is swapped back if that fails.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
+use serde::Serialize;
 
-use super::{Ctx, print_porcelain};
+use super::Ctx;
 use crate::git::lanes::{LANDED_PREFIX, LaneRepo, checked_out_branch, git, git_output};
 use crate::git::lanes::{operation_in_progress, short_sha};
 use crate::git::{self, Repo, retention};
@@ -41,12 +42,69 @@ pub struct Args {
     /// Land the lane as one squashed commit.
     #[arg(long, group = "how")]
     pub squash: bool,
+    /// Print one JSON object: what landed, or why not (`refused`, `paths`).
+    #[arg(long)]
+    pub json: bool,
 }
 
-/// Stop with exit 1 and a message.
-fn stop(msg: impl std::fmt::Display) -> Result<ExitCode> {
-    eprintln!("git dibs: {msg}");
-    Ok(ExitCode::from(1))
+/// The `--json` answer: what landed, or why nothing did.
+#[derive(Debug, Default, Serialize)]
+struct Landing {
+    /// The lane's name.
+    lane: String,
+    /// The lane's branch.
+    branch: Option<String>,
+    /// The base it lands on.
+    base: Option<String>,
+    /// `rebase`, `merge` or `squash`.
+    mode: &'static str,
+    /// Whether the lane's work is on the base now.
+    landed: bool,
+    /// The base's tip before, and after.
+    from: Option<String>,
+    to: Option<String>,
+    /// Worktrees where the base is checked out, updated to the new tip.
+    updated_checkouts: Vec<PathBuf>,
+    /// Retention refs made for the base's new commits.
+    retained: Vec<String>,
+    /// Why nothing landed (exit 1).
+    refused: Option<String>,
+    /// The `git status --porcelain` lines (or conflicted paths) behind a refusal.
+    paths: Vec<String>,
+}
+
+/// How `lane land` answers: lines for people, or one JSON document.
+struct Answer {
+    json: bool,
+    doc: Landing,
+}
+
+impl Answer {
+    /// Refuse with exit 1: the reason (and the paths behind it) on stderr, or in the JSON.
+    fn refuse(mut self, why: String, paths: Vec<String>) -> Result<ExitCode> {
+        if self.json {
+            self.doc.refused = Some(why);
+            self.doc.paths = paths;
+            super::super::print_json(&self.doc)?;
+        } else {
+            eprintln!("git dibs: {why}");
+            for p in &paths {
+                eprintln!("    {p}");
+            }
+        }
+        Ok(ExitCode::from(1))
+    }
+
+    /// Done, exit 0: `line` for people, or the JSON.
+    fn done(mut self, line: String) -> Result<ExitCode> {
+        self.doc.landed = true;
+        if self.json {
+            super::super::print_json(&self.doc)?;
+        } else {
+            println!("{line}");
+        }
+        Ok(ExitCode::SUCCESS)
+    }
 }
 
 /// Run `lane land`.
@@ -61,6 +119,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let ctx = Ctx::open()?;
     let lane = ctx.lane(&args.name)?;
     let root = lane.root().to_path_buf();
+    let mut answer = Answer {
+        json: args.json,
+        doc: Landing {
+            lane: lane.name.clone(),
+            branch: lane.branch.clone(),
+            mode: mode.name(),
+            ..Landing::default()
+        },
+    };
     if lane.entry.husk {
         bail!(
             "lane {} is a husk (no .git link in {}); `git dibs lane prune` clears it",
@@ -75,21 +142,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
     };
     if let Some(op) = operation_in_progress(&lane.entry.git_dir) {
-        return stop(format!(
-            "a {op} is in progress in lane {} ({}); finish it (`git {op} --continue`) or abort it first",
-            lane.name,
-            root.display()
-        ));
+        return answer.refuse(
+            format!(
+                "a {op} is in progress in lane {} ({}); finish it (`git {op} --continue`) or abort it first",
+                lane.name,
+                root.display()
+            ),
+            Vec::new(),
+        );
     }
     let status = Repo::open(&root)?.status()?;
     if !status.is_empty() {
-        eprintln!(
-            "git dibs: lane {} has {} uncommitted change(s); commit them first:",
-            lane.name,
-            status.len()
+        return answer.refuse(
+            format!(
+                "lane {} has {} uncommitted change(s); commit them first:",
+                lane.name,
+                status.len()
+            ),
+            status.iter().map(|f| f.porcelain()).collect(),
         );
-        print_porcelain(&status.iter().map(|f| f.porcelain()).collect::<Vec<_>>());
-        return Ok(ExitCode::from(1));
     }
     let repo = LaneRepo::open(&root)?;
     let Some(base) = repo.lane_base(&branch) else {
@@ -104,6 +175,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             lane.name
         );
     };
+    answer.doc.base = Some(base.clone());
+    answer.doc.from = Some(old.clone());
     if !repo.is_ancestor(&old, &repo.branch_tip(&branch).unwrap_or_default()) {
         let (cmd, what): (&[&str], &str) = match mode {
             Mode::Rebase => (&["rebase", "--quiet", &old], "rebase"),
@@ -124,15 +197,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let conflicts =
                 git(&root, &["diff", "--name-only", "--diff-filter=U"]).unwrap_or_default();
             if operation_in_progress(&lane.entry.git_dir).is_some() {
-                eprintln!(
-                    "git dibs: bringing {base} into lane {} stopped on conflicts, inside the lane \
-                     only ({}); {base} was not touched. Resolve them there and run `git {what} \
-                     --continue`, then land again; or `git {what} --abort`. Conflicted files:",
-                    lane.name,
-                    root.display()
+                return answer.refuse(
+                    format!(
+                        "bringing {base} into lane {} stopped on conflicts, inside the lane only \
+                         ({}); {base} was not touched. Resolve them there and run `git {what} \
+                         --continue`, then land again; or `git {what} --abort`. Conflicted files:",
+                        lane.name,
+                        root.display()
+                    ),
+                    conflicts.lines().map(str::to_owned).collect(),
                 );
-                print_porcelain(&conflicts.lines().map(str::to_owned).collect::<Vec<_>>());
-                return Ok(ExitCode::from(1));
             }
             bail!(
                 "`git {what}` of {base} into lane {} failed: {}",
@@ -162,8 +236,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     if new == old {
         mark_landed(&ctx, &branch, &tip)?;
-        println!("lane {} has nothing {base} lacks; marked landed", lane.name);
-        return Ok(ExitCode::SUCCESS);
+        answer.doc.to = Some(new);
+        return answer.done(format!(
+            "lane {} has nothing {base} lacks; marked landed",
+            lane.name
+        ));
     }
     // Where the base is checked out, the tree must be clean and no operation under way.
     let mut checkouts = Vec::new();
@@ -174,10 +251,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         let dirty = Repo::open(&entry.root)?.status()?;
         if let Some(op) = operation_in_progress(&entry.git_dir) {
-            return stop(format!(
-                "{base} is checked out in {} with a {op} in progress; land refused",
-                entry.root.display()
-            ));
+            return answer.refuse(
+                format!(
+                    "{base} is checked out in {} with a {op} in progress; land refused",
+                    entry.root.display()
+                ),
+                Vec::new(),
+            );
         }
         if !dirty.is_empty() {
             let names: Vec<String> = dirty.iter().map(|f| f.path.clone()).collect();
@@ -199,20 +279,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
             } else {
                 holders.join("; ")
             };
-            eprintln!(
-                "git dibs: {base} is checked out in {} with {} uncommitted change(s) ({who}); \
-                 moving {base} under them is refused. Ask them to commit, or land later:",
-                entry.root.display(),
-                dirty.len()
+            return answer.refuse(
+                format!(
+                    "{base} is checked out in {} with {} uncommitted change(s) ({who}); moving \
+                     {base} under them is refused. Ask them to commit, or land later:",
+                    entry.root.display(),
+                    dirty.len()
+                ),
+                dirty.iter().map(|f| f.porcelain()).collect(),
             );
-            print_porcelain(&dirty.iter().map(|f| f.porcelain()).collect::<Vec<_>>());
-            return Ok(ExitCode::from(1));
         }
         checkouts.push(entry.root);
     }
     before_swap_hook();
     let base_ref = format!("refs/heads/{base}");
-    let why = format!("git-dibs: land lane {} ({mode:?})", lane.name).to_lowercase();
+    let why = format!("git-dibs: land lane {} ({})", lane.name, mode.name());
     if git(
         &ctx.main_root,
         &["update-ref", "-m", &why, &base_ref, &new, &old],
@@ -220,13 +301,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     .is_err()
     {
         let now = LaneRepo::open(&ctx.main_root)?.branch_tip(&base);
-        return stop(format!(
-            "{base} moved meanwhile (expected {}, now {}); {base} was left as it is. The lane \
-             already holds {base}'s earlier tip; run `git dibs lane land {}` again",
-            short_sha(&old),
-            now.as_deref().map(short_sha).unwrap_or("gone"),
-            lane.name
-        ));
+        return answer.refuse(
+            format!(
+                "{base} moved meanwhile (expected {}, now {}); {base} was left as it is. The \
+                 lane already holds {base}'s earlier tip; run `git dibs lane land {}` again",
+                short_sha(&old),
+                now.as_deref().map(short_sha).unwrap_or("gone"),
+                lane.name
+            ),
+            Vec::new(),
+        );
     }
     for wt in &checkouts {
         if let Err(e) = git(wt, &["read-tree", "-m", "-u", &old, &new]) {
@@ -259,12 +343,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     mark_landed(&ctx, &branch, &tip)?;
     let kept = retention::retain_branch(&ctx.main_root, &base).unwrap_or_default();
-    println!(
+    let line = format!(
         "landed lane {} on {base}: {}..{} ({}){}{}",
         lane.name,
         short_sha(&old),
         short_sha(&new),
-        format!("{mode:?}").to_lowercase(),
+        mode.name(),
         if checkouts.is_empty() {
             String::new()
         } else {
@@ -283,7 +367,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
             format!("; retained as {}", kept.created.join(", "))
         }
     );
-    Ok(ExitCode::SUCCESS)
+    answer.doc.to = Some(new);
+    answer.doc.updated_checkouts = checkouts;
+    answer.doc.retained = kept.created;
+    answer.done(line)
+}
+
+impl Mode {
+    /// The mode's name, as the flag spells it.
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Rebase => "rebase",
+            Mode::Merge => "merge",
+            Mode::Squash => "squash",
+        }
+    }
 }
 
 /// The message of a squashed landing: the lane's own commits speak (merges of the base into the

@@ -123,7 +123,7 @@ fn check_dirty_base(ctx: &Ctx, start: &Start) -> Result<()> {
         let status = Repo::open(&entry.root)?.status()?;
         if !status.is_empty() {
             let names: Vec<String> = status.iter().map(|f| f.porcelain()).collect();
-            bail!(
+            return Err(Refused(format!(
                 "the base {} is checked out in {} with {} uncommitted change(s), which would not \
                  be in the lane:\n    {}\ncommit them first, start from the upstream with \
                  --base <remote>/<branch>, or pass --allow-dirty-base",
@@ -131,7 +131,8 @@ fn check_dirty_base(ctx: &Ctx, start: &Start) -> Result<()> {
                 entry.root.display(),
                 names.len(),
                 names.join("\n    ")
-            );
+            ))
+            .into());
         }
     }
     Ok(())
@@ -255,8 +256,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!("{} already exists; pick another lane name", path.display());
     }
     let start = resolve_start(&ctx, &repo, args.base.as_deref())?;
-    if !args.allow_dirty_base {
-        check_dirty_base(&ctx, &start)?;
+    if !args.allow_dirty_base
+        && let Err(e) = check_dirty_base(&ctx, &start)
+    {
+        return refusal(e, args.json, "");
     }
     exclude_lanes_dir(&ctx, &repo)?;
     let made_dir = !ctx.dir.exists();
@@ -332,11 +335,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Err(e) => {
             roll_back(&ctx, &path, &branch, made_dir);
             // Someone else holds what the lane would claim: a refusal (exit 1), not an error.
-            if let Some(Refused(why)) = e.downcast_ref::<Refused>() {
-                eprintln!("git dibs: {why}; the lane was rolled back");
-                return Ok(ExitCode::from(1));
-            }
-            return Err(e.context("the lane was rolled back"));
+            return refusal(e, args.json, "; the lane was rolled back")
+                .map_err(|e| e.context("the lane was rolled back"));
         }
     };
     if args.json {
@@ -401,7 +401,27 @@ fn default_name(ctx: &Ctx, repo: &LaneRepo, id: &str) -> String {
         .expect("some name is free")
 }
 
-/// A claim the lane needs is held by someone else.
+/// A [`Refused`] error as the refusal it is (exit 1; `{"refused": why}` with `--json`), any
+/// other as the error; `then` is said after the reason.
+fn refusal(e: anyhow::Error, json: bool, then: &str) -> Result<ExitCode> {
+    let Some(Refused(why)) = e.downcast_ref::<Refused>() else {
+        return Err(e);
+    };
+    if json {
+        #[derive(Serialize)]
+        struct Refusal {
+            refused: String,
+        }
+        super::super::print_json(&Refusal {
+            refused: format!("{why}{then}"),
+        })?;
+    } else {
+        eprintln!("git dibs: {why}{then}");
+    }
+    Ok(ExitCode::from(1))
+}
+
+/// A claim the lane needs is held by someone else, or its base has uncommitted changes.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 struct Refused(String);

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
+use serde::Serialize;
 
 use super::autolock::{LockState, lock_state, unlock_ours};
 use super::list::{LaneView, view};
@@ -23,6 +24,44 @@ pub struct Args {
     /// Say what would be removed and kept; change nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Print one JSON object: each lane and orphan folder with what was done to it and why.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The `--json` answer of `lane prune`.
+#[derive(Debug, Serialize)]
+struct Pruned {
+    /// Whether nothing was changed (`--dry-run`).
+    dry_run: bool,
+    /// Every lane, with what was done.
+    lanes: Vec<PrunedLane>,
+    /// Folders in the lanes folder that no worktree is registered at.
+    orphans: Vec<Orphan>,
+}
+
+/// One lane in `lane prune --json`.
+#[derive(Debug, Serialize)]
+struct PrunedLane {
+    name: String,
+    path: PathBuf,
+    /// `removed`, `would-remove` or `kept`.
+    action: &'static str,
+    /// Why it was kept.
+    reason: Option<String>,
+    /// Its `git status --porcelain` lines, when kept.
+    porcelain: Vec<String>,
+    husk: bool,
+}
+
+/// One orphan folder in `lane prune --json`.
+#[derive(Debug, Serialize)]
+struct Orphan {
+    path: PathBuf,
+    /// `removed`, `would-remove` or `kept`.
+    action: &'static str,
+    /// Files found in it (counted up to 1000).
+    files: usize,
 }
 
 /// Why a lane is kept, or `None` when it may go.
@@ -105,14 +144,14 @@ fn release_claims(ctx: &Ctx, sessions: &[Session], root: &Path, branch: Option<&
     }
 }
 
-/// Remove one lane that may go. Returns what was done, or why it stopped.
+/// Remove one lane that may go, or say why it stopped.
 fn remove(
     ctx: &Ctx,
     repo: &LaneRepo,
     lane: &Lane,
     v: &LaneView,
     sessions: &[Session],
-) -> Result<String, String> {
+) -> Result<(), String> {
     let root = lane.root();
     if let Some(b) = &lane.branch
         && !v.pushed
@@ -154,7 +193,7 @@ fn remove(
     }
     release_claims(ctx, sessions, root, lane.branch.as_deref());
     remove_empty_parents(ctx, root);
-    Ok(format!("removed lane {} ({})", lane.name, root.display()))
+    Ok(())
 }
 
 /// Remove `dir`'s now empty parents up to (not including) the lanes folder's parent.
@@ -203,35 +242,33 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let repo = LaneRepo::open(&ctx.main_root)?;
     let sessions = ctx.store.sessions()?;
     let lanes = ctx.lanes();
-    let mut kept = 0;
+    let mut doc = Pruned {
+        dry_run: args.dry_run,
+        lanes: Vec::new(),
+        orphans: Vec::new(),
+    };
     for lane in &lanes {
         let v = view(&ctx, &repo, &sessions, lane);
+        let mut entry = PrunedLane {
+            name: lane.name.clone(),
+            path: lane.root().to_path_buf(),
+            action: "kept",
+            reason: None,
+            porcelain: Vec::new(),
+            husk: v.husk,
+        };
         if let Some(why) = keep_reason(&v, lane) {
-            kept += 1;
-            println!("kept lane {} ({}): {why}", lane.name, lane.root().display());
-            print_porcelain(&v.porcelain);
-            continue;
-        }
-        if args.dry_run {
-            println!(
-                "would remove lane {} ({}){}",
-                lane.name,
-                lane.root().display(),
-                if v.husk { " (husk)" } else { "" }
-            );
-            continue;
-        }
-        match remove(&ctx, &repo, lane, &v, &sessions) {
-            Ok(done) => println!("{done}"),
-            Err(why) => {
-                kept += 1;
-                println!(
-                    "kept lane {} ({}): could not remove it: {why}",
-                    lane.name,
-                    lane.root().display()
-                );
+            entry.reason = Some(why);
+            entry.porcelain = v.porcelain.clone();
+        } else if args.dry_run {
+            entry.action = "would-remove";
+        } else {
+            match remove(&ctx, &repo, lane, &v, &sessions) {
+                Ok(()) => entry.action = "removed",
+                Err(why) => entry.reason = Some(format!("could not remove it: {why}")),
             }
         }
+        doc.lanes.push(entry);
     }
     let registered: Vec<PathBuf> = crate::git::list_worktrees(&ctx.common)
         .into_iter()
@@ -239,27 +276,73 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .collect();
     for orphan in orphans(&ctx, &registered) {
         let files = file_count(&orphan, 1000);
-        if files > 0 {
-            println!(
-                "kept orphan folder {}: {files}{} file(s) in it, no worktree registered there; look before removing it",
-                orphan.display(),
-                if files >= 1000 { "+" } else { "" }
-            );
+        let action = if files > 0 {
+            "kept"
         } else if args.dry_run {
-            println!("would remove empty orphan folder {}", orphan.display());
+            "would-remove"
         } else if fs::remove_dir_all(&orphan).is_ok() {
-            println!("removed empty orphan folder {}", orphan.display());
-        }
+            "removed"
+        } else {
+            "kept"
+        };
+        doc.orphans.push(Orphan {
+            path: orphan,
+            action,
+            files,
+        });
     }
     if !args.dry_run {
         let _ = git(&ctx.main_root, &["worktree", "prune"]);
         let _ = retention::sweep(&ctx.main_root);
         stale_claims(&ctx, &sessions);
     }
-    if kept == 0 && lanes.is_empty() {
-        println!("No lanes to prune.");
+    if args.json {
+        super::super::print_json(&doc)?;
+    } else {
+        say(&doc);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `lane prune`'s lines for people.
+fn say(doc: &Pruned) {
+    for l in &doc.lanes {
+        let husk = if l.husk { " (husk)" } else { "" };
+        match (l.action, &l.reason) {
+            ("removed", _) => println!("removed lane {} ({}){husk}", l.name, l.path.display()),
+            ("would-remove", _) => {
+                println!("would remove lane {} ({}){husk}", l.name, l.path.display());
+            }
+            (_, reason) => {
+                println!(
+                    "kept lane {} ({}): {}",
+                    l.name,
+                    l.path.display(),
+                    reason.as_deref().unwrap_or("kept")
+                );
+                print_porcelain(&l.porcelain);
+            }
+        }
+    }
+    for o in &doc.orphans {
+        match o.action {
+            "removed" => println!("removed empty orphan folder {}", o.path.display()),
+            "would-remove" => println!("would remove empty orphan folder {}", o.path.display()),
+            _ if o.files == 0 => println!(
+                "kept empty orphan folder {}: it could not be removed",
+                o.path.display()
+            ),
+            _ => println!(
+                "kept orphan folder {}: {}{} file(s) in it, no worktree registered there; look before removing it",
+                o.path.display(),
+                o.files,
+                if o.files >= 1000 { "+" } else { "" }
+            ),
+        }
+    }
+    if doc.lanes.is_empty() && doc.orphans.is_empty() {
+        println!("No lanes to prune.");
+    }
 }
 
 /// Release claims on lane worktrees that no longer exist (left by a killed `lane new`, say).

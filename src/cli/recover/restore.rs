@@ -33,6 +33,26 @@ struct WorktreeOutcome<'a> {
     branch: Option<String>,
     commit: Option<String>,
     files: &'a [Restored],
+    /// Why nothing was brought back (exit 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refused: Option<String>,
+}
+
+/// `recover --worktree` brings nothing back (exit 1): `why` on stdout, or in the JSON.
+fn nothing(root: &Path, args: &Args, why: String) -> Result<ExitCode> {
+    if args.json {
+        super::super::print_json(&WorktreeOutcome {
+            worktree: root,
+            created: false,
+            branch: None,
+            commit: None,
+            files: &[],
+            refused: Some(why),
+        })?;
+    } else {
+        println!("{why}");
+    }
+    Ok(ExitCode::from(1))
 }
 
 /// The version of a file to bring back: the newest of `--session`'s, at or before `--at`.
@@ -215,18 +235,18 @@ pub(super) fn worktree(
 ) -> Result<ExitCode> {
     let root = git::normalize(cwd, target);
     let Some((meta, _)) = catalog.worktrees.get(&root) else {
-        println!("no snapshot knows a worktree at {}", root.display());
-        return Ok(ExitCode::from(1));
+        let why = format!("no snapshot knows a worktree at {}", root.display());
+        return nothing(&root, args, why);
     };
     let mut created = false;
     let mut checked_out = None;
     if git::worktree_at(&root).is_none() {
         if fs::read_dir(&root).is_ok_and(|mut d| d.next().is_some()) {
-            println!(
+            let why = format!(
                 "{} exists and is not a worktree; move it away first",
                 root.display()
             );
-            return Ok(ExitCode::from(1));
+            return nothing(&root, args, why);
         }
         let Some((branch, commit, exists)) =
             checkout_of(&wt.root, meta.branch.as_deref(), meta.head.as_deref())
@@ -285,6 +305,7 @@ pub(super) fn worktree(
             branch: branch.flatten(),
             commit,
             files: &done,
+            refused: None,
         };
         println!("{}", serde_json::to_string_pretty(&outcome)?);
     } else {
