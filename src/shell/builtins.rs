@@ -5,8 +5,8 @@ use std::path::Path;
 
 use super::Redirect;
 use super::ast::{Redir, RedirOp};
-use super::eval::{State, Stdin};
 use super::expand::{Arg, join_dir};
+use super::state::{State, Stdin};
 use super::wrappers::basename;
 
 /// The output redirections, and where standard input comes from.

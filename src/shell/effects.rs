@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use super::MAX_INPUT;
-use super::eval::State;
 use super::expand::{Arg, join_dir};
+use super::state::State;
 use super::wrappers::basename;
 
 /// Set `$name` for the rest of the line (`None`: to something unknown here).

@@ -7,12 +7,14 @@
 
 mod ast;
 mod builtins;
+mod dollar;
 mod effects;
 mod eval;
 mod expand;
 mod lex;
 mod parse;
 mod quote;
+mod state;
 mod vars;
 mod wrappers;
 
