@@ -7,6 +7,7 @@
 mod exit;
 mod facts;
 mod reach;
+mod worktrees;
 
 use std::path::Path;
 use std::time::SystemTime;

@@ -9,6 +9,10 @@ use std::process::{Command, Output, Stdio};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+mod fake_host;
+#[allow(unused_imports)] // not every test uses it
+pub use fake_host::FakeHost;
+
 /// The built `git-dibs` binary.
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_git-dibs"))
@@ -327,105 +331,6 @@ pub fn dibs(cwd: &Path, args: &[&str]) -> Output {
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .output()
         .expect("git-dibs runs")
-}
-
-/// A stand-in agent host: a separate, long-lived process that runs `git-dibs hook` through
-/// `sh -c` for each event it is sent, as Claude Code does. Its pid is the session's agent.
-pub struct FakeHost {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    stdout: std::io::BufReader<std::process::ChildStdout>,
-}
-
-const FAKE_HOST: &str = r#"
-import json, subprocess, sys
-for line in sys.stdin:
-    req = json.loads(line)
-    env = dict(__import__("os").environ, **req.get("env", {}))
-    p = subprocess.run(["sh", "-c", req["bin"] + " hook"], input=req["event"].encode(),
-                       cwd=req["cwd"], capture_output=True, env=env)
-    print(json.dumps({"code": p.returncode, "stdout": p.stdout.decode(), "stderr": p.stderr.decode()}), flush=True)
-"#;
-
-impl FakeHost {
-    /// Start a host process.
-    pub fn start() -> FakeHost {
-        let mut child = Command::new("python3")
-            .args(["-c", FAKE_HOST])
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-        FakeHost {
-            child,
-            stdin,
-            stdout,
-        }
-    }
-
-    /// The host's pid.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Run the hook for `event` in `cwd` from this host, with extra environment.
-    pub fn hook_env(&mut self, cwd: &Path, event: &Value, env: &[(&str, &str)]) -> HookRun {
-        use std::io::BufRead;
-        let env: serde_json::Map<String, Value> =
-            env.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-        let req = json!({"bin": bin(), "cwd": cwd, "event": event.to_string(), "env": env});
-        writeln!(self.stdin, "{req}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        let v: Value = serde_json::from_str(&line).expect("host answers");
-        HookRun {
-            code: v["code"].as_i64().unwrap() as i32,
-            stdout: v["stdout"].as_str().unwrap().to_owned(),
-            stderr: v["stderr"].as_str().unwrap().to_owned(),
-        }
-    }
-
-    /// Run shell `script` in `cwd` as a child of this host (as the host's Bash tool would).
-    pub fn shell(&mut self, cwd: &Path, script: &str, env: &[(&str, &str)]) -> HookRun {
-        use std::io::BufRead;
-        let env: serde_json::Map<String, Value> =
-            env.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-        // The host runs `sh -c "<bin> hook"`: a trailing comment swallows the ` hook`.
-        let req = json!({"bin": format!("{script} #"), "cwd": cwd, "event": "", "env": env});
-        writeln!(self.stdin, "{req}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        let v: Value = serde_json::from_str(&line).expect("host answers");
-        HookRun {
-            code: v["code"].as_i64().unwrap() as i32,
-            stdout: v["stdout"].as_str().unwrap().to_owned(),
-            stderr: v["stderr"].as_str().unwrap().to_owned(),
-        }
-    }
-
-    /// Run the hook for `event` in `cwd` from this host.
-    pub fn hook(&mut self, cwd: &Path, event: &Value) -> HookRun {
-        self.hook_env(cwd, event, &[])
-    }
-
-    /// Kill the host (as a crash would) and wait for it to be gone.
-    pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for FakeHost {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Run the binary in `cwd` as `session` (through `DIBS_SESSION`; `None`: a person or script,

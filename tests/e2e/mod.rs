@@ -9,5 +9,6 @@ mod guard;
 mod lanes;
 mod peer;
 mod plugin;
+mod procs;
 pub mod scenario;
 mod subagents;

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::api::StandIn;
 use super::cli;
+use super::procs::{self, descendants};
 use crate::common::{self, TestRepo};
 use report::Progress;
 
@@ -66,18 +67,7 @@ impl Session {
     /// Kill the session and every process it started (the Bash tool detaches its commands
     /// from the host's process group, so they are found through /proc), then reap it.
     fn kill(&mut self) {
-        let mut pids: Vec<String> = descendants(self.child.id())
-            .iter()
-            .map(u32::to_string)
-            .collect();
-        pids.push(self.child.id().to_string());
-        let _ = Command::new("kill")
-            .arg("-KILL")
-            .args(&pids)
-            .stderr(Stdio::null())
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        procs::kill_tree(&mut self.child);
     }
 }
 
@@ -383,11 +373,7 @@ impl Scenario {
         let running = || -> Vec<u32> {
             pids.iter()
                 .copied()
-                .filter(|pid| {
-                    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-                    let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
-                    state.is_some_and(|s| !s.starts_with('Z') && !s.starts_with('X'))
-                })
+                .filter(|pid| procs::running(*pid))
                 .collect()
         };
         while !running().is_empty() && start.elapsed() < Duration::from_secs(5) {
@@ -487,35 +473,6 @@ pub fn wait_command(flag: &Path, limit_secs: u32) -> String {
         flag.display(),
         ticks = limit_secs * 20
     )
-}
-
-/// Every process descended from `root`, read from /proc (empty where /proc is missing).
-fn descendants(root: u32) -> Vec<u32> {
-    let mut parent_of: Vec<(u32, u32)> = Vec::new();
-    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
-            continue;
-        };
-        let stat = fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
-        let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-        if let Some(ppid) = after.split_whitespace().nth(1).and_then(|p| p.parse().ok()) {
-            parent_of.push((pid, ppid));
-        }
-    }
-    let mut found = vec![root];
-    let mut i = 0;
-    while i < found.len() {
-        let parent = found[i];
-        found.extend(
-            parent_of
-                .iter()
-                .filter(|(_, pp)| *pp == parent)
-                .map(|(p, _)| *p),
-        );
-        i += 1;
-    }
-    found.split_off(1)
 }
 
 /// The stream-json events in a stdout file.

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::{
-    BYPASS_VAR, Guarded, Op, Take, branch, code, files, find, options, peers, pr, remote, worktree,
+    BYPASS_VAR, Guarded, Op, Take, branch, code, files, find, options, pr, remote, takes, worktree,
 };
 use crate::git::{self, GitInvocation};
 use crate::shell::{SimpleCommand, Unknown};
@@ -259,7 +259,7 @@ fn git_ops(args: &[String], open: bool) -> Vec<(Op, Vec<String>)> {
     {
         v.push(found);
     }
-    v.extend(peers::classify_git(args, open));
+    v.extend(takes::classify_git(args, open));
     v
 }
 

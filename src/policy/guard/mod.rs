@@ -23,6 +23,7 @@ pub mod pr;
 pub mod remote;
 mod scripts;
 pub mod self_protect;
+mod takes;
 pub mod worktree;
 
 #[cfg(test)]

@@ -1,0 +1,296 @@
+//! Which git commands take, discard or switch the branch under a live peer's files (rule 5),
+//! read from their options and operands: `add`, `commit`, `stash`, `reset`, `checkout`,
+//! `restore`, `switch`, `clean` and the rest of the family.
+
+use super::Op;
+use super::peers::Take;
+
+/// Split options from operands; `values` are short options (and long ones) taking a value.
+struct Parsed {
+    flags: Vec<String>,
+    operands: Vec<String>,
+    after_dashdash: Option<Vec<String>>,
+}
+
+/// `short_values` take a value (attached or the next word); `short_optional` take one only when
+/// attached (`-uno`), so they end the cluster without eating the next word.
+fn parse(
+    args: &[String],
+    short_values: &str,
+    short_optional: &str,
+    long_values: &[&str],
+) -> Parsed {
+    let mut p = Parsed {
+        flags: Vec::new(),
+        operands: Vec::new(),
+        after_dashdash: None,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if let Some(rest) = &mut p.after_dashdash {
+            rest.push(a.clone());
+        } else if a == "--" {
+            p.after_dashdash = Some(Vec::new());
+        } else if let Some(long) = a.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            if long_values.contains(&name) && !long.contains('=') {
+                i += 1;
+            }
+            p.flags.push(format!("--{name}"));
+        } else if a.starts_with('-') && a.len() > 1 {
+            for (j, c) in a.char_indices().skip(1) {
+                p.flags.push(format!("-{c}"));
+                if short_optional.contains(c) {
+                    break;
+                }
+                if short_values.contains(c) {
+                    if j + 1 == a.len() {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+        } else {
+            p.operands.push(a.clone());
+        }
+    }
+    p
+}
+
+impl Parsed {
+    fn has(&self, names: &[&str]) -> bool {
+        self.flags.iter().any(|f| names.contains(&f.as_str()))
+    }
+
+    /// Operands and everything after `--`.
+    fn specs(&self) -> Vec<String> {
+        let mut out = self.operands.clone();
+        out.extend(self.after_dashdash.iter().flatten().cloned());
+        out
+    }
+}
+
+/// The rule-5 commands: what they take, or that they switch the branch.
+pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
+    let (sub, rest) = args.split_first()?;
+    let op = match sub.as_str() {
+        "add" => {
+            let p = parse(rest, "", "", &["chmod", "pathspec-from-file"]);
+            if p.has(&["-n", "--dry-run"]) {
+                return None;
+            }
+            let specs = p.specs();
+            let all = p.has(&["-A", "--all"]);
+            let update = p.has(&["-u", "--update"]);
+            if specs.is_empty() && !all && !update && !open {
+                return None;
+            }
+            Op::Take(vec![Take::new(true, !update, specs)])
+        }
+        "commit" => {
+            let p = parse(
+                rest,
+                "mFCct",
+                "uS",
+                &[
+                    "message",
+                    "file",
+                    "reuse-message",
+                    "reedit-message",
+                    "fixup",
+                    "squash",
+                    "author",
+                    "date",
+                    "template",
+                    "cleanup",
+                    "trailer",
+                    "pathspec-from-file",
+                ],
+            );
+            if p.has(&["--dry-run"]) {
+                return None;
+            }
+            let specs = p.specs();
+            let mut takes = Vec::new();
+            if p.has(&["-a", "--all"]) {
+                takes.push(Take::new(true, false, Vec::new()));
+            } else if !specs.is_empty() {
+                takes.push(Take::new(true, false, specs.clone()));
+            }
+            if takes.is_empty() || p.has(&["-i", "--include"]) {
+                takes.push(Take {
+                    staged_only: true,
+                    ..Take::new(false, false, Vec::new())
+                });
+            }
+            return Some((Op::Take(takes), specs));
+        }
+        "stash" => {
+            let (verb, opts) = match rest.first().map(String::as_str) {
+                None => ("push", rest),
+                Some("push") => ("push", &rest[1..]),
+                Some("save") => ("save", &rest[1..]),
+                Some(o) if o.starts_with('-') => ("push", rest),
+                Some("drop") => return Some((Op::StashDrop { all: false }, Vec::new())),
+                Some("clear") => return Some((Op::StashDrop { all: true }, Vec::new())),
+                Some(_) => return None,
+            };
+            let p = parse(opts, "m", "", &["message", "pathspec-from-file"]);
+            let specs = if verb == "push" {
+                p.specs()
+            } else {
+                Vec::new()
+            };
+            let untracked = p.has(&["-u", "--include-untracked", "-a", "--all"]);
+            let take = if p.has(&["-S", "--staged"]) {
+                Take {
+                    staged_only: true,
+                    ..Take::new(false, false, specs.clone())
+                }
+            } else {
+                Take::new(true, untracked, specs.clone())
+            };
+            return Some((Op::Take(vec![take]), specs));
+        }
+        "reset" => {
+            let p = parse(rest, "", "", &[]);
+            if !p.has(&["--hard"]) {
+                return None;
+            }
+            Op::Take(vec![Take::new(true, false, Vec::new())])
+        }
+        "checkout" => return classify_checkout(rest, open),
+        "restore" => {
+            let p = parse(rest, "s", "", &["source", "pathspec-from-file"]);
+            let staged = p.has(&["-S", "--staged"]);
+            let worktree = p.has(&["-W", "--worktree"]);
+            let specs = p.specs();
+            if (staged && !worktree) || (specs.is_empty() && !open) {
+                return None;
+            }
+            return Some((Op::Take(vec![Take::new(true, false, specs.clone())]), specs));
+        }
+        "clean" => {
+            let p = parse(rest, "e", "", &["exclude"]);
+            if p.has(&["-n", "--dry-run", "-X"]) {
+                return None;
+            }
+            let specs = p.specs();
+            let take = Take {
+                prefix_default: true,
+                ..Take::new(false, true, specs.clone())
+            };
+            return Some((Op::Take(vec![take]), specs));
+        }
+        "switch" => {
+            // `switch -c NEW` from HEAD leaves every file as it is.
+            let p = parse(rest, "cC", "", &["create", "force-create", "orphan"]);
+            let create = p.has(&["-c", "--create"]);
+            if create && p.operands.is_empty() && !p.has(&["--discard-changes", "-f"]) {
+                return None;
+            }
+            Op::Switch
+        }
+        "rm" => {
+            let p = parse(rest, "", "", &["pathspec-from-file"]);
+            if !p.has(&["-f", "--force"]) || p.has(&["--cached", "-n", "--dry-run"]) {
+                return None;
+            }
+            let specs = p.specs();
+            if specs.is_empty() && !open {
+                return None;
+            }
+            Op::Take(vec![Take::new(true, false, specs)])
+        }
+        "checkout-index" => {
+            let p = parse(rest, "", "", &["prefix", "stage"]);
+            if !p.has(&["-f", "--force"]) {
+                return None;
+            }
+            let specs = p.specs();
+            if specs.is_empty() && !p.has(&["-a", "--all"]) && !open {
+                return None;
+            }
+            Op::Take(vec![Take::new(true, false, specs)])
+        }
+        "read-tree" => {
+            let p = parse(rest, "", "", &["prefix", "index-output"]);
+            if !(p.has(&["-u"]) && p.has(&["--reset"])) {
+                return None;
+            }
+            Op::Take(vec![Take::new(true, false, Vec::new())])
+        }
+        "apply" => {
+            // What `git apply -R` reverts, rewritten by the classifier as `--reverse-paths P...`.
+            let p = parse(
+                rest,
+                "pC",
+                "",
+                &["directory", "exclude", "include", "whitespace"],
+            );
+            if !p.has(&["-R", "--reverse"])
+                || p.has(&["--cached", "--check", "--stat", "--numstat", "--summary"])
+            {
+                return None;
+            }
+            let paths: Vec<String> = p.after_dashdash.clone().unwrap_or_default();
+            if paths.is_empty() && !open {
+                // Nothing known of the patch: every tracked file may be reverted.
+                return Some((
+                    Op::Take(vec![Take::new(true, false, Vec::new())]),
+                    vec!["$patch".into()],
+                ));
+            }
+            Op::Take(vec![Take::new(true, false, paths)])
+        }
+        _ => return None,
+    };
+    let targets = match &op {
+        Op::Take(t) => t
+            .iter()
+            .flat_map(|t| t.paths.iter().flatten().cloned())
+            .collect(),
+        _ => Vec::new(),
+    };
+    Some((op, targets))
+}
+
+fn classify_checkout(rest: &[String], open: bool) -> Option<(Op, Vec<String>)> {
+    let p = parse(
+        rest,
+        "bB",
+        "t",
+        &["orphan", "conflict", "pathspec-from-file"],
+    );
+    let specs = p.specs();
+    if p.has(&["-b", "-B", "--orphan", "--detach"]) {
+        // `checkout -b NEW` from HEAD leaves every file as it is (`-B` over an existing branch
+        // is the branch rule's).
+        if p.has(&["-b", "-B"]) && p.operands.is_empty() && !p.has(&["-f", "--force"]) {
+            return None;
+        }
+        return Some((Op::Switch, Vec::new()));
+    }
+    if let Some(after) = &p.after_dashdash {
+        if after.is_empty() {
+            return Some((Op::Switch, specs));
+        }
+        return Some((Op::Take(vec![Take::new(true, false, after.clone())]), specs));
+    }
+    match p.operands.split_first() {
+        None if p.has(&["-f", "--force"]) || open => {
+            Some((Op::Take(vec![Take::new(true, false, Vec::new())]), specs))
+        }
+        None => None,
+        Some((first, _)) if first == "-" => Some((Op::Switch, specs)),
+        Some((first, others)) => Some((
+            Op::Checkout {
+                first: first.clone(),
+                rest: others.to_vec(),
+            },
+            specs,
+        )),
+    }
+}
