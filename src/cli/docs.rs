@@ -115,9 +115,32 @@ pub fn man(args: ManArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What bash needs beyond clap's script so that `git dibs <Tab>` completes too: git's own bash
+/// completion calls `_git_dibs` for `git dibs`, with its words in `words`, the cursor in
+/// `cword` and the subcommand's index in `__git_cmd_idx`.
+const BASH_GIT_SUBCOMMAND: &str = r#"
+# `git dibs <Tab>`: git's completion calls _git_dibs; hand it the words from `dibs` on.
+_git_dibs() {
+    local COMP_WORDS=(git-dibs "${words[@]:__git_cmd_idx+1}")
+    local COMP_CWORD=$((cword - __git_cmd_idx))
+    _git__dibs git-dibs "$cur" "${COMP_WORDS[COMP_CWORD-1]}"
+}
+"#;
+
 /// Run `completions`.
 pub fn completions(args: CompletionsArgs) -> Result<ExitCode> {
     let mut cmd = command();
-    clap_complete::generate(args.shell, &mut cmd, "git-dibs", &mut std::io::stdout());
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "git-dibs", &mut script);
+    if args.shell == clap_complete::Shell::Bash {
+        // clap_complete names a subcommand's case after the binary with `-` made `__subcmd__`
+        // (`git__subcmd__dibs__subcmd__lane`) but dispatches to it with `-` made `__`
+        // (`git__dibs__subcmd__lane`): without this, no subcommand's options complete.
+        let text = String::from_utf8_lossy(&script).replace("git__subcmd__dibs", "git__dibs");
+        script = format!("{text}{BASH_GIT_SUBCOMMAND}").into_bytes();
+    }
+    std::io::stdout()
+        .write_all(&script)
+        .context("cannot write the completions")?;
     Ok(ExitCode::SUCCESS)
 }
