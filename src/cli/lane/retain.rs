@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use serde::Serialize;
 
 use crate::git::retention::{self, Retained};
@@ -59,6 +59,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else if args.branches.is_empty() {
         done = retention::retain_head(&wt.root)?;
     } else {
+        let repo = crate::git::lanes::LaneRepo::open(&wt.root)?;
+        for b in &args.branches {
+            let b = b.trim_start_matches("refs/heads/");
+            if repo.branch_tip(b).is_none() {
+                bail!("no local branch `{b}` here; `git branch` lists them");
+            }
+        }
         for b in &args.branches {
             let r = retention::retain_branch(&wt.root, b.trim_start_matches("refs/heads/"))?;
             done.created.extend(r.created);
