@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow};
 
+use crate::platform::files;
 use crate::protocol::settings::{self, HOOKS, Settings};
 
 mod hosts;
@@ -194,21 +195,15 @@ fn choose_command(scope: Scope) -> (String, Option<String>) {
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.git-dibs-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = File::create(&tmp)?;
+    files::replace_atomically(path, |tmp| {
+        let mut file = File::create_new(tmp)?;
         file.write_all(bytes)?;
         if let Ok(meta) = fs::metadata(path) {
             file.set_permissions(meta.permissions())?;
         }
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
+        file.sync_all()
+    })
+    .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The file to write for `path`: its target when it is a symbolic link (dotfile managers), so

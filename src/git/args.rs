@@ -327,7 +327,7 @@ pub const BUILTINS: &[&str] = &[
 /// worktree holding its directory. Std-only (reads `.git` files, opens no repository).
 pub fn invocation_worktree(inv: &GitInvocation) -> Option<Worktree> {
     if let Some(wt) = &inv.work_tree {
-        let wt = &std::fs::canonicalize(wt).unwrap_or_else(|_| wt.clone());
+        let wt = &super::normalize(Path::new(""), wt);
         if let Some(found) = worktree_at(wt) {
             return Some(found);
         }
@@ -342,19 +342,7 @@ pub fn invocation_worktree(inv: &GitInvocation) -> Option<Worktree> {
 }
 
 fn from_git_dir(git_dir: &Path, root: &Path) -> Option<Worktree> {
-    let git_dir = std::fs::canonicalize(git_dir).ok()?;
-    if !git_dir.join("HEAD").exists() {
-        return None;
-    }
-    let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
-        Ok(text) => std::fs::canonicalize(git_dir.join(text.trim())).ok()?,
-        Err(_) => git_dir.clone(),
-    };
-    Some(Worktree {
-        root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
-        git_dir,
-        common_dir,
-    })
+    super::discover::with_git_dir(super::normalize(Path::new(""), root), git_dir)
 }
 
 #[cfg(test)]

@@ -3,10 +3,11 @@
 //! apply), every call bounded in time; and writing and reading the small parentless commits
 //! those refs point at, with git2.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use super::run::{self, Finished, RunError};
 
 /// How long one `git ls-remote`, `fetch` or `push` may take.
 pub const NETWORK_TIMEOUT: Duration = Duration::from_secs(30);
@@ -317,78 +318,18 @@ impl DibsRemote {
     }
 }
 
-/// What a bounded command printed and whether it succeeded in time.
-struct Finished {
-    success: bool,
-    stdout: String,
-    stderr: String,
-    /// stdout was longer than [`MAX_LISTING`]; the rest was read and dropped.
-    truncated: bool,
-}
-
-/// Run `cmd` to completion, killing it after `timeout`.
-fn run_bounded(mut cmd: Command, timeout: Duration) -> Finished {
+/// Run git's `cmd` to completion within `timeout`, its stdout bounded by [`MAX_LISTING`]; a
+/// git that cannot start or does not answer in time is a failure that says so.
+fn run_bounded(cmd: Command, timeout: Duration) -> Finished {
     let failed = |why: String| Finished {
         success: false,
         stdout: String::new(),
         stderr: why,
         truncated: false,
     };
-    let mut child = match cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn() {
-        Ok(c) => c,
-        Err(e) => return failed(format!("git cannot be run: {e}")),
-    };
-    // Each pipe is read to its end, so git never blocks on a full pipe; what is past the
-    // bound is dropped, and said so.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let mut truncated = false;
-            if let Some(mut p) = pipe {
-                let _ = p.by_ref().take(MAX_LISTING as u64).read_to_end(&mut buf);
-                truncated = std::io::copy(&mut p, &mut std::io::sink()).is_ok_and(|n| n > 0);
-            }
-            (String::from_utf8_lossy(&buf).into_owned(), truncated)
-        })
-    };
-    let out = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let err = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() < timeout => {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-        }
-    };
-    // After a timeout the readers are left behind: a helper such as ssh may still hold the
-    // pipes open, and this process is about to move on.
-    match status {
-        Some(s) => {
-            let (stdout, truncated) = out.join().unwrap_or_default();
-            Finished {
-                success: s.success(),
-                stdout,
-                stderr: err.join().unwrap_or_default().0,
-                truncated,
-            }
-        }
-        None => failed(format!("no answer within {} s", timeout.as_secs())),
+    match run::bounded(cmd, timeout, MAX_LISTING) {
+        Ok(done) => done,
+        Err(RunError::Spawn(e)) => failed(format!("git cannot be run: {e}")),
+        Err(RunError::TimedOut) => failed(format!("no answer within {} s", timeout.as_secs())),
     }
 }

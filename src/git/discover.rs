@@ -88,6 +88,39 @@ fn read_gitfile(dot_git: &Path, dir: &Path) -> Option<PathBuf> {
     })
 }
 
+/// The git dir shared by every worktree of the clone whose git dir is `git_dir`: where its
+/// `commondir` file points (relative to `git_dir`, or absolute), else `git_dir` itself. Not
+/// canonicalised.
+pub fn common_dir_of(git_dir: &Path) -> PathBuf {
+    match fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => git_dir.join(text.trim()),
+        Err(_) => git_dir.to_path_buf(),
+    }
+}
+
+/// The `.git` file of the linked worktree whose administrative folder (`.git/worktrees/<id>`)
+/// is `admin`, from its `gitdir` file: absolute, or relative to `admin`
+/// (`worktree.useRelativePaths`), with `.` and `..` folded. Its parent is the worktree's root.
+pub fn linked_dot_git(admin: &Path) -> Option<PathBuf> {
+    let text = fs::read_to_string(admin.join("gitdir")).ok()?;
+    Some(normalize(admin, Path::new(text.trim())))
+}
+
+/// The worktree at `root` whose git dir is `git_dir`, when `git_dir` is one (it has a `HEAD`);
+/// git dir and common dir canonical, `root` as given.
+pub fn with_git_dir(root: PathBuf, git_dir: &Path) -> Option<Worktree> {
+    let git_dir = fs::canonicalize(git_dir).ok()?;
+    if !git_dir.join("HEAD").exists() {
+        return None;
+    }
+    let common_dir = fs::canonicalize(common_dir_of(&git_dir)).ok()?;
+    Some(Worktree {
+        root,
+        git_dir,
+        common_dir,
+    })
+}
+
 /// The worktree whose root is exactly `dir`, if `dir` has a `.git` entry.
 pub fn worktree_at(dir: &Path) -> Option<Worktree> {
     let dot_git = dir.join(".git");
@@ -97,19 +130,7 @@ pub fn worktree_at(dir: &Path) -> Option<Worktree> {
     } else {
         read_gitfile(&dot_git, dir)?
     };
-    let git_dir = fs::canonicalize(&git_dir).ok()?;
-    if !git_dir.join("HEAD").exists() {
-        return None;
-    }
-    let common_dir = match fs::read_to_string(git_dir.join("commondir")) {
-        Ok(text) => fs::canonicalize(git_dir.join(text.trim())).ok()?,
-        Err(_) => git_dir.clone(),
-    };
-    Some(Worktree {
-        root: dir.to_path_buf(),
-        git_dir,
-        common_dir,
-    })
+    with_git_dir(dir.to_path_buf(), &git_dir)
 }
 
 /// Resolve `path` (absolute, or relative to `cwd`) to its worktree and relative path.
@@ -151,10 +172,9 @@ pub fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
     }
     if let Ok(entries) = fs::read_dir(common_dir.join("worktrees")) {
         for entry in entries.flatten() {
-            let Ok(text) = fs::read_to_string(entry.path().join("gitdir")) else {
+            let Some(dot_git) = linked_dot_git(&entry.path()) else {
                 continue;
             };
-            let dot_git = PathBuf::from(text.trim());
             if let Some(root) = dot_git.parent()
                 && let Ok(root) = fs::canonicalize(root)
             {
@@ -169,4 +189,36 @@ pub fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
 /// no `..`, no spaces or control characters, no `~^:?*[\\`, no leading `-`, and so on.
 pub fn is_valid_branch_name(name: &str) -> bool {
     !name.starts_with('-') && git2::Reference::is_valid_name(&format!("refs/heads/{name}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::git::testing::git;
+
+    #[test]
+    fn a_worktree_registered_with_relative_paths_is_listed_and_located() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().canonicalize().unwrap();
+        let root = dir.join("repo");
+        fs::create_dir(&root).unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        git(&root, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let lane = dir.join("lane");
+        git(&root, &["worktree", "add", "-q", lane.to_str().unwrap()]);
+        // What `worktree.useRelativePaths` writes: both links relative.
+        fs::write(lane.join(".git"), "gitdir: ../repo/.git/worktrees/lane\n").unwrap();
+        let admin = root.join(".git/worktrees/lane");
+        fs::write(admin.join("gitdir"), "../../../../lane/.git\n").unwrap();
+        let common = root.join(".git");
+        assert_eq!(linked_dot_git(&admin), Some(lane.join(".git")));
+        assert_eq!(worktree_roots(&common), vec![root.clone(), lane.clone()]);
+        let found = worktree_at(&lane).unwrap();
+        assert_eq!(found.git_dir, admin);
+        assert_eq!(found.common_dir, common);
+        assert_eq!(common_dir_of(&admin), admin.join("../.."));
+        assert_eq!(common_dir_of(&common), common);
+    }
 }

@@ -1,12 +1,13 @@
 //! Pull requests through the GitHub CLI (`gh pr list --head B --state open|all`). A missing,
 //! offline, slow or failing `gh` means "no pull request known": the guard never blocks on it.
 
-use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Deserialize;
+
+use super::run::{self, RunError};
 
 /// How long `gh` may take before it is stopped and counted as "no answer".
 pub const GH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -47,40 +48,20 @@ pub fn pr_list(
     state: &str,
     fields: &str,
 ) -> Result<Vec<PullRequest>, String> {
-    let mut child = Command::new("gh")
-        .args(["pr", "list", "--head", branch, "--state", state])
+    let mut cmd = Command::new("gh");
+    cmd.args(["pr", "list", "--head", branch, "--state", state])
         .args(["--json", fields])
         .current_dir(dir)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
         .env("GH_PROMPT_DISABLED", "1")
-        .env("GH_NO_UPDATE_NOTIFIER", "1")
-        .spawn()
-        .map_err(|e| format!("gh is not available ({e})"))?;
-    let mut stdout = child.stdout.take().ok_or("gh gave no output")?;
-    let reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stdout.by_ref().take(1 << 20).read_to_end(&mut buf);
-        buf
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < GH_TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("gh did not answer in time (offline?)".into());
-            }
-        }
+        .env("GH_NO_UPDATE_NOTIFIER", "1");
+    let done = match run::bounded(cmd, GH_TIMEOUT, 1 << 20) {
+        Ok(done) => done,
+        Err(RunError::Spawn(e)) => return Err(format!("gh is not available ({e})")),
+        Err(RunError::TimedOut) => return Err("gh did not answer in time (offline?)".into()),
     };
-    let buf = reader.join().map_err(|_| "gh output unreadable")?;
-    if !status.success() {
+    if !done.success {
         return Err("gh failed (offline, or not logged in?)".into());
     }
-    serde_json::from_slice(&buf).map_err(|_| "gh printed something unreadable".to_owned())
+    serde_json::from_str(&done.stdout).map_err(|_| "gh printed something unreadable".to_owned())
 }

@@ -10,7 +10,8 @@ pub(crate) mod testing;
 
 pub use config::Settings;
 pub use discover::{
-    Located, Worktree, is_valid_branch_name, locate, normalize, worktree_at, worktree_roots,
+    Located, Worktree, common_dir_of, is_valid_branch_name, linked_dot_git, locate, normalize,
+    worktree_at, worktree_roots,
 };
 pub use stat_clean::{
     head_commit, tree_of, uncommitted_files, uncommitted_files_at, uncommitted_files_in,
@@ -36,6 +37,7 @@ pub mod landed;
 pub mod lanes;
 pub mod porcelain;
 pub mod retention;
+mod run;
 mod scan;
 pub mod snapshot;
 mod worktrees;

@@ -57,9 +57,7 @@ pub(super) fn config_files(git_dir: &Path) -> Vec<(std::path::PathBuf, git2::Con
             }
         }
     }
-    let common = std::fs::read_to_string(git_dir.join("commondir"))
-        .map(|c| git_dir.join(c.trim()))
-        .unwrap_or_else(|_| git_dir.to_path_buf());
+    let common = super::common_dir_of(git_dir);
     files.push((common.join("config"), L::Local));
     files.push((git_dir.join("config.worktree"), L::Worktree));
     files

@@ -20,8 +20,9 @@ pub struct WorktreeEntry {
     pub husk: bool,
 }
 
+/// Canonical as far as the path exists.
 fn canonical(p: &Path) -> PathBuf {
-    fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+    crate::git::normalize(Path::new(""), p)
 }
 
 /// Every worktree of the clone whose common git dir is `common_dir`, main one first.
@@ -45,10 +46,8 @@ pub fn list_worktrees(common_dir: &Path) -> Vec<WorktreeEntry> {
         .filter_map(Result::ok)
         .filter_map(|e| {
             let git_dir = e.path();
-            let text = fs::read_to_string(git_dir.join("gitdir")).ok()?;
-            // `worktree.useRelativePaths` writes it relative to this admin folder.
-            let dot_git = git_dir.join(text.trim());
-            let root = canonical(crate::git::normalize(&git_dir, &dot_git).parent()?);
+            let dot_git = crate::git::linked_dot_git(&git_dir)?;
+            let root = canonical(dot_git.parent()?);
             let locked = fs::read_to_string(git_dir.join("locked"))
                 .ok()
                 .map(|s| s.trim().to_owned());

@@ -2,10 +2,11 @@
 //! caller says not to, never blocking on a FIFO or a device, never reading more than a bound.
 //! The store's files and the worktree files a hook hashes are read through here.
 
-use std::fs::{File, Metadata, OpenOptions};
+use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Whether the last component of a path is followed when it is a symbolic link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +116,36 @@ pub(crate) fn create_new(path: &Path) -> io::Result<File> {
         .create_new(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)
+}
+
+/// What the name of every temporary file [`replace_atomically`] makes holds (the store's
+/// pruning removes killed writers' ones by it).
+pub(crate) const TEMP_MARK: &str = ".tmp-";
+
+/// Replace `path` atomically, the one way git-dibs does it: `fill` makes the new content at a
+/// temporary path in the same folder (`.<name>.tmp-<pid>-<nanos>`: a file it creates, or a
+/// link), which is then renamed over `path`. A reader sees the old whole file or the new whole
+/// file, never a torn one; the rename replaces a link at `path`, never what it points to. The
+/// temporary file is removed when anything fails.
+pub(crate) fn replace_atomically(
+    path: &Path,
+    fill: impl FnOnce(&Path) -> io::Result<()>,
+) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let tmp = dir.join(format!(".{name}{TEMP_MARK}{}-{nanos}", std::process::id()));
+    let result = fill(&tmp).and_then(|()| fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
 }
 
 #[cfg(test)]

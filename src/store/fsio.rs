@@ -11,14 +11,12 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::platform::files::{self, Links};
+use crate::platform::files::{self, Links, TEMP_MARK};
 
 /// The largest store file read (a session record with thousands of files is a few megabytes).
 pub const MAX_FILE: u64 = 32 << 20;
 /// How old a temporary file must be before another writer takes it for a killed writer's.
 pub const STALE_TEMP: Duration = Duration::from_secs(10 * 60);
-/// What every temporary file's name holds.
-const TEMP_MARK: &str = ".tmp-";
 
 /// The bytes of the store file at `path`: a plain file of at most [`MAX_FILE`] bytes, no link
 /// followed. Anything else is an error for which [`is_foreign`] holds.
@@ -41,25 +39,7 @@ pub fn is_foreign(err: &io::Error) -> bool {
 /// rename it over the target. A reader sees the old whole file or the new whole file. The
 /// rename replaces a link there, never what it points to.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let tmp = dir.join(format!(".{name}{TEMP_MARK}{}-{nanos}", std::process::id()));
-    let result = (|| {
-        let mut file = files::create_new(&tmp)?;
-        file.write_all(bytes)?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    files::replace_atomically(path, |tmp| files::create_new(tmp)?.write_all(bytes))
 }
 
 /// Write `bytes` into `path` in place (created when missing; empty bytes make an empty marker

@@ -14,6 +14,7 @@ use anyhow::{Context, Result, bail};
 
 use super::HOOKS;
 use crate::cli::install::{Mode, Report, find_on_path};
+use crate::platform::files;
 
 /// The line that marks a file as a git-dibs shim.
 const MARKER: &str = "# git-dibs githook shim:";
@@ -145,22 +146,12 @@ fn plan(dir: &Path, mode: Mode) -> Result<Vec<(&'static str, Option<Step>)>> {
 
 /// Write `text` to `path` as an executable file, atomically.
 fn write_shim(path: &Path, text: &str) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.git-dibs-{}.tmp", std::process::id()));
-    let result = (|| {
-        fs::write(&tmp, text)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755))?;
-        }
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
+    use std::os::unix::fs::PermissionsExt;
+    files::replace_atomically(path, |tmp| {
+        fs::write(tmp, text)?;
+        fs::set_permissions(tmp, fs::Permissions::from_mode(0o755))
+    })
+    .with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn apply(dir: &Path, name: &str, step: &Step) -> Result<()> {

@@ -3,7 +3,6 @@
 //! peers' dirty files. Errors are returned, never turned into "nothing at risk".
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -165,29 +164,9 @@ fn peers_anywhere(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts
     Ok(facts)
 }
 
-/// Canonical as far as the path exists; the rest appended as written.
+/// Canonical as far as the path exists; the rest appended, `.` and `..` folded.
 pub(super) fn canonical_lenient(path: &Path) -> PathBuf {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(c) = fs::canonicalize(&existing) {
-            let mut out = c;
-            for part in rest.iter().rev() {
-                out.push(part);
-            }
-            return out;
-        }
-        match (
-            existing.file_name().map(|n| n.to_os_string()),
-            existing.parent(),
-        ) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
+    git::normalize(Path::new(""), path)
 }
 
 fn branches(wt: &Worktree, names: &[String]) -> Result<Vec<BranchState>> {

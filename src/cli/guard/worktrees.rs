@@ -83,10 +83,7 @@ pub(super) fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
 
 /// The common dir of a worktree entry's repository.
 fn common(entry: &WorktreeEntry) -> PathBuf {
-    match fs::read_to_string(entry.git_dir.join("commondir")) {
-        Ok(text) => entry.git_dir.join(text.trim()),
-        Err(_) => entry.git_dir.clone(),
-    }
+    git::common_dir_of(&entry.git_dir)
 }
 
 pub(super) fn worktree_remove(

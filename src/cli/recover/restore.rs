@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::{Args, Catalog, Version, session_matches, when};
 use crate::git::lanes::{LaneRepo, git, short_sha};
 use crate::git::{self, Worktree, retention, snapshot};
+use crate::platform::files;
 use crate::store::short_id;
 
 /// What was done with one file.
@@ -67,31 +68,18 @@ fn write_version(catalog: &Catalog, v: &Version, target: &Path) -> Result<()> {
     let bytes = catalog.snapshots.blob(&v.blob)?;
     let dir = target.parent().context("a file has a parent folder")?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let name = target.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.dibs-recover-{}", std::process::id()));
-    let _ = fs::remove_file(&tmp);
-    let written = (|| -> std::io::Result<()> {
+    let written = files::replace_atomically(target, |tmp| {
         if v.link {
-            #[cfg(unix)]
-            {
-                use std::os::unix::ffi::OsStrExt;
-                std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&bytes), &tmp)?;
-            }
-            #[cfg(not(unix))]
-            fs::write(&tmp, &bytes)?;
-        } else {
-            fs::write(&tmp, &bytes)?;
-            #[cfg(unix)]
-            if v.executable {
-                use std::os::unix::fs::PermissionsExt;
-                fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755))?;
-            }
+            use std::os::unix::ffi::OsStrExt;
+            return std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&bytes), tmp);
         }
-        fs::rename(&tmp, target)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
+        fs::write(tmp, &bytes)?;
+        if v.executable {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(tmp, fs::Permissions::from_mode(0o755))?;
+        }
+        Ok(())
+    });
     written.with_context(|| format!("cannot write {}", target.display()))
 }
 

@@ -59,7 +59,7 @@ pub fn resolve(spec: &str, prefix: &str, root: &Path) -> Option<Spec> {
         // Through a symlink, the path names a file of the worktree only once resolved.
         let rel = match Path::new(rest).strip_prefix(root) {
             Ok(rel) => rel.to_path_buf(),
-            Err(_) => canonical_prefix(Path::new(rest))
+            Err(_) => crate::git::normalize(Path::new(""), Path::new(rest))
                 .strip_prefix(root)
                 .ok()?
                 .to_path_buf(),
@@ -88,27 +88,6 @@ pub fn resolve(spec: &str, prefix: &str, root: &Path) -> Option<Spec> {
         glob,
         icase,
     })
-}
-
-/// `path` with its longest existing prefix resolved (symlinks followed), the rest appended.
-fn canonical_prefix(path: &Path) -> std::path::PathBuf {
-    let mut rest = Vec::new();
-    let mut cur = path;
-    loop {
-        if let Ok(c) = std::fs::canonicalize(cur) {
-            return rest
-                .iter()
-                .rev()
-                .fold(c, |acc: std::path::PathBuf, p| acc.join(p));
-        }
-        match (cur.file_name(), cur.parent()) {
-            (Some(n), Some(parent)) => {
-                rest.push(n.to_os_string());
-                cur = parent;
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
 }
 
 /// Whether a single spec's pattern covers `path`.
