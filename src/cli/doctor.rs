@@ -128,6 +128,13 @@ fn check_worktree(r: &mut Report) -> Option<Worktree> {
                 "in the git worktree {} ({branch})",
                 wt.root.display()
             ));
+            if let Some(format) = crate::git::cli::Format::of_common_dir(&wt.common_dir) {
+                r.ok(format!(
+                    "this repository has {format}, which libgit2 cannot open: git-dibs reads and \
+                     writes it through the git command (the same protection, a few milliseconds \
+                     slower per guarded command and per snapshot)"
+                ));
+            }
             Some(wt)
         }
         Err(e) => {

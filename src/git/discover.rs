@@ -17,12 +17,14 @@ pub struct Worktree {
 }
 
 impl Worktree {
-    /// The branch checked out here (`None` when HEAD is detached or unreadable).
+    /// The branch checked out here (`None` when HEAD is detached or unreadable). In a reftable
+    /// repository (whose `HEAD` file is a stub) git is asked.
     pub fn branch(&self) -> Option<String> {
         let head = fs::read_to_string(self.git_dir.join("HEAD")).ok()?;
-        head.trim()
-            .strip_prefix("ref: refs/heads/")
-            .map(str::to_owned)
+        match head.trim().strip_prefix("ref: refs/heads/") {
+            Some(super::cli::REFTABLE_STUB_BRANCH) => super::cli::head_branch(&self.git_dir),
+            branch => branch.map(str::to_owned),
+        }
     }
 }
 

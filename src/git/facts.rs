@@ -1,22 +1,52 @@
 //! Reads for the Bash guard through libgit2: a worktree's status as `git status --porcelain`
 //! lines, its HEAD, which commits are on no remote-tracking ref, branch tips, and which commits
-//! a remote branch holds that no other ref has.
+//! a remote branch holds that no other ref has. In a repository libgit2 cannot open (SHA-256,
+//! reftable) the same reads go to `git` ([`super::cli::CliRepo`]); where libgit2 opens it but
+//! cannot read its status (a split index), git is asked too.
 
 use std::fs;
 use std::path::Path;
 
-/// A failure reading a repository for the guard.
+use super::cli::{CliError, CliRepo};
+
+/// A failure reading a repository for the guard. Its text is the whole story (what, and why,
+/// once): it has no separate source, so a chain printed with `{:#}` does not repeat the cause.
 #[derive(Debug, thiserror::Error)]
-#[error("{what}: {source}")]
+#[error("{what}: {cause}")]
 pub struct ReadError {
     what: String,
-    #[source]
-    source: git2::Error,
+    cause: String,
+}
+
+impl ReadError {
+    /// What could not be read, and why.
+    pub(crate) fn new(what: impl Into<String>, cause: impl std::fmt::Display) -> ReadError {
+        ReadError {
+            what: what.into(),
+            cause: cause.to_string(),
+        }
+    }
 }
 
 fn read_err(what: impl Into<String>) -> impl FnOnce(git2::Error) -> ReadError {
     let what = what.into();
-    move |source| ReadError { what, source }
+    move |e| ReadError {
+        what,
+        cause: e.message().to_owned(),
+    }
+}
+
+/// A failure of git itself, in a repository read through git: named by its format.
+fn cli_err<'a>(cli: &'a CliRepo, what: &'a str) -> impl FnOnce(CliError) -> ReadError + 'a {
+    move |e| ReadError {
+        what: match cli.format() {
+            Some(f) => {
+                format!("{what} (this repository has {f}, which git-dibs reads through git)")
+            }
+            None => what.to_owned(),
+        },
+        cause: e.to_string(),
+    }
 }
 
 /// One changed path in a worktree, as in `git status --porcelain`.
@@ -59,20 +89,57 @@ pub struct CommitInfo {
 /// An open repository (any worktree of it) to read guard facts from.
 pub struct Repo {
     repo: git2::Repository,
+    /// Set when libgit2 cannot open this repository: every read goes to git.
+    cli: Option<CliRepo>,
 }
 
 impl Repo {
-    /// Open the repository of the worktree (or git dir) at `path`.
+    /// Open the repository of the worktree (or git dir) at `path`; one libgit2 cannot open
+    /// because of its format is read through git.
     pub fn open(path: &Path) -> Result<Repo, ReadError> {
-        let repo = git2::Repository::open(path)
-            .map_err(read_err(format!("cannot open {}", path.display())))?;
-        Ok(Repo { repo })
+        match git2::Repository::open(path) {
+            Ok(repo) => Ok(Repo { repo, cli: None }),
+            Err(e) => match CliRepo::for_format(path) {
+                Some(cli) => Ok(Repo {
+                    repo: super::cli::placeholder().map_err(read_err("cannot start libgit2"))?,
+                    cli: Some(cli),
+                }),
+                None => Err(read_err(format!("cannot open {}", path.display()))(e)),
+            },
+        }
+    }
+
+    /// git's own status, for a repository read through git or when libgit2 failed (`error`).
+    fn git_status(
+        &self,
+        paths: &[&str],
+        error: Option<ReadError>,
+    ) -> Result<Vec<FileState>, ReadError> {
+        let fallback;
+        let cli = match (&self.cli, self.repo.workdir()) {
+            (Some(cli), _) => cli,
+            (None, Some(root)) => {
+                fallback = CliRepo::open(root, None);
+                &fallback
+            }
+            (None, None) => return Err(error.unwrap_or_else(|| not_read("the status"))),
+        };
+        cli.status(paths).map_err(|e| match error {
+            // libgit2 failed first: its error is the one to tell.
+            Some(first) => first,
+            None => cli_err(cli, "cannot read the status")(e),
+        })
     }
 
     /// Every modified, staged or untracked path (untracked folders listed file by file; ignored
     /// files left out), sorted by path.
     pub fn status(&self) -> Result<Vec<FileState>, ReadError> {
-        worktree_status(&self.repo).map_err(read_err("cannot read the status"))
+        if self.cli.is_some() {
+            return self.git_status(&[], None);
+        }
+        worktree_status(&self.repo)
+            .map_err(read_err("cannot read the status"))
+            .or_else(|e| self.git_status(&[], Some(e)))
     }
 
     /// As [`Repo::status`], from a walk of the worktree already done while this repository was
@@ -82,8 +149,13 @@ impl Repo {
         &self,
         walked: Option<super::Walked>,
     ) -> Result<Vec<FileState>, ReadError> {
+        if self.cli.is_some() {
+            return self.git_status(&[], None);
+        }
         let scan = walked.and_then(|w| super::scan::settle(&self.repo, w));
-        status_from(&self.repo, scan).map_err(read_err("cannot read the status"))
+        status_from(&self.repo, scan)
+            .map_err(read_err("cannot read the status"))
+            .or_else(|e| self.git_status(&[], Some(e)))
     }
 
     /// The state of just these paths (relative, `/`-separated); clean, ignored and absent
@@ -92,12 +164,19 @@ impl Repo {
         &self,
         paths: impl IntoIterator<Item = &'a str>,
     ) -> Result<Vec<FileState>, ReadError> {
+        let paths: Vec<&str> = paths.into_iter().collect();
+        if self.cli.is_some() {
+            return self.git_exact(&paths, None);
+        }
         let mut out = Vec::new();
-        for path in paths {
+        for path in paths.iter().copied() {
             let s = match self.repo.status_file(Path::new(path)) {
                 Ok(s) => s,
                 Err(e) if e.code() == git2::ErrorCode::NotFound => continue,
-                Err(e) => return Err(read_err(format!("cannot read the status of {path}"))(e)),
+                Err(e) => {
+                    let e = read_err(format!("cannot read the status of {path}"))(e);
+                    return self.git_exact(&paths, Some(e));
+                }
             };
             if s.is_ignored() || s == git2::Status::CURRENT {
                 continue;
@@ -109,14 +188,34 @@ impl Repo {
         Ok(out)
     }
 
+    /// git's status of exactly `paths` (what is below a folder named does not count).
+    fn git_exact(
+        &self,
+        paths: &[&str],
+        error: Option<ReadError>,
+    ) -> Result<Vec<FileState>, ReadError> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut out = self.git_status(paths, error)?;
+        out.retain(|f| paths.contains(&f.path.as_str()));
+        Ok(out)
+    }
+
     /// The commit HEAD points at (`None` on an unborn branch).
     pub fn head(&self) -> Option<String> {
+        if let Some(cli) = &self.cli {
+            return cli.commit_of("HEAD");
+        }
         let oid = self.repo.head().ok()?.target()?;
         Some(oid.to_string())
     }
 
     /// The tip of local branch `name`, if it exists.
     pub fn branch_tip(&self, name: &str) -> Option<String> {
+        if let Some(cli) = &self.cli {
+            return cli.ref_tip(&format!("refs/heads/{name}"));
+        }
         let r = self
             .repo
             .find_reference(&format!("refs/heads/{name}"))
@@ -126,6 +225,13 @@ impl Repo {
 
     /// Every local branch with its tip.
     pub fn local_branches(&self) -> Vec<(String, String)> {
+        if let Some(cli) = &self.cli {
+            return cli
+                .refs_under("refs/heads/")
+                .into_iter()
+                .filter_map(|(n, id)| Some((n.strip_prefix("refs/heads/")?.to_owned(), id)))
+                .collect();
+        }
         let Ok(refs) = self.repo.references_glob("refs/heads/*") else {
             return Vec::new();
         };
@@ -140,6 +246,11 @@ impl Repo {
     /// Commits reachable from `tip` that no remote-tracking ref (`refs/remotes/*`) contains,
     /// newest first, at most `limit`. Empty means `tip` is pushed.
     pub fn unpushed(&self, tip: &str, limit: usize) -> Result<Vec<CommitInfo>, ReadError> {
+        if let Some(cli) = &self.cli {
+            return cli
+                .log_not(tip, &["--remotes"], limit)
+                .map_err(cli_err(cli, "cannot list unpushed commits"));
+        }
         let hide: Vec<git2::Oid> = self
             .ref_targets()
             .into_iter()
@@ -159,6 +270,16 @@ impl Repo {
         limit: usize,
     ) -> Result<Option<Vec<CommitInfo>>, ReadError> {
         let name = format!("refs/remotes/{remote}/{branch}");
+        if let Some(cli) = &self.cli {
+            let Some(tip) = cli.ref_tip(&name) else {
+                return Ok(None);
+            };
+            let exclude = format!("--exclude={name}");
+            return cli
+                .log_not(&tip, &[&exclude, "--all"], limit)
+                .map(Some)
+                .map_err(cli_err(cli, "cannot list the commits of a remote branch"));
+        }
         let Some(tip) = self
             .repo
             .find_reference(&name)
@@ -180,6 +301,14 @@ impl Repo {
     /// The branches of `remote` known here (`refs/remotes/<remote>/*`, without the prefix).
     pub fn remote_branches(&self, remote: &str) -> Vec<String> {
         let prefix = format!("refs/remotes/{remote}/");
+        if let Some(cli) = &self.cli {
+            return cli
+                .refs_under(&prefix)
+                .into_iter()
+                .filter_map(|(n, _)| Some(n.strip_prefix(&prefix)?.to_owned()))
+                .filter(|n| n != "HEAD")
+                .collect();
+        }
         let Ok(refs) = self.repo.references_glob(&format!("{prefix}*")) else {
             return Vec::new();
         };
@@ -191,16 +320,34 @@ impl Repo {
 
     /// How many entries the stash holds.
     pub fn stash_entries(&self) -> usize {
+        if let Some(cli) = &self.cli {
+            return cli.stash_entries();
+        }
         self.repo.reflog("refs/stash").map_or(0, |r| r.len())
     }
 
     /// Whether `spec` names a commit (a branch, tag, id, `HEAD~2`, ...).
     pub fn is_rev(&self, spec: &str) -> bool {
+        if let Some(cli) = &self.cli {
+            return cli.is_rev(spec);
+        }
         self.repo.revparse_single(spec).is_ok()
     }
 
     /// The configured remote that `name_or_url` names, by name or by URL.
     pub fn remote_named(&self, name_or_url: &str) -> Option<String> {
+        if let Some(cli) = &self.cli {
+            let remotes = cli.remotes();
+            return remotes
+                .iter()
+                .find(|(n, _)| n == name_or_url)
+                .or_else(|| {
+                    remotes
+                        .iter()
+                        .find(|(_, urls)| urls.iter().any(|u| u == name_or_url))
+                })
+                .map(|(n, _)| n.clone());
+        }
         if self.repo.find_remote(name_or_url).is_ok() {
             return Some(name_or_url.to_owned());
         }
@@ -214,6 +361,9 @@ impl Repo {
 
     /// The value of `alias.<name>` in the config that applies here.
     pub fn alias(&self, name: &str) -> Option<String> {
+        if let Some(cli) = &self.cli {
+            return cli.config(&format!("alias.{name}"));
+        }
         self.repo
             .config()
             .ok()?
@@ -288,6 +438,13 @@ impl Repo {
             });
         }
         Ok(out)
+    }
+}
+
+fn not_read(what: &str) -> ReadError {
+    ReadError {
+        what: format!("cannot read {what}"),
+        cause: "the repository has no working tree".into(),
     }
 }
 

@@ -7,6 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use super::cli::CliRepo;
+
 /// The git config key (under `branch.<lane>.`) that records a lane's base branch.
 pub const BASE_KEY: &str = "dibsBase";
 /// The ref prefix of landed markers: `refs/dibs/landed/<lane branch>` points at the lane tip
@@ -17,13 +19,12 @@ pub const LANDED_PREFIX: &str = "refs/dibs/landed/";
 #[derive(Debug, thiserror::Error)]
 pub enum LaneError {
     /// libgit2 could not answer.
-    #[error("{what}: {source}")]
+    #[error("{what}: {}", cause.message())]
     Read {
         /// What was being read.
         what: String,
-        /// Why.
-        #[source]
-        source: git2::Error,
+        /// Why (shown in the text, so not a separate source that a chain would repeat).
+        cause: git2::Error,
     },
     /// The `git` command could not be started.
     #[error("cannot run git: {0}")]
@@ -79,8 +80,15 @@ pub fn git(dir: &Path, args: &[&str]) -> Result<String, LaneError> {
 /// a rebase (when HEAD is detached but the rebase remembers the branch).
 pub fn checked_out_branch(git_dir: &Path) -> Option<String> {
     let head = fs::read_to_string(git_dir.join("HEAD")).ok()?;
-    if let Some(b) = head.trim().strip_prefix("ref: refs/heads/") {
-        return Some(b.to_owned());
+    match head.trim().strip_prefix("ref: refs/heads/") {
+        // A reftable repository's stub: the real HEAD is in the reftable.
+        Some(super::cli::REFTABLE_STUB_BRANCH) => {
+            if let Some(b) = super::cli::head_branch(git_dir) {
+                return Some(b);
+            }
+        }
+        Some(b) => return Some(b.to_owned()),
+        None => {}
     }
     for dir in ["rebase-merge", "rebase-apply"] {
         if let Ok(name) = fs::read_to_string(git_dir.join(dir).join("head-name"))
@@ -108,29 +116,45 @@ pub fn operation_in_progress(git_dir: &Path) -> Option<&'static str> {
 /// A repository opened for lane reads.
 pub struct LaneRepo {
     repo: git2::Repository,
+    /// Set when libgit2 cannot open this repository (SHA-256, reftable): every read goes to git.
+    cli: Option<CliRepo>,
 }
 
 fn read_err(what: impl Into<String>) -> impl FnOnce(git2::Error) -> LaneError {
     let what = what.into();
-    move |source| LaneError::Read { what, source }
+    move |cause| LaneError::Read { what, cause }
 }
 
 impl LaneRepo {
     /// Open the repository of the worktree (or git dir) at `path`.
     pub fn open(path: &Path) -> Result<LaneRepo, LaneError> {
-        let repo = git2::Repository::open(path)
-            .map_err(read_err(format!("cannot open {}", path.display())))?;
-        Ok(LaneRepo { repo })
+        let what = || format!("cannot open {}", path.display());
+        match git2::Repository::open(path) {
+            Ok(repo) => Ok(LaneRepo { repo, cli: None }),
+            Err(e) => match CliRepo::for_format(path) {
+                Some(cli) => Ok(LaneRepo {
+                    repo: super::cli::placeholder().map_err(read_err(what()))?,
+                    cli: Some(cli),
+                }),
+                None => Err(read_err(what())(e)),
+            },
+        }
     }
 
     /// The commit `spec` names (a branch, remote branch, tag, id, `HEAD`), as a full id.
     pub fn commit_of(&self, spec: &str) -> Option<String> {
+        if let Some(cli) = &self.cli {
+            return cli.commit_of(spec);
+        }
         let obj = self.repo.revparse_single(spec).ok()?;
         Some(obj.peel_to_commit().ok()?.id().to_string())
     }
 
     /// The tip of ref `name` (full name), if it exists.
     pub fn ref_tip(&self, name: &str) -> Option<String> {
+        if let Some(cli) = &self.cli {
+            return cli.ref_tip(name);
+        }
         let r = self.repo.find_reference(name).ok()?;
         Some(r.resolve().ok()?.target()?.to_string())
     }
@@ -143,12 +167,18 @@ impl LaneRepo {
     /// The full name of a ref `spec` resolves to by git's rules (`main` → `refs/heads/main`,
     /// `origin/main` → `refs/remotes/origin/main`), if it names a ref.
     pub fn full_ref_name(&self, spec: &str) -> Option<String> {
+        if let Some(cli) = &self.cli {
+            return cli.full_ref_name(spec);
+        }
         let (_, r) = self.repo.revparse_ext(spec).ok()?;
         r?.name().map(str::to_owned)
     }
 
     /// Whether `ancestor` is `descendant` or one of its ancestors.
     pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> bool {
+        if let Some(cli) = &self.cli {
+            return cli.is_ancestor(ancestor, descendant);
+        }
         let (Ok(a), Ok(d)) = (
             git2::Oid::from_str(ancestor),
             git2::Oid::from_str(descendant),
@@ -160,6 +190,9 @@ impl LaneRepo {
 
     /// Commits `(ahead, behind)` of `tip` against `base`.
     pub fn ahead_behind(&self, tip: &str, base: &str) -> Option<(usize, usize)> {
+        if let Some(cli) = &self.cli {
+            return cli.ahead_behind(tip, base);
+        }
         let t = git2::Oid::from_str(tip).ok()?;
         let b = git2::Oid::from_str(base).ok()?;
         self.repo.graph_ahead_behind(t, b).ok()
@@ -167,6 +200,9 @@ impl LaneRepo {
 
     /// The best common ancestor of two commits.
     pub fn merge_base(&self, a: &str, b: &str) -> Option<String> {
+        if let Some(cli) = &self.cli {
+            return cli.merge_base(a, b);
+        }
         let a = git2::Oid::from_str(a).ok()?;
         let b = git2::Oid::from_str(b).ok()?;
         self.repo.merge_base(a, b).ok().map(|o| o.to_string())
@@ -174,6 +210,9 @@ impl LaneRepo {
 
     /// Full names and tips of every ref under `prefix` (such as `refs/remotes/`).
     pub fn refs_under(&self, prefix: &str) -> Vec<(String, String)> {
+        if let Some(cli) = &self.cli {
+            return cli.refs_under(prefix);
+        }
         let Ok(refs) = self.repo.references_glob(&format!("{prefix}*")) else {
             return Vec::new();
         };
@@ -185,6 +224,9 @@ impl LaneRepo {
 
     /// Whether some remote-tracking ref (`refs/remotes/*`) contains `commit`.
     pub fn on_remote(&self, commit: &str) -> bool {
+        if let Some(cli) = &self.cli {
+            return cli.on_remote(commit);
+        }
         self.refs_under("refs/remotes/")
             .iter()
             .any(|(_, tip)| self.is_ancestor(commit, tip))
@@ -192,11 +234,17 @@ impl LaneRepo {
 
     /// A string value from the git config that applies here.
     pub fn config(&self, key: &str) -> Option<String> {
+        if let Some(cli) = &self.cli {
+            return cli.config(key);
+        }
         self.repo.config().ok()?.get_string(key).ok()
     }
 
     /// A boolean value from the git config (`false` when unset or unreadable).
     pub fn config_bool(&self, key: &str) -> bool {
+        if let Some(cli) = &self.cli {
+            return cli.config_bool(key);
+        }
         self.repo
             .config()
             .ok()
@@ -227,7 +275,11 @@ impl LaneRepo {
                 return Some(guess);
             }
         }
-        if let Ok(r) = self.repo.find_reference("refs/remotes/origin/HEAD")
+        if let Some(cli) = &self.cli {
+            if let Some(t) = cli.symbolic_target("refs/remotes/origin/HEAD") {
+                return Some(t);
+            }
+        } else if let Ok(r) = self.repo.find_reference("refs/remotes/origin/HEAD")
             && let Some(t) = r.symbolic_target()
         {
             return Some(t.to_owned());
@@ -240,17 +292,26 @@ impl LaneRepo {
 
     /// Whether `rel` (relative to the worktree root) is ignored by git's rules here.
     pub fn is_ignored(&self, rel: &Path) -> bool {
+        if let Some(cli) = &self.cli {
+            return cli.is_ignored(rel);
+        }
         self.repo.is_path_ignored(rel).unwrap_or(false)
     }
 
     /// A commit's committer time, seconds since the Unix epoch.
     pub fn commit_time(&self, commit: &str) -> Option<i64> {
+        if let Some(cli) = &self.cli {
+            return cli.commit_line(commit).map(|(t, _)| t);
+        }
         let id = git2::Oid::from_str(commit).ok()?;
         Some(self.repo.find_commit(id).ok()?.time().seconds())
     }
 
     /// The first line of a commit's message.
     pub fn summary(&self, commit: &str) -> String {
+        if let Some(cli) = &self.cli {
+            return cli.commit_line(commit).map(|(_, s)| s).unwrap_or_default();
+        }
         git2::Oid::from_str(commit)
             .ok()
             .and_then(|o| self.repo.find_commit(o).ok())

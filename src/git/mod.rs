@@ -29,9 +29,11 @@ pub fn read_worktree_file(path: &std::path::Path) -> Option<Vec<u8>> {
     read_regular(path, Links::Follow, MAX_HASHED).ok()
 }
 mod args;
+pub mod cli;
 pub mod dibsrefs;
 mod facts;
 mod gh;
+pub mod hookreads;
 mod index;
 pub mod landed;
 pub mod lanes;

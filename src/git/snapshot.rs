@@ -28,8 +28,11 @@ pub const HISTORY_LIMIT: usize = 5000;
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
     /// libgit2 failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Git(#[from] git2::Error),
+    /// git failed, in a repository libgit2 cannot open.
+    #[error("{0} (this repository has {1}, which git-dibs writes through git)")]
+    Cli(super::cli::CliError, super::cli::Format),
     /// The session's ref moved under every attempt.
     #[error("the snapshot ref {0} kept moving; try again")]
     Raced(String),
@@ -58,6 +61,11 @@ impl Content {
             Content::File { .. } => git2::FileMode::Blob,
             Content::Link(_) => git2::FileMode::Link,
         }
+    }
+
+    /// The tree entry mode, in octal as git writes it.
+    pub(crate) fn octal_mode(&self) -> String {
+        format!("{:o}", i32::from(self.mode()))
     }
 
     /// The bytes stored: the file's content, or the link's target.
@@ -178,15 +186,20 @@ pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<Stri
     // Every entry of the trees written here is a blob written just before or a tree of the
     // parent: skip libgit2's check that each exists (an object read per entry).
     git2::opts::strict_object_creation(false);
-    let repo = open(common_dir)?;
+    let repo = match open(common_dir) {
+        Ok(repo) => repo,
+        Err(e) => match super::cli::snapshots::Cli::for_format(common_dir) {
+            Some(cli) => return cli.write(key, new),
+            None => return Err(e),
+        },
+    };
     let name = snapshot_ref(key);
     let blobs: Vec<(String, git2::Oid, git2::FileMode)> = new
         .puts
         .iter()
         .map(|p| {
             let id = repo.blob(p.content.bytes())?;
-            let at = format!("{}/{}", worktree_id(&p.worktree), p.path);
-            Ok((at, id, p.content.mode()))
+            Ok((tree_path(p), id, p.content.mode()))
         })
         .collect::<Result<_, git2::Error>>()?;
     for _ in 0..5 {
@@ -198,41 +211,15 @@ pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<Stri
             Some(c) => c.tree()?,
             None => repo.find_tree(repo.treebuilder(None)?.write()?)?,
         };
-        let mut meta = Meta {
-            version: 1,
-            session: new.session.to_owned(),
-            host: new.host.to_owned(),
-            at: new.at,
-            worktrees: parent
-                .as_ref()
-                .and_then(meta_of)
-                .map(|m| m.worktrees)
-                .unwrap_or_default(),
-            changed: Vec::new(),
-            skipped: new.skipped.to_vec(),
-        };
-        for w in new.worktrees {
-            meta.worktrees.insert(worktree_id(&w.root), w.clone());
-        }
+        let meta = describe(new, parent.as_ref().and_then(meta_of));
         let mut update = git2::build::TreeUpdateBuilder::new();
-        for (p, (at, id, mode)) in new.puts.iter().zip(&blobs) {
+        for (at, id, mode) in &blobs {
             update.upsert(at.as_str(), *id, *mode);
-            meta.changed.push(Changed {
-                worktree: worktree_id(&p.worktree),
-                path: p.path.clone(),
-            });
         }
         let tree = repo.find_tree(update.create_updated(&repo, &baseline)?)?;
         let when = git2::Time::new(i64::try_from(new.at).unwrap_or(0), 0);
-        let sig = git2::Signature::new("git-dibs", "git-dibs@localhost", &when)?;
-        let message = format!(
-            "{SUBJECT}: {} file{} of {} session {}\n\n{}\n",
-            new.puts.len(),
-            if new.puts.len() == 1 { "" } else { "s" },
-            new.host,
-            new.session,
-            serde_json::to_string(&meta).expect("snapshot metadata serializes")
-        );
+        let sig = git2::Signature::new(IDENTITY.0, IDENTITY.1, &when)?;
+        let message = message(new, &meta);
         let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
         let commit = repo.commit(None, &sig, &sig, &message, &tree, &parents)?;
         let moved = match &parent {
@@ -252,14 +239,62 @@ pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<Stri
     Err(SnapshotError::Raced(name))
 }
 
-/// The description of a snapshot commit: its message's body.
-fn meta_of(commit: &git2::Commit<'_>) -> Option<Meta> {
-    let message = commit.message_bytes();
+/// The name and email every snapshot commit is made by (at the snapshot's time, UTC).
+pub(crate) const IDENTITY: (&str, &str) = ("git-dibs", "git-dibs@localhost");
+
+/// Where `put` goes in a snapshot's tree: `<worktree id>/<path>`.
+pub(crate) fn tree_path(put: &Put) -> String {
+    format!("{}/{}", worktree_id(&put.worktree), put.path)
+}
+
+/// The description of snapshot `new` on top of its parent's (`parent`, whose worktrees carry
+/// over).
+pub(crate) fn describe(new: &NewSnapshot<'_>, parent: Option<Meta>) -> Meta {
+    let mut meta = Meta {
+        version: 1,
+        session: new.session.to_owned(),
+        host: new.host.to_owned(),
+        at: new.at,
+        worktrees: parent.map(|m| m.worktrees).unwrap_or_default(),
+        changed: Vec::new(),
+        skipped: new.skipped.to_vec(),
+    };
+    for w in new.worktrees {
+        meta.worktrees.insert(worktree_id(&w.root), w.clone());
+    }
+    for p in new.puts {
+        meta.changed.push(Changed {
+            worktree: worktree_id(&p.worktree),
+            path: p.path.clone(),
+        });
+    }
+    meta
+}
+
+/// The commit message of snapshot `new` described by `meta`.
+pub(crate) fn message(new: &NewSnapshot<'_>, meta: &Meta) -> String {
+    format!(
+        "{SUBJECT}: {} file{} of {} session {}\n\n{}\n",
+        new.puts.len(),
+        if new.puts.len() == 1 { "" } else { "s" },
+        new.host,
+        new.session,
+        serde_json::to_string(meta).expect("snapshot metadata serializes")
+    )
+}
+
+/// The description in a snapshot commit's message: its body; `None` for another commit.
+pub(crate) fn meta_of_message(message: &[u8]) -> Option<Meta> {
     if !message.starts_with(SUBJECT.as_bytes()) {
         return None;
     }
     let body = message.splitn(3, |b| *b == b'\n').nth(2)?;
     serde_json::from_slice(body).ok()
+}
+
+/// The description of a snapshot commit.
+fn meta_of(commit: &git2::Commit<'_>) -> Option<Meta> {
+    meta_of_message(commit.message_bytes())
 }
 
 /// One snapshot commit, as read back.
@@ -288,21 +323,35 @@ pub struct Held {
 
 /// Reads the snapshots of one clone.
 pub struct Snapshots {
-    repo: git2::Repository,
+    inner: Reader,
+}
+
+/// Who reads: libgit2, or git for a repository libgit2 cannot open.
+enum Reader {
+    Lib(git2::Repository),
+    Cli(super::cli::snapshots::Cli),
 }
 
 impl Snapshots {
     /// Open the clone whose common git dir is `common_dir`.
     pub fn open(common_dir: &Path) -> Result<Snapshots, SnapshotError> {
-        Ok(Snapshots {
-            repo: open(common_dir)?,
-        })
+        let inner = match open(common_dir) {
+            Ok(repo) => Reader::Lib(repo),
+            Err(e) => Reader::Cli(super::cli::snapshots::Cli::for_format(common_dir).ok_or(e)?),
+        };
+        Ok(Snapshots { inner })
     }
 
     /// Every snapshot ref and its tip, by name.
     pub fn refs(&self) -> Result<Vec<(String, String)>, SnapshotError> {
+        let repo = match &self.inner {
+            Reader::Lib(repo) => repo,
+            Reader::Cli(cli) => {
+                return Ok(cli.refs()?.into_iter().map(|(n, t, _)| (n, t)).collect());
+            }
+        };
         let mut out = Vec::new();
-        for r in self.repo.references_glob(&format!("{SNAPSHOT_PREFIX}*"))? {
+        for r in repo.references_glob(&format!("{SNAPSHOT_PREFIX}*"))? {
             let r = r?;
             if let (Some(name), Ok(c)) = (r.name(), r.peel_to_commit()) {
                 out.push((name.to_owned(), c.id().to_string()));
@@ -315,10 +364,14 @@ impl Snapshots {
     /// The chain from `tip` back, newest first (at most [`HISTORY_LIMIT`] commits); commits
     /// without a readable description end it.
     pub fn history(&self, tip: &str) -> Vec<Snapshot> {
+        let repo = match &self.inner {
+            Reader::Lib(repo) => repo,
+            Reader::Cli(cli) => return cli.history(tip),
+        };
         let mut out = Vec::new();
         let mut next = git2::Oid::from_str(tip)
             .ok()
-            .and_then(|id| self.repo.find_commit(id).ok());
+            .and_then(|id| repo.find_commit(id).ok());
         while let Some(c) = next {
             let Some(meta) = meta_of(&c) else {
                 break;
@@ -337,7 +390,11 @@ impl Snapshots {
 
     /// Every file the snapshot `commit` holds.
     pub fn files(&self, commit: &str) -> Result<Vec<Held>, SnapshotError> {
-        let commit = self.repo.find_commit(git2::Oid::from_str(commit)?)?;
+        let repo = match &self.inner {
+            Reader::Lib(repo) => repo,
+            Reader::Cli(cli) => return cli.files(commit),
+        };
+        let commit = repo.find_commit(git2::Oid::from_str(commit)?)?;
         let mut out = Vec::new();
         commit
             .tree()?
@@ -369,25 +426,38 @@ impl Snapshots {
 
     /// The bytes of blob `id`.
     pub fn blob(&self, id: &str) -> Result<Vec<u8>, SnapshotError> {
-        Ok(self
-            .repo
-            .find_blob(git2::Oid::from_str(id)?)?
-            .content()
-            .to_vec())
+        let repo = match &self.inner {
+            Reader::Lib(repo) => repo,
+            Reader::Cli(cli) => return cli.blob(id),
+        };
+        Ok(repo.find_blob(git2::Oid::from_str(id)?)?.content().to_vec())
     }
 
     /// Delete the snapshot refs whose newest snapshot is older than `cutoff` (seconds since the
     /// Unix epoch); their objects go with git's next `gc`. Returns the deleted names.
     pub fn expire(&self, cutoff: u64) -> Result<Vec<String>, SnapshotError> {
+        let repo = match &self.inner {
+            Reader::Lib(repo) => repo,
+            Reader::Cli(cli) => return cli.expire(cutoff),
+        };
         let mut gone = Vec::new();
         for (name, tip) in self.refs()? {
-            let commit = self.repo.find_commit(git2::Oid::from_str(&tip)?)?;
+            let commit = repo.find_commit(git2::Oid::from_str(&tip)?)?;
             if u64::try_from(commit.time().seconds()).unwrap_or(0) < cutoff {
-                self.repo.find_reference(&name)?.delete()?;
+                repo.find_reference(&name)?.delete()?;
                 gone.push(name);
             }
         }
         Ok(gone)
+    }
+
+    /// The blob id the file at `full` would have in this repository now (see
+    /// [`current_blob`]; in a SHA-256 repository git hashes it).
+    pub fn current_blob(&self, full: &Path) -> Option<String> {
+        match &self.inner {
+            Reader::Cli(cli) if cli.sha256() => cli.current_blob(full),
+            _ => current_blob(full),
+        }
     }
 }
 

@@ -129,16 +129,22 @@ fn read_index(
 }
 
 /// The id (hex) of HEAD's commit, from the ref files alone; `None` for an unborn branch, a ref
-/// outside `refs/heads/`, a non-SHA-1 repository or a read error.
+/// outside `refs/heads/` or a read error. A SHA-256 id has 64 digits. In a reftable repository
+/// (its `HEAD` file is a stub, which shows in what is read anyway) git is asked.
 pub fn head_commit(wt: &Worktree) -> Option<String> {
     let head = fs::read_to_string(wt.git_dir.join("HEAD")).ok()?;
     let head = head.trim_end();
     let commit = match head.strip_prefix("ref: ") {
+        Some(name)
+            if name.strip_prefix("refs/heads/") == Some(super::cli::REFTABLE_STUB_BRANCH) =>
+        {
+            return super::cli::head_commit(&wt.git_dir);
+        }
         Some(name) if name.starts_with("refs/heads/") => resolve_ref(&wt.common_dir, name)?,
         Some(_) => return None,
         None => head.to_owned(),
     };
-    (commit.len() == 40).then_some(commit)
+    matches!(commit.len(), 40 | 64).then_some(commit)
 }
 
 /// The id (hex) of the tree of `commit`, read from the object (loose or packed). A commit

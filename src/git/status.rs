@@ -1,35 +1,77 @@
 //! Reads through libgit2: the dirty paths of a worktree and `dibs.*` settings from git config.
+//! Where libgit2 cannot open the repository because of its format (SHA-256, reftable), or
+//! cannot read its status (a split index), git answers ([`super::cli::CliRepo`]).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
 
-/// A failure reading a repository.
+/// A failure reading a repository (the cause is in the text, once).
 #[derive(Debug, thiserror::Error)]
-#[error("{what}: {source}")]
+#[error("{what}: {cause}")]
 pub struct GitError {
     what: String,
-    #[source]
-    source: git2::Error,
+    cause: String,
 }
 
 impl GitError {
-    fn new(what: impl Into<String>, source: git2::Error) -> Self {
+    fn new(what: impl Into<String>, cause: git2::Error) -> Self {
         GitError {
             what: what.into(),
-            source,
+            cause: cause.message().to_owned(),
         }
+    }
+}
+
+/// The answer of git itself about `paths` (all of them when empty) in the worktree at `root`,
+/// after libgit2 failed with `first`: when `opened` is false (libgit2 could not open it), only
+/// for a repository whose format is the reason, else `first` stands.
+fn git_answer(
+    root: &Path,
+    paths: &[String],
+    opened: bool,
+    first: GitError,
+) -> Result<BTreeSet<String>, GitError> {
+    use super::cli::{CliRepo, Format};
+    let format = Format::of(root);
+    if !opened && format.is_none() {
+        return Err(first);
+    }
+    let cli = CliRepo::open(root, format);
+    let asked: Vec<&str> = paths.iter().map(String::as_str).collect();
+    match cli.status(&asked) {
+        Ok(files) => Ok(files
+            .into_iter()
+            .map(|f| f.path)
+            .filter(|p| paths.is_empty() || paths.contains(p))
+            .collect()),
+        Err(e) => Err(GitError {
+            what: match cli.format() {
+                Some(f) => format!("cannot read {} (it has {f})", root.display()),
+                None => first.what,
+            },
+            cause: e.to_string(),
+        }),
     }
 }
 
 /// Paths (relative, `/`-separated) that are modified, staged or untracked in the worktree at
 /// `root`. Ignored files do not count.
 pub fn dirty_paths(root: &Path) -> Result<BTreeSet<String>, GitError> {
-    let repo = git2::Repository::open(root)
-        .map_err(|e| GitError::new(format!("cannot open {}", root.display()), e))?;
-    let status = super::facts::worktree_status(&repo)
-        .map_err(|e| GitError::new(format!("cannot read status of {}", root.display()), e))?;
-    Ok(status.into_iter().map(|f| f.path).collect())
+    let repo = match git2::Repository::open(root) {
+        Ok(repo) => repo,
+        Err(e) => {
+            let first = GitError::new(format!("cannot open {}", root.display()), e);
+            return git_answer(root, &[], false, first);
+        }
+    };
+    match super::facts::worktree_status(&repo) {
+        Ok(status) => Ok(status.into_iter().map(|f| f.path).collect()),
+        Err(e) => {
+            let first = GitError::new(format!("cannot read status of {}", root.display()), e);
+            git_answer(root, &[], true, first)
+        }
+    }
 }
 
 /// The config files git reads for the worktree whose git dir is `git_dir`, lowest priority
@@ -73,13 +115,17 @@ pub fn uncommitted_among(root: &Path, paths: &[String]) -> Result<BTreeSet<Strin
     if paths.is_empty() {
         return Ok(BTreeSet::new());
     }
-    let open = |e| GitError::new(format!("cannot open {}", root.display()), e);
-    let repo = git2::Repository::open_ext(
+    let repo = match git2::Repository::open_ext(
         root,
         git2::RepositoryOpenFlags::NO_SEARCH,
         std::iter::empty::<&std::ffi::OsStr>(),
-    )
-    .map_err(open)?;
+    ) {
+        Ok(repo) => repo,
+        Err(e) => {
+            let first = GitError::new(format!("cannot open {}", root.display()), e);
+            return git_answer(root, paths, false, first);
+        }
+    };
     let tree = repo.head().and_then(|h| h.peel_to_tree()).ok();
     // One tree object per folder, read once: a large folder's tree is costly to parse.
     let mut folders: std::collections::HashMap<&str, Option<git2::Tree<'_>>> = Default::default();

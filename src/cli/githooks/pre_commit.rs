@@ -4,7 +4,7 @@
 //! are audited.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -33,7 +33,9 @@ struct Held {
 }
 
 fn check(cwd: &Path, wt: &crate::git::Worktree) -> Result<ExitCode> {
-    let staged = staged_paths(cwd, &wt.root)?;
+    let index_file = std::env::var_os("GIT_INDEX_FILE").filter(|v| !v.is_empty());
+    let staged =
+        crate::git::hookreads::staged_paths(cwd, &wt.root, index_file.as_deref().map(Path::new))?;
     if staged.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
@@ -140,41 +142,4 @@ fn message(held: &[Held], files: &[String], now: u64, viewer: &str) -> String {
         quoted.join(" ")
     ));
     text
-}
-
-/// The paths the commit would change (`git diff --cached --name-only`): the index git commits
-/// (`GIT_INDEX_FILE` when git names a temporary one, as for `commit -a` or `commit PATHS`)
-/// against HEAD. Both sides of a rename count. Read here with git2 because `crate::git` has no
-/// read of the index against HEAD yet.
-fn staged_paths(cwd: &Path, root: &Path) -> Result<Vec<String>> {
-    let repo = git2::Repository::open(root)
-        .with_context(|| format!("cannot open the repository at {}", root.display()))?;
-    let index = match std::env::var_os("GIT_INDEX_FILE").filter(|v| !v.is_empty()) {
-        Some(file) => {
-            let path: PathBuf = cwd.join(file);
-            git2::Index::open(&path)
-                .with_context(|| format!("cannot read the index {}", path.display()))?
-        }
-        None => repo.index().context("cannot read the index")?,
-    };
-    let head = match repo.head() {
-        Ok(h) => Some(h.peel_to_tree().context("cannot read HEAD's tree")?),
-        Err(_) => None, // unborn branch: the first commit adds everything staged
-    };
-    let mut opts = git2::DiffOptions::new();
-    opts.include_typechange(true).ignore_submodules(true);
-    let diff = repo
-        .diff_tree_to_index(head.as_ref(), Some(&index), Some(&mut opts))
-        .context("cannot compare the index with HEAD")?;
-    let mut out: Vec<String> = Vec::new();
-    for delta in diff.deltas() {
-        for file in [delta.old_file(), delta.new_file()] {
-            if let Some(p) = file.path().and_then(Path::to_str) {
-                out.push(p.to_owned());
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    Ok(out)
 }

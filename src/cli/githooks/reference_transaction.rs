@@ -7,9 +7,10 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::{AuditCommit, AuditLine, Committer, fail_open, git_argv};
+use crate::git::hookreads::{Deletion, HookRepo, Lost};
 
 const HOOK: &str = "reference-transaction";
 /// How many lost commits a message lists per branch.
@@ -21,13 +22,6 @@ struct Update {
     old: Option<String>,
     new: Option<String>,
     name: String,
-}
-
-/// A branch deletion whose commits would be lost.
-struct AtRisk {
-    branch: String,
-    commits: Vec<(String, String)>,
-    more: bool,
 }
 
 /// Run the hook: exit 1 in `prepared` to abort the transaction, 0 otherwise.
@@ -108,8 +102,17 @@ fn check(updates: &[Update]) -> Result<ExitCode> {
     if keeps_commits(&argv.iter().map(String::as_str).collect::<Vec<_>>()) {
         return Ok(ExitCode::SUCCESS);
     }
-    let repo = git2::Repository::open_from_env().context("cannot open the repository")?;
-    let at_risk = lost_commits(&repo, updates)?;
+    let repo = HookRepo::from_env()?;
+    let deleted: Vec<Deletion> = updates
+        .iter()
+        .filter(|u| is_branch_deletion(u))
+        .map(|u| Deletion {
+            name: u.name.clone(),
+            old: u.old.clone(),
+        })
+        .collect();
+    let new_values: Vec<String> = updates.iter().filter_map(|u| u.new.clone()).collect();
+    let at_risk = repo.lost_commits(&deleted, &new_values, SHOWN)?;
     if at_risk.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
@@ -124,37 +127,26 @@ fn check(updates: &[Update]) -> Result<ExitCode> {
         commits: at_risk
             .iter()
             .flat_map(|a| {
-                a.commits.iter().map(|(id, summary)| AuditCommit {
+                a.commits.iter().map(|c| AuditCommit {
                     branch: a.branch.clone(),
-                    id: id.clone(),
-                    summary: summary.clone(),
+                    id: c.id.clone(),
+                    summary: c.summary.clone(),
                 })
             })
             .collect(),
         ..AuditLine::decided(HOOK, &me.id, &cwd, command.clone(), &reason)
     };
-    line.write(repo.commondir());
+    line.write(repo.common_dir());
     if line.is_bypass() {
         eprintln!("git-dibs: WT_GUARD_BYPASS=1: {reason}; deleting anyway, and this is audited");
         return Ok(ExitCode::SUCCESS);
     }
-    let remote = first_remote(&repo);
+    let remote = repo.first_remote();
     eprintln!("{}", message(&at_risk, remote.as_deref()));
     Ok(ExitCode::from(1))
 }
 
-/// The first configured remote, if any.
-fn first_remote(repo: &git2::Repository) -> Option<String> {
-    let names = repo.remotes().ok()?;
-    let names: Vec<&str> = names.iter().flatten().collect();
-    names
-        .iter()
-        .find(|n| **n == "origin")
-        .or(names.first())
-        .map(|n| (*n).to_owned())
-}
-
-fn message(at_risk: &[AtRisk], remote: Option<&str>) -> String {
+fn message(at_risk: &[Lost], remote: Option<&str>) -> String {
     let mut text = String::new();
     for a in at_risk {
         text.push_str(&format!(
@@ -162,8 +154,8 @@ fn message(at_risk: &[AtRisk], remote: Option<&str>) -> String {
              and no other branch, so they would be lost:\n",
             a.branch
         ));
-        for (id, summary) in &a.commits {
-            text.push_str(&format!("  {} {summary}\n", &id[..id.len().min(7)]));
+        for c in &a.commits {
+            text.push_str(&format!("  {} {}\n", &c.id[..c.id.len().min(7)], c.summary));
         }
         if a.more {
             text.push_str("  ... and more\n");
@@ -181,72 +173,6 @@ fn message(at_risk: &[AtRisk], remote: Option<&str>) -> String {
         ),
     }
     text
-}
-
-/// The deleted branches whose tips no kept ref contains, with the commits that would go.
-/// Kept refs: remote-tracking refs, tags, local branches this transaction does not delete, and
-/// the new values the transaction writes. Read here with git2 because `crate::git::Repo`'s
-/// unpushed check hides remote-tracking refs only.
-fn lost_commits(repo: &git2::Repository, updates: &[Update]) -> Result<Vec<AtRisk>> {
-    let deleted: Vec<&Update> = updates.iter().filter(|u| is_branch_deletion(u)).collect();
-    let mut hide: Vec<git2::Oid> = updates
-        .iter()
-        .filter_map(|u| git2::Oid::from_str(u.new.as_deref()?).ok())
-        .collect();
-    for r in repo.references().context("cannot list refs")?.flatten() {
-        let Some(name) = r.name() else { continue };
-        let kept = name.starts_with("refs/remotes/")
-            || name.starts_with("refs/tags/")
-            || (name.starts_with("refs/heads/") && !deleted.iter().any(|d| d.name == name));
-        if kept && let Ok(commit) = r.peel_to_commit() {
-            hide.push(commit.id());
-        }
-    }
-    let mut out: Vec<AtRisk> = Vec::new();
-    for d in deleted {
-        let branch = d.name.trim_start_matches("refs/heads/").to_owned();
-        if out.iter().any(|a| a.branch == branch) {
-            continue;
-        }
-        let tip = match &d.old {
-            Some(old) => git2::Oid::from_str(old).ok(),
-            None => repo
-                .find_reference(&d.name)
-                .ok()
-                .and_then(|r| r.peel_to_commit().ok())
-                .map(|c| c.id()),
-        };
-        let Some(tip) = tip else { continue }; // nothing there to lose
-        let mut walk = repo.revwalk().context("cannot walk the history")?;
-        walk.push(tip)
-            .with_context(|| format!("cannot walk from {tip}"))?;
-        for h in &hide {
-            let _ = walk.hide(*h);
-        }
-        let mut commits = Vec::new();
-        let mut more = false;
-        for id in walk {
-            let id = id.context("cannot walk the history")?;
-            if commits.len() == SHOWN {
-                more = true;
-                break;
-            }
-            let summary = repo
-                .find_commit(id)
-                .ok()
-                .and_then(|c| c.summary().map(str::to_owned))
-                .unwrap_or_default();
-            commits.push((id.to_string(), summary));
-        }
-        if !commits.is_empty() {
-            out.push(AtRisk {
-                branch,
-                commits,
-                more,
-            });
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

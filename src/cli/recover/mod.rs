@@ -14,7 +14,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use crate::git::snapshot::{self, Snapshots, WorktreeMeta};
+use crate::git::snapshot::{Snapshots, WorktreeMeta};
 use crate::policy::guard::AtRisk;
 use crate::protocol::{Event, Response};
 use crate::store::{Store, short_id};
@@ -143,7 +143,7 @@ pub(crate) struct Catalog {
 impl Catalog {
     /// Read every snapshot ref of the clone whose common dir is `common_dir`.
     pub(crate) fn load(common_dir: &Path) -> Result<Catalog> {
-        let snapshots = Snapshots::open(common_dir).context("cannot open the repository")?;
+        let snapshots = Snapshots::open(common_dir).context("cannot read the snapshots")?;
         let mut files: BTreeMap<(PathBuf, String), Vec<Version>> = BTreeMap::new();
         let mut worktrees: BTreeMap<PathBuf, (WorktreeMeta, u64)> = BTreeMap::new();
         let mut skipped = Vec::new();
@@ -253,8 +253,8 @@ pub(crate) fn when(at: u64) -> String {
 }
 
 /// How the working copy compares with a version.
-fn state_of(root: &Path, path: &str, blob: &str) -> &'static str {
-    match snapshot::current_blob(&root.join(path)) {
+fn state_of(catalog: &Catalog, root: &Path, path: &str, blob: &str) -> &'static str {
+    match catalog.snapshots.current_blob(&root.join(path)) {
         Some(b) if b == blob => "matches",
         Some(_) => "differs",
         None => "missing",
@@ -329,7 +329,7 @@ fn list(catalog: &Catalog, args: &Args) -> Result<ExitCode> {
                 at: when(v.at),
                 commit: &v.commit,
                 versions: versions.iter().filter(|o| o.session == v.session).count(),
-                working_copy: state_of(root, path, &v.blob),
+                working_copy: state_of(catalog, root, path, &v.blob),
             });
         }
     }

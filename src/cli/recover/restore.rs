@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::{Args, Catalog, Version, session_matches, when};
 use crate::git::lanes::{LaneRepo, git, short_sha};
-use crate::git::{self, Worktree, retention, snapshot};
+use crate::git::{self, Worktree, retention};
 use crate::platform::files;
 use crate::store::short_id;
 
@@ -95,7 +95,7 @@ struct Folder<'a> {
 
 fn restore_one(catalog: &Catalog, v: &Version, target: &Path, force: bool) -> Result<Restored> {
     let here = fs::symlink_metadata(target).ok();
-    let current = snapshot::current_blob(target);
+    let current = catalog.snapshots.current_blob(target);
     let mut out = Restored {
         path: target.to_path_buf(),
         written_to: None,
