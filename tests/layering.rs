@@ -1,6 +1,6 @@
 //! The module boundaries DESIGN draws, checked on the source: the store knows no wire format
 //! (nothing under `src/store/` names `crate::protocol`), and `serde_json::Value` stays in
-//! `src/protocol/`.
+//! `src/protocol/`; libgit2 is used only in `src/git/`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -61,5 +61,14 @@ fn json_values_stay_in_the_protocol() {
     assert!(
         found.is_empty(),
         "serde_json::Value outside src/protocol: {found:?}"
+    );
+}
+
+#[test]
+fn libgit2_is_used_only_in_the_git_module() {
+    let found = naming(&src(), Some(&src().join("git")), &["git2::"]);
+    assert!(
+        found.is_empty(),
+        "git access outside src/git/ (DESIGN: all git access lives there): {found:?}"
     );
 }
