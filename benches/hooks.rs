@@ -280,6 +280,25 @@ fn main() {
         common::bash_event(ME, &root, "ls -la"),
         Some(EVERYDAY),
     );
+    // After a shell command: the scan for files it changed that no hook saw written (one
+    // status of the 6,000-file worktree), when it changed nothing.
+    let after_build = common::claude_event(
+        "PostToolUse",
+        ME,
+        &root,
+        serde_json::json!({
+            "tool_name": "Bash",
+            "tool_input": {"command": "cargo test"},
+            "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
+        }),
+    );
+    runner.run(
+        "e6",
+        "Bash PostToolUse `cargo test`, nothing changed",
+        MANY,
+        after_build,
+        None,
+    );
     let branch_cmd = "git branch -D somebranch";
     let what = format!("Bash PreToolUse `{branch_cmd}` (unpushed)");
     runner.run(

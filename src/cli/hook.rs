@@ -2,6 +2,7 @@
 //! apply the store changes and answer in the host's format. Never fails an edit: every error
 //! becomes exit 0 with one line on stderr.
 
+mod changed;
 mod edit;
 mod facts;
 mod session;
@@ -135,7 +136,10 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
         EventKind::AfterShell { command } => {
             let cmds = crate::shell::parse(command, &event.cwd).unwrap_or_default();
             snap::retain_new_commits(event, &cmds);
-            shell::after(event, &cmds)
+            let answer = shell::after(event, &cmds);
+            // After what the command line shows it wrote: whatever else it changed.
+            changed::after_shell(event, &cmds);
+            answer
         }
         EventKind::BeforeWorktreeRemove { discard_changes } => {
             Ok(super::guard::before_exit(event, *discard_changes))

@@ -235,3 +235,95 @@ fn sweep_with(dir: &Path, repo: &LaneRepo, keep: Option<&str>) -> Result<Retaine
     }
     Ok(out)
 }
+
+/// A fingerprint of where the clone at `common_dir` keeps its local branches: the stat data of
+/// `packed-refs`, of every folder under `refs/heads` (a loose ref made, moved or deleted
+/// renames a file in its folder) and of a reftable's table list. Equal fingerprints mean no
+/// branch moved. Reads no ref and opens no repository; `None` when the folders are too many to
+/// look at cheaply (then every call looks at the branches).
+pub fn branch_fingerprint(common_dir: &Path) -> Option<String> {
+    use std::fmt::Write as _;
+    const MAX_FOLDERS: usize = 256;
+    let mut out = String::new();
+    let mut stamp = |path: &Path| {
+        let _ = match std::fs::symlink_metadata(path) {
+            Ok(m) => {
+                use std::os::unix::fs::MetadataExt;
+                write!(
+                    out,
+                    "{}:{}.{}:{}:{};",
+                    m.ino(),
+                    m.mtime(),
+                    m.mtime_nsec(),
+                    m.ctime_nsec(),
+                    m.len()
+                )
+            }
+            Err(_) => write!(out, "-;"),
+        };
+    };
+    stamp(&common_dir.join("packed-refs"));
+    stamp(&common_dir.join("reftable/tables.list"));
+    let mut folders = vec![common_dir.join("refs/heads")];
+    let mut seen = 0;
+    while let Some(dir) = folders.pop() {
+        seen += 1;
+        if seen > MAX_FOLDERS {
+            return None;
+        }
+        stamp(&dir);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut subs: Vec<_> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.path())
+            .collect();
+        subs.sort();
+        folders.extend(subs);
+    }
+    Some(out)
+}
+
+/// Keep every local branch whose tip moved since `before` (full ref name to commit): a
+/// retention ref on each new tip that is on no remote, so a branch made or moved by any means
+/// and then deleted keeps its commits. Looks at [`MAX_MOVED`] moved branches at most per call.
+/// Returns what it did, the tips as now known (a branch not looked at keeps its old entry, or
+/// none), and whether every moved branch was looked at.
+pub fn retain_moved_branches(
+    repo_dir: &Path,
+    before: &std::collections::BTreeMap<String, String>,
+) -> Result<(Retained, std::collections::BTreeMap<String, String>, bool), LaneError> {
+    let repo = LaneRepo::open(repo_dir)?;
+    let mut all = Retained::default();
+    let mut now = std::collections::BTreeMap::new();
+    let mut moved = 0;
+    let mut complete = true;
+    for (name, tip) in repo.refs_under("refs/heads/") {
+        if before.get(&name) == Some(&tip) {
+            now.insert(name, tip);
+            continue;
+        }
+        if moved == MAX_MOVED {
+            complete = false;
+            if let Some(old) = before.get(&name) {
+                now.insert(name, old.clone());
+            }
+            continue;
+        }
+        moved += 1;
+        let branch = name.trim_start_matches("refs/heads/");
+        let r = retain_commit(repo_dir, &repo, branch, &tip, None)?;
+        all.created.extend(r.created);
+        all.dropped.extend(r.dropped);
+        all.covered.extend(r.covered);
+        all.pushed.extend(r.pushed);
+        all.push_errors.extend(r.push_errors);
+        now.insert(name, tip);
+    }
+    Ok((all, now, complete))
+}
+
+/// How many moved branches one call of [`retain_moved_branches`] keeps at most.
+pub const MAX_MOVED: usize = 64;

@@ -23,6 +23,7 @@ mod remote;
 mod roster;
 pub mod shared;
 mod snapshots;
+mod tips;
 mod write;
 
 use std::collections::BTreeMap;
@@ -45,6 +46,7 @@ pub use roster::Listed;
 pub use snapshots::{
     DEFAULT_SNAPSHOT_EXPIRY, MAX_WATCHED, SnapState, SnapshotFailure, Stamp, Watched,
 };
+pub use tips::{BranchTips, MAX_TIPS};
 pub use write::{COALESCE, ClaimRequest, Grant, Writer};
 
 /// How long a writer waits for the lock before giving up.

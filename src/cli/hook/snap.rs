@@ -20,7 +20,7 @@ use crate::git::{self, Located, Worktree};
 use crate::platform::files::{Links, read_regular};
 use crate::protocol::{Event, Host};
 use crate::shell::SimpleCommand;
-use crate::store::{self, SnapState, Stamp, Store, Watched};
+use crate::store::{self, BranchTips, SnapState, Stamp, Store, Watched};
 
 /// Files larger than this are left out of snapshots.
 pub const MAX_SNAPSHOT_BYTES: u64 = 8 << 20;
@@ -101,16 +101,18 @@ fn executable(_meta: &fs::Metadata) -> bool {
 }
 
 /// A file to snapshot for one session.
-struct Pending {
-    worktree: PathBuf,
-    path: String,
+pub(super) struct Pending {
+    /// Its worktree root.
+    pub(super) worktree: PathBuf,
+    /// Relative to the root.
+    pub(super) path: String,
 }
 
 /// Snapshot `files` for session `session` of `host` (whose state is `state`): each file whose
 /// stat data differs from what the state remembers is read and put in one new snapshot.
 /// `ignored` says whether to leave out files git ignores. Returns the new commit, if one was
 /// made.
-fn snapshot(
+pub(super) fn snapshot(
     store: &Store,
     common_dir: &Path,
     session: &str,
@@ -247,7 +249,7 @@ fn snapshot(
 }
 
 /// Report a snapshot failure: one line on stderr, and a note for `doctor`.
-fn failed(store: Option<&Store>, now: u64, what: &str) {
+pub(super) fn failed(store: Option<&Store>, now: u64, what: &str) {
     eprintln!("git-dibs: could not snapshot ({what}); the tool call goes ahead");
     if let Some(store) = store {
         store.note_snapshot_failure(now, what);
@@ -387,6 +389,28 @@ pub fn retain_new_commits(event: &Event, cmds: &[SimpleCommand]) {
                 ),
             }
         }
+        retain_moved_branches(&store, &wt);
+    }
+}
+
+/// Branches that no worktree has checked out move too (`git commit-tree` plus `git
+/// update-ref`, `git branch -f`, a script): when the clone's branch storage changed since last
+/// looked at (by `stat` alone), each branch whose tip moved gets a retention ref on its new tip.
+fn retain_moved_branches(store: &Store, wt: &Worktree) {
+    let fingerprint = git::retention::branch_fingerprint(&wt.common_dir);
+    let before = store.branch_tips();
+    if fingerprint.is_some() && fingerprint.as_deref() == Some(before.fingerprint.as_str()) {
+        return;
+    }
+    match git::retention::retain_moved_branches(&wt.root, &before.tips) {
+        Ok((_, tips, complete)) => store.remember_branch_tips(&BranchTips {
+            fingerprint: fingerprint.filter(|_| complete).unwrap_or_default(),
+            tips,
+        }),
+        Err(e) => eprintln!(
+            "git-dibs: cannot keep retention refs on moved branches in {}: {e}",
+            wt.root.display()
+        ),
     }
 }
 

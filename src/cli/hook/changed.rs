@@ -1,0 +1,94 @@
+//! After a shell command: the files it changed that no hook saw written (an interpreter, a
+//! script, a build tool, a program run by any name) go into the session's snapshot, so what
+//! the next command destroys is still in the object store. Found by state, not by reading the
+//! command: the dirty and untracked (not ignored) files of each worktree the command ran in
+//! whose change time is recent. A file another live session watches is left to it: the sweep
+//! before the next shell command puts its change in that session's snapshot.
+
+use std::fs;
+use std::path::Path;
+
+use super::snap::{Pending, failed, snapshot};
+use crate::git::{self, Worktree};
+use crate::protocol::Event;
+use crate::shell::SimpleCommand;
+use crate::store::{self, Stamp, Store};
+
+/// How far back a change counts as made by the command that just ran. Hosts do not all say
+/// how long a command took; this is the longest a host lets one shell command run (Claude
+/// Code's 10 minutes).
+const RECENT_SECS: i128 = 10 * 60;
+/// How many changed files one call snapshots at most.
+const MAX_FILES: usize = 512;
+
+/// The worktrees (by root) the command line ran in: the event's own directory and every
+/// directory one of its commands is known to run in.
+fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
+    let mut out: Vec<Worktree> = Vec::new();
+    let dirs = std::iter::once(event.cwd.as_path())
+        .chain(cmds.iter().filter(|c| c.cwd_known).map(|c| c.cwd.as_path()));
+    for dir in dirs {
+        if let Some(l) = git::locate(dir, Path::new("."))
+            && !out.iter().any(|w| w.root == l.worktree.root)
+        {
+            out.push(l.worktree);
+        }
+    }
+    out
+}
+
+/// Snapshot, for the event's session, what the shell command changed in the worktrees it ran
+/// in (see the module's note). Best effort, never fails the hook.
+pub fn after_shell(event: &Event, cmds: &[SimpleCommand]) {
+    let now = store::now_secs();
+    let since = i128::from(now) * 1_000_000_000 - RECENT_SECS * 1_000_000_000;
+    for wt in worktrees(event, cmds) {
+        let Ok(dirty) = git::dirty_paths(&wt.root) else {
+            continue;
+        };
+        if dirty.is_empty() {
+            continue;
+        }
+        let Ok(store) = Store::open(&wt.common_dir) else {
+            continue;
+        };
+        let ttl = super::facts::settings_of(&wt)
+            .duration("dibs.ttl")
+            .unwrap_or(store::DEFAULT_TTL);
+        let others: Vec<_> = store
+            .snapshot_states_since(now.saturating_sub(ttl.as_secs()))
+            .into_iter()
+            .filter(|s| s.session != event.session_id)
+            .collect();
+        let files: Vec<Pending> = dirty
+            .into_iter()
+            .filter(|path| {
+                let Ok(meta) = fs::symlink_metadata(wt.root.join(path)) else {
+                    return false;
+                };
+                let stamp = Stamp::of(&meta);
+                stamp.ctime.max(stamp.mtime) >= since
+                    && !others.iter().any(|s| s.watched(&wt.root, path).is_some())
+            })
+            .take(MAX_FILES)
+            .map(|path| Pending {
+                worktree: wt.root.clone(),
+                path,
+            })
+            .collect();
+        if files.is_empty() {
+            continue;
+        }
+        if let Err(e) = snapshot(
+            &store,
+            &wt.common_dir,
+            &event.session_id,
+            event.host.name(),
+            now,
+            &files,
+            false,
+        ) {
+            failed(Some(&store), now, &e);
+        }
+    }
+}

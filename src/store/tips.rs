@@ -1,0 +1,60 @@
+//! The local branch tips of a clone as last looked at after a shell command (`branch-tips`):
+//! a fingerprint of where git stores its branches, then one `<commit>\t<ref>` line per branch.
+//! With it, a command that made or moved a branch that no worktree has checked out (plumbing
+//! such as `git commit-tree` plus `git update-ref`, `git branch -f`, a script) is noticed by
+//! `stat` alone, and only the branches that moved are looked at.
+
+use std::collections::BTreeMap;
+
+use super::{Store, fsio};
+
+/// The most branches remembered; a clone with more has the rest looked at again next time.
+pub const MAX_TIPS: usize = 4096;
+/// The largest tips file read back (bytes).
+const MAX_TIPS_BYTES: u64 = 1 << 20;
+
+/// Branch tips as last looked at.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct BranchTips {
+    /// The fingerprint of the branch storage when they were read.
+    pub fingerprint: String,
+    /// Full ref name (`refs/heads/...`) to commit id.
+    pub tips: BTreeMap<String, String>,
+}
+
+impl Store {
+    /// The branch tips last remembered; empty when none were, or the file is unusable.
+    pub fn branch_tips(&self) -> BranchTips {
+        let path = self.dir.join("branch-tips");
+        let bytes = match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_file() && m.len() <= MAX_TIPS_BYTES => {
+                fsio::read(&path).unwrap_or_default()
+            }
+            _ => return BranchTips::default(),
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let mut lines = text.lines();
+        let fingerprint = lines.next().unwrap_or_default().to_owned();
+        let tips = lines
+            .filter_map(|l| l.split_once('\t'))
+            .filter(|(c, r)| !c.is_empty() && r.starts_with("refs/heads/"))
+            .map(|(c, r)| (r.to_owned(), c.to_owned()))
+            .collect();
+        BranchTips { fingerprint, tips }
+    }
+
+    /// Remember `tips` (best effort: a failure means the branches are looked at again).
+    pub fn remember_branch_tips(&self, tips: &BranchTips) {
+        let fingerprint = tips.fingerprint.replace(['\n', '\r'], " ");
+        let mut text = format!("{fingerprint}\n");
+        for (name, commit) in tips
+            .tips
+            .iter()
+            .filter(|(n, c)| !n.contains(['\n', '\t']) && !c.contains(['\n', '\t']))
+            .take(MAX_TIPS)
+        {
+            text.push_str(&format!("{commit}\t{name}\n"));
+        }
+        let _ = fsio::write_atomic(&self.dir.join("branch-tips"), text.as_bytes());
+    }
+}

@@ -1,0 +1,144 @@
+//! Work no hook saw written is not lost for good either: files a shell command changed by a
+//! program whose writes the command line does not show (an interpreter, a script, a renamed
+//! tool), and commits on branches no worktree has checked out (plumbing, `git branch -f`),
+//! destroyed by another unreadable program, then `reflog expire` and `gc --prune=now`, come
+//! back byte for byte.
+
+mod common;
+mod recover_support;
+
+use common::*;
+use recover_support::*;
+
+#[test]
+fn files_an_interpreter_wrote_come_back_after_an_interpreter_removed_them() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("py-writer", &repo.root);
+    let made = "import os\nos.makedirs('gen/deep')\n\
+                open('gen/deep/out.txt','w').write('made by python\\n')\n\
+                open('README.md','w').write('# rewritten by python\\n')\n\
+                open('gen/blob.bin','wb').write(bytes(range(256))*40)\n";
+    std::fs::write(repo.root.join("make.py"), made).unwrap();
+    // A script run by a name the guard cannot read, from a file: nothing on the command line
+    // says what it writes.
+    let out = agent.bash("python3 make.py && rm make.py");
+    assert!(out.status.success(), "{out:?}");
+    let expect = vec![
+        (
+            repo.root.join("gen/deep/out.txt"),
+            b"made by python\n".to_vec(),
+        ),
+        (
+            repo.root.join("README.md"),
+            b"# rewritten by python\n".to_vec(),
+        ),
+        (
+            repo.root.join("gen/blob.bin"),
+            (0..=255u8).collect::<Vec<u8>>().repeat(40),
+        ),
+    ];
+
+    let other = Agent::new("py-remover", &repo.root);
+    other.bash(
+        "python3 -c \"import shutil,subprocess; shutil.rmtree('gen'); \
+         subprocess.run(['git','checkout','--','README.md'])\"",
+    );
+    collect_garbage(&repo.root);
+    assert!(!repo.root.join("gen").exists());
+
+    let listing = recover_json(&repo.root, &[]);
+    let files = listing["files"].as_array().unwrap();
+    assert!(
+        files
+            .iter()
+            .any(|f| f["path"] == "gen/deep/out.txt" && f["session"] == "py-writer"),
+        "{listing}"
+    );
+    let (code, out, err) = recover(&repo.root, &["gen"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = recover(&repo.root, &["README.md", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&expect);
+}
+
+#[test]
+fn a_peers_file_and_ignored_output_are_not_taken_into_another_sessions_snapshot() {
+    let repo = TestRepo::new();
+    repo.write(&repo.root, ".gitignore", "target/\n");
+    sh(&repo.root, "git add .gitignore && git commit -qm ignore");
+    let peer = Agent::new("peer-editor", &repo.root);
+    peer.write("src/peer.rs", b"// the peer's own work\n");
+    let builder = Agent::new("builder", &repo.root);
+    // Its build writes ignored output and, through a program, touches the peer's file.
+    builder.bash(
+        "mkdir -p target && echo artefact > target/out.o && \
+         python3 -c \"import os; os.utime('src/peer.rs')\"",
+    );
+    builder.bash("echo mine > mine.txt");
+
+    let listing = recover_json(&repo.root, &[]);
+    let files = listing["files"].as_array().unwrap();
+    let of = |session: &str| -> Vec<String> {
+        files
+            .iter()
+            .filter(|f| f["session"] == session)
+            .map(|f| f["path"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(of("builder"), ["mine.txt"], "{listing}");
+    assert_eq!(of("peer-editor"), ["src/peer.rs"], "{listing}");
+}
+
+#[test]
+fn everyday_commands_after_work_stay_silent_and_make_no_snapshot_of_unchanged_files() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("steady", &repo.root);
+    agent.write("notes.md", b"plan\n");
+    let refs = snapshot_refs(&repo.root);
+    for cmd in ["ls -la", "git status", "cat notes.md", "git log --oneline -1"] {
+        agent.pre_bash(cmd).assert_silent();
+        sh(&repo.root, cmd);
+        agent.post_bash(cmd).assert_silent();
+    }
+    assert_eq!(snapshot_refs(&repo.root), refs);
+}
+
+#[test]
+fn a_commit_made_by_plumbing_on_a_branch_nobody_has_checked_out_survives_its_deletion() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("plumber", &repo.root);
+    agent.bash("echo warm-up");
+    let out = agent.bash(
+        "echo 'only copy' > side.txt && B=$(git hash-object -w side.txt) && \
+         T=$(printf '100644 blob %s\\tside.txt\\n' \"$B\" | git mktree) && \
+         C=$(echo 'side work' | git commit-tree \"$T\" -p HEAD) && \
+         git update-ref refs/heads/side \"$C\" && rm side.txt",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let side = git_out(&repo.root, &["rev-parse", "side"]);
+    // Moved by `branch -f` too: its new tip is kept as well.
+    let out = agent.bash(
+        "C=$(git commit-tree side^{tree} -p side -m 'more side work') && git branch -f side \"$C\"",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let moved = git_out(&repo.root, &["rev-parse", "side"]);
+    assert_ne!(moved, side);
+
+    // Deleted behind the guard's back, reflogs expired, garbage collected.
+    sh(
+        &repo.root,
+        "python3 -c \"import os; os.remove('.git/refs/heads/side')\"",
+    );
+    collect_garbage(&repo.root);
+    for commit in [&side, &moved] {
+        let kind = git_out(&repo.root, &["cat-file", "-t", commit]);
+        assert_eq!(kind, "commit", "{commit} was lost");
+    }
+    let kept = git_out(
+        &repo.root,
+        &["for-each-ref", "--format=%(objectname)", "refs/dibs/retention/"],
+    );
+    assert!(kept.contains(&moved), "{kept}");
+    let file = git_out(&repo.root, &["show", &format!("{side}:side.txt")]);
+    assert_eq!(file, "only copy");
+}
