@@ -95,7 +95,12 @@ fn everyday_commands_after_work_stay_silent_and_make_no_snapshot_of_unchanged_fi
     let agent = Agent::new("steady", &repo.root);
     agent.write("notes.md", b"plan\n");
     let refs = snapshot_refs(&repo.root);
-    for cmd in ["ls -la", "git status", "cat notes.md", "git log --oneline -1"] {
+    for cmd in [
+        "ls -la",
+        "git status",
+        "cat notes.md",
+        "git log --oneline -1",
+    ] {
         agent.pre_bash(cmd).assert_silent();
         sh(&repo.root, cmd);
         agent.post_bash(cmd).assert_silent();
@@ -136,9 +141,32 @@ fn a_commit_made_by_plumbing_on_a_branch_nobody_has_checked_out_survives_its_del
     }
     let kept = git_out(
         &repo.root,
-        &["for-each-ref", "--format=%(objectname)", "refs/dibs/retention/"],
+        &[
+            "for-each-ref",
+            "--format=%(objectname)",
+            "refs/dibs/retention/",
+        ],
     );
     assert!(kept.contains(&moved), "{kept}");
     let file = git_out(&repo.root, &["show", &format!("{side}:side.txt")]);
     assert_eq!(file, "only copy");
+}
+
+#[test]
+fn what_a_program_wrote_into_another_worktree_it_named_comes_back() {
+    let repo = TestRepo::new();
+    sh(&repo.root, "git worktree add -q -b lane/gen ../gen-lane");
+    let lane = repo.root.parent().unwrap().join("gen-lane");
+    let agent = Agent::new("cross-writer", &repo.root);
+    let out = agent.bash(
+        "python3 -c \"import sys; open(sys.argv[1] + '/draft.md','w').write('draft\\n')\" ../gen-lane",
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(lane.join("draft.md").exists());
+    agent.bash("python3 -c \"import shutil; shutil.rmtree('../gen-lane')\"");
+    sh(&repo.root, "git worktree prune && git branch -D lane/gen");
+    collect_garbage(&repo.root);
+    let (code, out, err) = recover(&repo.root, &["--worktree", "../gen-lane"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(lane.join("draft.md"), b"draft\n".to_vec())]);
 }

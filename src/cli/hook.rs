@@ -134,11 +134,12 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
             }
         }
         EventKind::AfterShell { command } => {
-            let cmds = crate::shell::parse(command, &event.cwd).unwrap_or_default();
-            snap::retain_new_commits(event, &cmds);
-            let answer = shell::after(event, &cmds);
+            let parsed = crate::shell::parse(command, &event.cwd);
+            let cmds = parsed.as_deref().unwrap_or_default();
+            snap::retain_new_commits(event, cmds);
+            let answer = shell::after(event, cmds);
             // After what the command line shows it wrote: whatever else it changed.
-            changed::after_shell(event, &cmds);
+            changed::after_shell(event, parsed.as_deref().ok());
             answer
         }
         EventKind::BeforeWorktreeRemove { discard_changes } => {

@@ -3,5 +3,6 @@
 pub mod awareness;
 pub mod claims;
 pub mod guard;
+pub mod readers;
 pub mod sync;
 pub mod writes;

@@ -2,7 +2,8 @@
 //! script, a build tool, a program run by any name) go into the session's snapshot, so what
 //! the next command destroys is still in the object store. Found by state, not by reading the
 //! command: the dirty and untracked (not ignored) files of each worktree the command ran in
-//! whose change time is recent. A file another live session watches is left to it: the sweep
+//! whose change time is recent (a line that can only read, `ls` or `git status`, is not
+//! scanned). A file another live session watches is left to it: the sweep
 //! before the next shell command puts its change in that session's snapshot.
 
 use std::fs;
@@ -10,6 +11,7 @@ use std::path::Path;
 
 use super::snap::{Pending, failed, snapshot};
 use crate::git::{self, Worktree};
+use crate::policy::readers;
 use crate::protocol::Event;
 use crate::shell::SimpleCommand;
 use crate::store::{self, Stamp, Store};
@@ -21,25 +23,48 @@ const RECENT_SECS: i128 = 10 * 60;
 /// How many changed files one call snapshots at most.
 const MAX_FILES: usize = 512;
 
-/// The worktrees (by root) the command line ran in: the event's own directory and every
-/// directory one of its commands is known to run in.
+/// How many of a command line's words are looked at for paths into other worktrees.
+const MAX_WORDS: usize = 64;
+
+/// The worktrees (by root) the command line ran in or named: the event's own directory, every
+/// directory one of its commands is known to run in, and every worktree an argument names by a
+/// path that exists (`python3 gen.py ../wt-b`, `git -C wt-b ...`).
 fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
     let mut out: Vec<Worktree> = Vec::new();
-    let dirs = std::iter::once(event.cwd.as_path())
-        .chain(cmds.iter().filter(|c| c.cwd_known).map(|c| c.cwd.as_path()));
-    for dir in dirs {
-        if let Some(l) = git::locate(dir, Path::new("."))
+    let mut add = |dir: &Path, path: &Path| {
+        if let Some(l) = git::locate(dir, path)
             && !out.iter().any(|w| w.root == l.worktree.root)
         {
             out.push(l.worktree);
+        }
+    };
+    add(&event.cwd, Path::new("."));
+    for c in cmds.iter().filter(|c| c.cwd_known) {
+        add(&c.cwd, Path::new("."));
+    }
+    let named = cmds
+        .iter()
+        .filter(|c| c.cwd_known)
+        .flat_map(|c| c.argv.iter().skip(1).map(move |w| (c, w)))
+        .filter(|(_, w)| !w.starts_with('-') && !w.is_empty())
+        .take(MAX_WORDS);
+    for (c, word) in named {
+        let path = c.cwd.join(word);
+        if path.is_dir() || (word.contains('/') && path.parent().is_some_and(Path::is_dir)) {
+            add(&c.cwd, Path::new(word));
         }
     }
     out
 }
 
 /// Snapshot, for the event's session, what the shell command changed in the worktrees it ran
-/// in (see the module's note). Best effort, never fails the hook.
-pub fn after_shell(event: &Event, cmds: &[SimpleCommand]) {
+/// in (see the module's note). `cmds` is the parsed line (`None`: it could not be parsed); a
+/// line that can only read is not scanned. Best effort, never fails the hook.
+pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>) {
+    if cmds.is_some_and(readers::only_reads) {
+        return;
+    }
+    let cmds = cmds.unwrap_or_default();
     let now = store::now_secs();
     let since = i128::from(now) * 1_000_000_000 - RECENT_SECS * 1_000_000_000;
     for wt in worktrees(event, cmds) {
