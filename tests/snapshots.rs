@@ -11,65 +11,14 @@
 mod common;
 
 use std::path::Path;
-use std::process::Output;
 
+use common::snap::*;
 use common::*;
 use serde_json::{Value, json};
 
-/// The test clock: 2026-11-29T06:40:00Z.
-const NOW: &str = "1795934400";
 const A: &str = "aaaaaaaa-1111-4111-8111-111111111111";
 const B: &str = "bbbbbbbb-2222-4222-8222-222222222222";
 const C: &str = "cccccccc-3333-4333-8333-333333333333";
-
-/// `text` with the repository's temporary folder written as `[REPO]` / `[TMP]`.
-fn redact(repo: &TestRepo, text: &str) -> String {
-    let base = repo.tmp.path().canonicalize().unwrap();
-    text.replace(repo.root.to_str().unwrap(), "[REPO]")
-        .replace(base.to_str().unwrap(), "[TMP]")
-}
-
-/// A hook call at the test clock.
-fn at_now(repo: &TestRepo, cwd: &Path, event: &Value) -> HookRun {
-    let _ = repo;
-    hook_raw(cwd, format!("{event}\n").as_bytes(), &[("DIBS_NOW", NOW)])
-}
-
-/// A hook call with `--host HOST` at the test clock.
-fn at_now_as(cwd: &Path, host: &str, event: &Value) -> HookRun {
-    hook_host(cwd, host, event, &[("DIBS_NOW", NOW)])
-}
-
-/// The command line at the test clock, as `session` (or a person called sam).
-fn cli(dir: &Path, session: Option<&str>, args: &[&str]) -> Output {
-    dibs_env(dir, session, args, &[("DIBS_NOW", NOW), ("USER", "sam")])
-}
-
-fn both(out: &Output) -> String {
-    format!(
-        "exit {}\n--- stdout\n{}--- stderr\n{}",
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// A hook's answer, pretty-printed.
-fn answer(repo: &TestRepo, run: &HookRun) -> String {
-    let body = if run.stdout.trim().is_empty() {
-        "(silent)".to_owned()
-    } else {
-        serde_json::to_string_pretty(&run.json()).unwrap()
-    };
-    redact(repo, &format!("exit {}\n{body}\n{}", run.code, run.stderr))
-}
-
-/// A fixture of `host` with its example repository path replaced by `root`.
-fn fixture(host: &str, name: &str, root: &Path) -> Value {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hooks");
-    let text = std::fs::read_to_string(dir.join(host).join(name)).unwrap();
-    serde_json::from_str(&text.replace("/home/dev/work/acme-api", root.to_str().unwrap())).unwrap()
-}
 
 fn start(session: &str, cwd: &Path) -> Value {
     session_start(session, cwd, "startup")
@@ -80,7 +29,7 @@ fn co_edit_warnings_in_each_hosts_rendering() {
     let repo = TestRepo::new();
     let root = &repo.root;
     let lib = root.join("src/lib.rs");
-    at_now(&repo, root, &repo.pre_edit(A, "src/lib.rs"));
+    at_now(root, &repo.pre_edit(A, "src/lib.rs"));
     let out = cli(
         root,
         Some(A),
@@ -89,33 +38,27 @@ fn co_edit_warnings_in_each_hosts_rendering() {
     assert!(out.status.success(), "{}", both(&out));
     insta::assert_snapshot!(
         "co_edit_claude_full",
-        answer(&repo, &at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs")))
+        answer(&repo, &at_now(root, &repo.pre_edit(B, "src/lib.rs")))
     );
     insta::assert_snapshot!(
         "co_edit_claude_brief",
-        answer(&repo, &at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs")))
+        answer(&repo, &at_now(root, &repo.pre_edit(B, "src/lib.rs")))
     );
 
     let mut cursor = fixture("cursor", "preToolUse-Write.json", root);
     cursor["tool_input"]["file_path"] = json!(lib);
-    insta::assert_snapshot!(
-        "co_edit_cursor",
-        answer(&repo, &at_now(&repo, root, &cursor))
-    );
+    insta::assert_snapshot!("co_edit_cursor", answer(&repo, &at_now(root, &cursor)));
 
     let mut gemini = fixture("gemini-cli", "BeforeTool-replace.json", root);
     gemini["tool_input"]["file_path"] = json!(lib);
     insta::assert_snapshot!(
         "co_edit_gemini_before",
-        answer(&repo, &at_now(&repo, root, &gemini))
+        answer(&repo, &at_now(root, &gemini))
     );
     let mut after = gemini.clone();
     after["hook_event_name"] = json!("AfterTool");
     after["tool_response"] = json!({"llmContent": "ok", "returnDisplay": "ok"});
-    insta::assert_snapshot!(
-        "co_edit_gemini_after",
-        answer(&repo, &at_now(&repo, root, &after))
-    );
+    insta::assert_snapshot!("co_edit_gemini_after", answer(&repo, &at_now(root, &after)));
 
     let mut codex = fixture("codex", "PreToolUse-Bash.json", root);
     codex["tool_name"] = json!("apply_patch");
@@ -131,8 +74,8 @@ fn co_edit_warnings_in_each_hosts_rendering() {
 fn session_start_and_prompt_blocks() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    at_now(&repo, root, &start(A, root));
-    at_now(&repo, root, &repo.pre_edit(A, "src/lib.rs"));
+    at_now(root, &start(A, root));
+    at_now(root, &repo.pre_edit(A, "src/lib.rs"));
     repo.write(root, "src/lib.rs", "pub fn half_done() {}\n");
     let out = cli(
         root,
@@ -154,7 +97,7 @@ fn session_start_and_prompt_blocks() {
     assert!(out.status.success(), "{}", both(&out));
     insta::assert_snapshot!(
         "session_start_claude",
-        answer(&repo, &at_now(&repo, root, &start(B, root)))
+        answer(&repo, &at_now(root, &start(B, root)))
     );
     let gemini_start = json!({
         "session_id": C, "cwd": root, "hook_event_name": "SessionStart", "source": "startup",
@@ -181,17 +124,14 @@ fn session_start_and_prompt_blocks() {
         "session_start_cursor",
         answer(&repo, &at_now_as(root, "cursor", &cursor_start))
     );
-    at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs"));
+    at_now(root, &repo.pre_edit(B, "src/lib.rs"));
     let prompt = claude_event(
         "UserPromptSubmit",
         B,
         root,
         json!({"prompt": "finish the parser"}),
     );
-    insta::assert_snapshot!(
-        "prompt_claude",
-        answer(&repo, &at_now(&repo, root, &prompt))
-    );
+    insta::assert_snapshot!("prompt_claude", answer(&repo, &at_now(root, &prompt)));
 }
 
 #[test]
@@ -207,8 +147,7 @@ fn guard_refusals_and_questions() {
     let sha = git_out(&wt, &["rev-parse", "HEAD"]);
     repo.write(&wt, "dirty.txt", "uncommitted\n");
     let bash = |cmd: &str| {
-        answer(&repo, &at_now(&repo, root, &bash_event(A, root, cmd)))
-            .replace(&sha[..8], "[COMMIT]")
+        answer(&repo, &at_now(root, &bash_event(A, root, cmd))).replace(&sha[..8], "[COMMIT]")
     };
     insta::assert_snapshot!(
         "guard_worktree_remove",
@@ -220,7 +159,7 @@ fn guard_refusals_and_questions() {
         bash("find .. -name '*.txt' -exec rm {} +")
     );
     // A peer's uncommitted file swept by `git add -A`.
-    at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs"));
+    at_now(root, &repo.pre_edit(B, "src/lib.rs"));
     repo.write(root, "src/lib.rs", "pub fn peers() {}\n");
     insta::assert_snapshot!("guard_add_all", bash("git add -A"));
     insta::assert_snapshot!("guard_stash", bash("git stash"));
@@ -241,8 +180,8 @@ fn lost_update_refusal() {
         root,
         json!({"tool_name": "Read", "tool_input": {"file_path": file}, "tool_response": {}}),
     );
-    at_now(&repo, root, &read);
-    at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs"));
+    at_now(root, &read);
+    at_now(root, &repo.pre_edit(B, "src/lib.rs"));
     repo.write(root, "src/lib.rs", "pub fn bs_change() {}\n");
     let write = claude_event(
         "PreToolUse",
@@ -250,10 +189,7 @@ fn lost_update_refusal() {
         root,
         json!({"tool_name": "Write", "tool_input": {"file_path": file, "content": "x"}}),
     );
-    insta::assert_snapshot!(
-        "lost_update_claude",
-        answer(&repo, &at_now(&repo, root, &write))
-    );
+    insta::assert_snapshot!("lost_update_claude", answer(&repo, &at_now(root, &write)));
 }
 
 #[test]
@@ -265,9 +201,9 @@ fn pre_commit_refusal_and_co_edit_note() {
             .status
             .success()
     );
-    at_now(&repo, root, &repo.pre_edit(A, "src/lib.rs"));
-    at_now(&repo, root, &repo.pre_edit(A, "README.md"));
-    at_now(&repo, root, &repo.pre_edit(B, "src/lib.rs"));
+    at_now(root, &repo.pre_edit(A, "src/lib.rs"));
+    at_now(root, &repo.pre_edit(A, "README.md"));
+    at_now(root, &repo.pre_edit(B, "src/lib.rs"));
     repo.write(root, "src/lib.rs", "pub fn shared() {}\n");
     repo.write(root, "README.md", "a's\n");
     let commit = |session: &str, file: &str| {
@@ -319,8 +255,8 @@ fn claim_refusals_and_argument_errors() {
 fn status_and_doctor_store_lines() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    at_now(&repo, root, &start(A, root));
-    at_now(&repo, root, &repo.pre_edit(A, "src/lib.rs"));
+    at_now(root, &start(A, root));
+    at_now(root, &repo.pre_edit(A, "src/lib.rs"));
     repo.write(root, "src/lib.rs", "pub fn half_done() {}\n");
     assert!(
         cli(root, Some(A), &["claim", "record:9", "--intent", "triage"])
@@ -328,8 +264,8 @@ fn status_and_doctor_store_lines() {
             .success()
     );
     assert!(cli(root, None, &["claim", "README.md"]).status.success());
-    at_now(&repo, root, &start(B, root));
-    at_now(&repo, root, &repo.pre_edit(B, "README.md"));
+    at_now(root, &start(B, root));
+    at_now(root, &repo.pre_edit(B, "README.md"));
     // B's record is damaged: set aside and reported.
     std::fs::write(
         repo.store_dir().join(format!("sessions/{B}.json")),

@@ -10,7 +10,6 @@ mod reach;
 mod worktrees;
 
 use std::path::Path;
-use std::time::SystemTime;
 
 use anyhow::{Context as _, Result};
 use serde::Serialize;
@@ -254,7 +253,7 @@ pub(crate) fn write_audit(
 ) -> Result<()> {
     let store = Store::open(common_dir)?;
     let line = AuditLine {
-        at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        at: crate::store::rfc3339(crate::store::now_secs()),
         verdict: entry.verdict,
         session: &event.session_id,
         agent: event.actor.as_ref().map(|a| a.id.as_str()),

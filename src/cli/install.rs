@@ -295,20 +295,15 @@ fn run_claude(args: &Args, mode: Mode, report: &mut Report) -> Result<()> {
     }
     report.file("claude", &path, changed, summary);
     if changed && mode == Mode::Install && scope == Scope::Project {
-        report.note(commit_note(&path, root.as_deref()));
+        report.commit_later(relative(&path, root.as_deref()));
     }
     Ok(())
 }
 
-/// What `install` leaves to do with a project file: commit it, so that other clones and the
-/// worktrees made from later commits (`claude -w`) are wired too.
-pub(crate) fn commit_note(path: &Path, root: Option<&Path>) -> String {
-    let rel = root
-        .and_then(|r| path.strip_prefix(r).ok())
+/// `path` relative to the worktree `root`, as a person would type it to commit it.
+pub(crate) fn relative(path: &Path, root: Option<&Path>) -> String {
+    root.and_then(|r| path.strip_prefix(r).ok())
         .unwrap_or(path)
-        .display();
-    format!(
-        "next: commit {rel} (`git add {rel} && git commit`) so other clones, and worktrees made \
-         from later commits, are wired too"
-    )
+        .display()
+        .to_string()
 }

@@ -22,10 +22,7 @@ pub enum SyncError {
     )]
     NoRemote,
     /// The remote could not be reached (offline, wrong URL, refused, timed out).
-    #[error(
-        "cannot reach remote `{remote}` ({detail}); check it with `git ls-remote {remote}`, or \
-         turn background sync off with `git config dibs.sync false`"
-    )]
+    #[error("cannot reach remote `{remote}` ({detail}); check it with `git ls-remote {remote}`")]
     Unreachable {
         /// The remote's name or URL.
         remote: String,

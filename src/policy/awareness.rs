@@ -121,6 +121,18 @@ pub struct Holding {
     pub files: Vec<String>,
 }
 
+/// After `/clear`: the line that tells the new session it holds what the session before it
+/// (`old`, a short id) claimed, `claims` as `target (intent)`; nothing when it claimed nothing.
+pub fn cleared(old: &str, claims: &[String]) -> Option<String> {
+    (!claims.is_empty()).then(|| {
+        format!(
+            "git-dibs: after /clear this session holds the claims of the one before it ({old}): \
+             {}",
+            few(claims, 6)
+        )
+    })
+}
+
 /// When a sub-agent starts: which files its live siblings, its main thread and other live
 /// sessions hold (`holdings` named one by one, `more` others counted), for the sub-agent's
 /// model; nothing when none holds a file.
@@ -129,6 +141,7 @@ pub fn sub_agent_start(holdings: &[Holding], more: usize, viewer: &str) -> Respo
     if named.is_empty() {
         return Response::Silent;
     }
+    let holders = named.len();
     let mut lines = vec!["git-dibs: files held by others working in this checkout:".to_owned()];
     for h in named {
         lines.push(format!(
@@ -149,10 +162,10 @@ pub fn sub_agent_start(holdings: &[Holding], more: usize, viewer: &str) -> Respo
     );
     let text = lines.join("\n");
     Response::Warn {
-        person: format!(
-            "git-dibs: a sub-agent started while others hold files here ({} of them)",
-            holdings.len() + more
-        ),
+        person: match holders + more {
+            1 => "git-dibs: a sub-agent started while 1 other holds files here".to_owned(),
+            n => format!("git-dibs: a sub-agent started while {n} others hold files here"),
+        },
         model: text,
     }
 }

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 
 mod fake_host;
+pub mod snap;
 #[allow(unused_imports)] // not every test uses it
 pub use fake_host::FakeHost;
 

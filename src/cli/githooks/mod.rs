@@ -11,7 +11,7 @@ mod reference_transaction;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -231,9 +231,9 @@ impl<'a> AuditLine<'a> {
     }
 }
 
-/// Now, as RFC 3339, for audit lines.
+/// Now, as RFC 3339, for audit lines (the store's clock, which tests can set).
 fn now_rfc3339() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+    crate::store::rfc3339(crate::store::now_secs())
 }
 
 /// `text` quoted for a POSIX shell when it needs it.

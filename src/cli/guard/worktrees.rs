@@ -191,8 +191,18 @@ pub(super) fn tree(
 
 /// When `path` is a clone's `.git` folder or inside it, the main worktree root of that clone.
 fn inside_repository_data(path: &Path) -> Option<PathBuf> {
-    path.ancestors()
-        .find(|d| d.join("HEAD").is_file() && d.join("objects").is_dir() && d.join("refs").is_dir())
+    let git_dir = path.ancestors().find(|d| {
+        d.join("HEAD").is_file() && d.join("objects").is_dir() && d.join("refs").is_dir()
+    })?;
+    // git-dibs's own store (`.git/dibs`) holds none of the repository's work; deleting it is
+    // the self-protection rule's to refuse, and it says so.
+    if path
+        .strip_prefix(git_dir)
+        .is_ok_and(|rest| rest.starts_with("dibs"))
+    {
+        return None;
+    }
+    Some(git_dir)
         .filter(|d| d.file_name().is_some_and(|n| n == ".git"))
         .and_then(Path::parent)
         .map(Path::to_path_buf)

@@ -13,6 +13,7 @@ use crate::policy::awareness::{self, Peer, Sharing};
 use crate::policy::claims;
 use crate::protocol::{Response, StartSource};
 use crate::store::{self, Actor, Change, Session, SessionHead, Store, StoreError};
+use crate::text;
 
 /// Export `DIBS_SESSION` for the session's later shell commands, when the host gives a file.
 fn export_session_id(id: &str) {
@@ -125,10 +126,28 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
     };
     let wt = &here.worktree;
     let store = Store::open(&wt.common_dir)?;
+    let mut handed = None;
     if let (StartSource::Clear, Some(process)) = (source, &ctx.agent) {
-        store.take_over_cleared(process, &ctx.event.session_id, ctx.event.host, ctx.now)?;
+        handed =
+            store.take_over_cleared(process, &ctx.event.session_id, ctx.event.host, ctx.now)?;
     }
     ctx.record(&store, wt, true, &[ctx.activity()])?;
+    let kept = match &handed {
+        Some(old) => store
+            .session(&ctx.event.session_id)?
+            .map(|s| {
+                s.claims
+                    .iter()
+                    .filter(|c| c.until > ctx.now)
+                    .map(|c| match &c.intent {
+                        Some(i) => format!("{} ({})", c.target, text::clean(i, 80)),
+                        None => c.target.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .and_then(|claims| awareness::cleared(store::short_id(old), &claims)),
+        None => None,
+    };
     let (others, more) = live_others(ctx, &store, wt, SHOWN_PEERS)?;
     let claims = live_claims(ctx, &store, &others, ctx.ttl(wt));
     let dirty = dirty_files(&others, wt, &store);
@@ -137,7 +156,10 @@ pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError>
         .zip(dirty)
         .map(|(session, dirty)| Peer { session, dirty })
         .collect();
-    let told = awareness::session_start(&peers, more, &claims, &ctx.event.session_id);
+    let mut told = awareness::session_start(&peers, more, &claims, &ctx.event.session_id);
+    if let Some(line) = kept {
+        told = told.prepend(&line);
+    }
     Ok(match store.erasure() {
         None => told,
         Some(lost) => told.prepend(&format!("git-dibs: {lost}")),

@@ -103,7 +103,7 @@ pub(super) fn run_host(
         if let Some(note) = trust_note(host) {
             report.note(note);
         }
-        report.note(super::commit_note(&path, Some(&root)));
+        report.commit_later(super::relative(&path, Some(&root)));
     }
     Ok(())
 }

@@ -22,6 +22,9 @@ pub(crate) struct Report {
     files: Vec<FileChange>,
     /// What the person should know or still do (trust prompts, PATH, what to commit).
     notes: Vec<String>,
+    /// Project files written, to be committed (said once, at the end).
+    #[serde(skip)]
+    to_commit: Vec<String>,
 }
 
 /// One file `install` or `uninstall` looked at.
@@ -52,6 +55,7 @@ impl Report {
             dry_run,
             files: Vec::new(),
             notes: Vec::new(),
+            to_commit: Vec::new(),
         }
     }
 
@@ -98,17 +102,33 @@ impl Report {
         });
     }
 
-    /// A note for the person: stderr, or kept.
+    /// A note for the person: stderr, or kept; said once however many files it is about.
     pub(crate) fn note(&mut self, text: impl Into<String>) {
         let text = text.into();
+        if self.notes.contains(&text) {
+            return;
+        }
         if !self.json {
             eprintln!("{text}");
         }
         self.notes.push(text);
     }
 
-    /// The end: with `--json`, the one document.
-    pub(crate) fn finish(self) -> Result<()> {
+    /// A project file was written (`rel`, relative to the worktree): what `install` leaves to
+    /// do is commit it, so that other clones, and worktrees made from later commits, have it.
+    pub(crate) fn commit_later(&mut self, rel: String) {
+        self.to_commit.push(rel);
+    }
+
+    /// The end: the note on what to commit, and with `--json` the one document.
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if !self.to_commit.is_empty() {
+            let files = self.to_commit.join(" ");
+            self.note(format!(
+                "next: commit {files} (`git add {files} && git commit`) so other clones, and \
+                 worktrees made from later commits, are wired too"
+            ));
+        }
         if self.json {
             super::super::print_json(&self)?;
         }

@@ -157,7 +157,11 @@ pub(crate) fn health(wt: &Worktree, store: &Store) -> Result<String, String> {
             here.machine
         )),
         Some(r) => match r.error {
-            Some(e) => Err(format!("the last sync ({}) failed: {e}", ago(r.at))),
+            Some(e) => Err(format!(
+                "the last sync ({}) failed: {e}; or turn background sync off with `git config \
+                 dibs.sync false`",
+                ago(r.at)
+            )),
             // Records someone pushed that are out of range or malformed: worth a look.
             None if !r.rejected.is_empty() => Err(format!(
                 "{} ({}); find who pushed them (`git ls-remote {} 'refs/dibs/*'`)",
@@ -261,13 +265,16 @@ fn summary(r: &Report) -> String {
             r.rejected.join("; ")
         )
     };
+    let imported = match r.imported_sessions {
+        0 => "no sessions from other machines".to_owned(),
+        n => format!("{}{from}", plural(n, "session", "sessions")),
+    };
     format!(
-        "synced with {} as {}: published {}, {}; {}{from}; removed {}{rejected}",
+        "synced with {} as {}: published {}, {}; {imported}; removed {}{rejected}",
         r.remote,
         r.machine,
         plural(r.published_sessions, "session", "sessions"),
         plural(r.published_claims, "claim", "claims"),
-        plural(r.imported_sessions, "session", "sessions"),
         plural(r.removed, "lapsed ref", "lapsed refs"),
     )
 }

@@ -67,13 +67,25 @@ pub fn weakening(host: ConfigHost, before: &[u8], after: &[u8]) -> Vec<String> {
         Err(_) => return Vec::new(),
     };
     let new_wiring = new.wiring_in(layout);
-    let mut out: Vec<String> = layout
+    let removed: Vec<String> = layout
         .hooks
         .iter()
         .zip(old_wiring.counts.iter().zip(&new_wiring.counts))
         .filter(|(_, (was, is))| **was > 0 && **is == 0)
-        .map(|(spec, _)| format!("it removes git-dibs's {spec} hook"))
+        .map(|(spec, _)| spec.to_string())
         .collect();
+    let wired = old_wiring.counts.iter().filter(|n| **n > 0).count();
+    let mut out: Vec<String> = match removed.as_slice() {
+        [] => Vec::new(),
+        [one] => vec![format!("it removes git-dibs's {one} hook")],
+        _ if removed.len() == wired => {
+            vec![format!("it removes git-dibs's hooks, all {wired} of them")]
+        }
+        many => vec![format!(
+            "it removes git-dibs's hooks for {}",
+            many.join(", ")
+        )],
+    };
     if new.hooks_disabled() && !old.hooks_disabled() {
         out.push("it sets disableAllHooks, which turns git-dibs's hooks off".to_owned());
     }
