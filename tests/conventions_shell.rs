@@ -86,8 +86,8 @@ fn on_a_terminal(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     #[allow(unsafe_code)]
     let rc = unsafe {
         libc::openpty(
-            &mut master,
-            &mut slave,
+            &raw mut master,
+            &raw mut slave,
             std::ptr::null_mut(),
             std::ptr::null(),
             std::ptr::null(),
@@ -114,6 +114,10 @@ fn on_a_terminal(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let mut text = Vec::new();
     let mut reader = std::fs::File::from(master);
     // Reading the master ends with EIO once the child closed the terminal.
+    #[allow(
+        clippy::verbose_file_reads,
+        reason = "a terminal's master side, which fs::read cannot open"
+    )]
     let _ = reader.read_to_end(&mut text);
     child.wait().unwrap();
     String::from_utf8_lossy(&text).into_owned()

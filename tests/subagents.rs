@@ -228,7 +228,7 @@ fn the_main_threads_sweep_waits_for_its_sub_agents() {
     let status = status_of(&repo.root);
     let main = session_of(&status, S);
     let mut held = held_paths(main);
-    held.sort();
+    held.sort_unstable();
     assert_eq!(held, ["README.md", "src/lib.rs"]);
     assert!(
         main.get("sub_agents").is_none(),

@@ -158,5 +158,5 @@ fn a_claim_ref_holding_garbage_can_be_taken_by_compare_and_swap() {
     assert!(taken.status.success(), "{}", text(&taken));
     let there = m.remote_claims_of("record:ISSUE-7");
     assert_eq!(there.len(), 1);
-    assert_eq!(there[0].1["machine"], "beta", "{:?}", there);
+    assert_eq!(there[0].1["machine"], "beta", "{there:?}");
 }

@@ -182,7 +182,7 @@ impl Stats {
         let median = if n % 2 == 1 {
             us[n / 2]
         } else {
-            (us[n / 2 - 1] + us[n / 2]) / 2.0
+            f64::midpoint(us[n / 2 - 1], us[n / 2])
         };
         let p90 = us[((n * 9).div_ceil(10)).clamp(1, n) - 1];
         Stats { median, p90 }

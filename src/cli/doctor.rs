@@ -266,7 +266,9 @@ fn check_settings(r: &mut Report, wt: Option<&Worktree>) {
     }
     match wired.as_slice() {
         [] if ConfigHost::ALL[1..].iter().any(|h| host_wired(root, *h)) => {
-            r.ok("Claude Code hooks are not wired (other hosts are): `git dibs install` wires them")
+            r.ok(
+                "Claude Code hooks are not wired (other hosts are): `git dibs install` wires them",
+            );
         }
         [] => r.problem(
             "hooks are not wired: run `git dibs install` (or `--local` for yourself only, \

@@ -248,9 +248,10 @@ fn run_claude(args: &Args, mode: Mode, report: &mut Report) -> Result<()> {
         Some((bytes, parsed)) => (Some(bytes), parsed),
         None => (None, Settings::empty()),
     };
-    let (wire, remove) = match args.dry_run {
-        true => ("would wire", "would remove"),
-        false => ("wired", "removed"),
+    let (wire, remove) = if args.dry_run {
+        ("would wire", "would remove")
+    } else {
+        ("wired", "removed")
     };
     let (changed, summary) = match mode {
         Mode::Install => {

@@ -323,7 +323,7 @@ fn print_view(view: &SessionView, now: u64, indent: &str) {
         }
         // A person's id already says so: `person-sam-pts3`, not `person person-sam-pts3`.
         None if view.short_id.starts_with("person-") => {
-            println!("{}{machine}{}{}", view.short_id, label, state)
+            println!("{}{machine}{}{}", view.short_id, label, state);
         }
         None => println!("{} {}{machine}{}{}", view.host, view.short_id, label, state),
     }

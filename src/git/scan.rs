@@ -456,7 +456,7 @@ fn visit(
                     match index::compare(&e, &meta, stamp)? {
                         Compared::Same => {}
                         Compared::Changed(c) => {
-                            out.push(Found::Changed(index.path(i).to_owned(), c))
+                            out.push(Found::Changed(index.path(i).to_owned(), c));
                         }
                         Compared::Uncertain => out.push(Found::Ask(index.path(i).to_owned())),
                     }

@@ -198,6 +198,10 @@ pub enum ProtocolError {
 /// [`MAX_INPUT`] bytes kept.
 pub fn read_input(mut input: impl Read) -> Result<Vec<u8>, ProtocolError> {
     let mut buf = Vec::new();
+    #[allow(
+        clippy::large_stack_arrays,
+        reason = "64 KB on the main thread's stack, once per hook call"
+    )]
     let mut chunk = [0u8; 64 * 1024];
     let mut too_large = false;
     loop {

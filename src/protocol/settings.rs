@@ -434,7 +434,7 @@ impl Settings {
                     let m = matcher.as_deref();
                     match spec_index(layout, event, m) {
                         Some(i) if *h == handler(layout, &layout.hooks[i], &command) => {
-                            wiring.counts[i] += 1
+                            wiring.counts[i] += 1;
                         }
                         Some(i) => wiring.stale.push(format!(
                             "{} differs from what install writes",

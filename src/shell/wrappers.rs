@@ -199,7 +199,7 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                 let mut n = options(rest, &spec, |o, v| match (o, v) {
                     ("D" | "chdir", Some(v)) => chdir = Some(v.clone()),
                     ("l" | "list" | "v" | "validate" | "k" | "K" | "V" | "version", _) => {
-                        listing = true
+                        listing = true;
                     }
                     _ => {}
                 });

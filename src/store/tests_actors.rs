@@ -19,7 +19,7 @@ fn sub(id: &str) -> SubAgent {
     SubAgent::from_fields(Some(id), Some("general-purpose")).unwrap()
 }
 
-fn actor<'a>(agent: &'a SubAgent) -> Actor<'a> {
+fn actor(agent: &SubAgent) -> Actor<'_> {
     Actor {
         session: "s",
         agent: Some(agent),

@@ -310,9 +310,7 @@ fn serve(stream: TcpStream, state: &Mutex<Shared>) -> std::io::Result<()> {
     let (step, marker, answer) = {
         let mut shared = state.lock().unwrap();
         let marker = find_marker(&body, &shared.scripts);
-        let (step, answer) = if !has_tools {
-            (None, Step::Text("ok".into()))
-        } else {
+        let (step, answer) = if has_tools {
             let step = body["messages"]
                 .as_array()
                 .map(|m| m.iter().filter(|m| m["role"] == "assistant").count())
@@ -323,6 +321,8 @@ fn serve(stream: TcpStream, state: &Mutex<Shared>) -> std::io::Result<()> {
                 .and_then(|s| s.get(step).cloned())
                 .unwrap_or_else(|| Step::Text("done".into()));
             (Some(step), answer)
+        } else {
+            (None, Step::Text("ok".into()))
         };
         shared.log.push(Request {
             path: path.clone(),

@@ -123,9 +123,7 @@ fn plan(dir: &Path, mode: Mode) -> Result<Vec<(&'static str, Option<Step>)>> {
         let chained = dir.join(format!("{name}{CHAINED}"));
         let step = match (mode, state(&path, name)) {
             (Mode::Install, State::Ours { current: true }) => None,
-            (Mode::Install, State::Ours { current: false }) | (Mode::Install, State::Missing) => {
-                Some(Step::Write)
-            }
+            (Mode::Install, State::Ours { current: false } | State::Missing) => Some(Step::Write),
             (Mode::Install, State::Foreign) if exists(&chained) => bail!(
                 "refusing to install: {} is not git-dibs's shim and {} exists too, so neither \
                  can be chained without overwriting the other; move one of them away. Nothing \

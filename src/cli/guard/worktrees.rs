@@ -62,10 +62,9 @@ pub(super) fn worktree_state(entry: &WorktreeEntry) -> Result<WorktreeState> {
         };
         (walked, other)
     });
-    let (repo, head, unpushed) = match other {
-        Ok(found) => found,
-        // A repository libgit2 cannot open (reftable, a newer extension): ask git.
-        Err(_) => return from_git(state),
+    // A repository libgit2 cannot open (reftable, a newer extension): ask git.
+    let Ok((repo, head, unpushed)) = other else {
+        return from_git(state);
     };
     state.head = head;
     state.unpushed = unpushed;

@@ -51,9 +51,10 @@ pub(super) fn run_host(
         None => (None, Settings::empty()),
     };
     let layout = host.layout();
-    let (wire, remove) = match dry_run {
-        true => ("would wire", "would remove"),
-        false => ("wired", "removed"),
+    let (wire, remove) = if dry_run {
+        ("would wire", "would remove")
+    } else {
+        ("wired", "removed")
     };
     let (changed, summary) = match mode {
         Mode::Install => {

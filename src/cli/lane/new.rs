@@ -389,6 +389,10 @@ fn default_name(ctx: &Ctx, repo: &LaneRepo, id: &str) -> String {
             || ctx.dir.join(n).exists()
             || ctx.dir.join(SHARED_TARGET_GROUP).join(n).exists()
     };
+    #[allow(
+        clippy::maybe_infinite_iter,
+        reason = "the names taken are finitely many, so one is free"
+    )]
     (1..)
         .map(|i| {
             if i == 1 {

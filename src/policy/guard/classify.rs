@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::{
-    BYPASS_VAR, Guarded, Op, Take, branch, code, files, find, options, pr, remote, takes, worktree,
+    BYPASS_VAR, Guarded, Op, branch, code, files, find, options, pr, remote, takes, worktree,
 };
 use crate::git::{self, GitInvocation};
 use crate::shell::{SimpleCommand, Unknown};
@@ -211,7 +211,9 @@ fn classify_one(
     let mut pushed = false;
     for (mut op, targets) in found {
         if icase && let Op::Take(takes) = &mut op {
-            takes.iter_mut().for_each(|t: &mut Take| t.icase = true);
+            for t in takes.iter_mut() {
+                t.icase = true;
+            }
         }
         out.push(cx.guarded(op, Some(inv.clone()), &targets));
         pushed = true;
@@ -388,7 +390,7 @@ fn read_inputs(inv: &mut GitInvocation, cmd: &SimpleCommand) {
                     for line in text.lines() {
                         let words: Vec<&str> = line.split_whitespace().collect();
                         match words.as_slice() {
-                            ["delete", r, ..] | ["update", r, ..] | ["create", r, ..]
+                            ["delete" | "update" | "create", r, ..]
                                 if r.starts_with("refs/heads/") =>
                             {
                                 args.push((*r).to_owned());
