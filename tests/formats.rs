@@ -348,3 +348,42 @@ fn the_git_hooks_work_in_every_format() {
         assert!(out.stderr.is_empty(), "{name}: {}", out_text(&out));
     }
 }
+
+#[test]
+fn where_even_git_cannot_read_the_repository_nothing_is_said_to_be_safe() {
+    let repo = TestRepo::new();
+    let root = repo.root.clone();
+    let peer = Agent::new("peer-one", &root);
+    peer.write("src/lib.rs", b"pub fn a() { /* peer */ }\n");
+    // A new file: whether git ignores it takes a repository to tell.
+    peer.write("notes.md", b"new\n");
+    // An extension neither libgit2 nor this git knows: git itself refuses the repository.
+    git(&root, &["config", "core.repositoryformatversion", "1"]);
+    git(&root, &["config", "extensions.fromthefuture", "true"]);
+
+    let start = hook(&root, &session_start("newcomer", &root, "startup"));
+    let told = start.json()["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!told.contains("no uncommitted files"), "{told}");
+    assert!(told.contains("could not be read"), "{told}");
+
+    let text = out_text(&dibs(&root, &["status"]));
+    assert!(text.contains("unread  src/lib.rs"), "{text}");
+    assert!(!text.contains("clean  src/lib.rs"), "{text}");
+
+    let (verdict, reason) = decide(&root, "newcomer", "git stash").expect("not silent");
+    assert_eq!(verdict, "ask", "{reason}");
+    assert!(reason.contains("extensions.fromthefuture"), "{reason}");
+    assert!(
+        !reason.contains("class="),
+        "libgit2's error chain: {reason}"
+    );
+
+    let (code, out, err) = recover(&root, &[]);
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("extensions.fromthefuture"), "{err}");
+    let cause = "unknown repository extension found";
+    assert_eq!(err.matches(cause).count(), 1, "the cause once: {err}");
+}

@@ -34,7 +34,8 @@ struct FileView {
     path: String,
     first_touch: String,
     last_touch: String,
-    dirty: bool,
+    /// `null` when git could not read its worktree.
+    dirty: Option<bool>,
 }
 
 /// The `--json` shape of one explicit claim.
@@ -166,10 +167,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .filter(|s| s.origin.is_none())
         .flat_map(|s| s.files.iter().map(|f| f.key.worktree.as_path()))
         .collect();
-    let dirty: BTreeMap<&Path, BTreeSet<String>> = worktrees
-        .into_iter()
-        .map(|w| (w, git::dirty_paths(w).unwrap_or_default()))
-        .collect();
+    let dirty: BTreeMap<&Path, Option<BTreeSet<String>>> =
+        worktrees.into_iter().map(|w| (w, dirty_in(w))).collect();
     // Labels, intents, ids and paths may be anyone's words: cleaned once, for text and JSON.
     let shown = |t: &str| text::clean(t, text::MAX_SHOWN);
     let view = |s: &Session| SessionView {
@@ -202,10 +201,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 last_touch: rfc3339(f.last),
                 dirty: match &s.origin {
                     // Uncommitted on its own machine, as that machine last said.
-                    Some(origin) => origin.dirty.contains(&f.key.path),
-                    None => dirty
-                        .get(f.key.worktree.as_path())
-                        .is_some_and(|d| d.contains(&f.key.path)),
+                    Some(origin) => Some(origin.dirty.contains(&f.key.path)),
+                    None => match dirty.get(f.key.worktree.as_path()) {
+                        Some(Some(d)) => Some(d.contains(&f.key.path)),
+                        Some(None) => None,
+                        None => Some(false),
+                    },
                 },
             })
             .collect(),
@@ -339,7 +340,11 @@ fn print_view(view: &SessionView, now: u64, indent: &str) {
     );
     let mut shown = BTreeSet::new();
     for f in &view.files {
-        let mark = if f.dirty { "dirty" } else { "clean" };
+        let mark = match f.dirty {
+            Some(true) => "dirty",
+            Some(false) => "clean",
+            None => "unread",
+        };
         if view.machine.is_some() {
             // The same file may stand for several local worktrees on its branch: once.
             if shown.insert(&f.path) {
@@ -386,7 +391,7 @@ pub(crate) fn left_uncommitted(
     alive: &[bool],
 ) -> Vec<(Session, Vec<String>)> {
     let mut out = Vec::new();
-    let mut dirty_cache: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+    let mut dirty_cache: BTreeMap<PathBuf, Option<BTreeSet<String>>> = BTreeMap::new();
     for (s, live) in everyone.iter().zip(alive) {
         if *live || s.origin.is_some() || s.files.is_empty() {
             continue;
@@ -395,10 +400,12 @@ pub(crate) fn left_uncommitted(
             .files
             .iter()
             .filter(|f| {
+                // A worktree git cannot read: every file counts, none is said to be safe.
                 dirty_cache
                     .entry(f.key.worktree.clone())
-                    .or_insert_with(|| git::dirty_paths(&f.key.worktree).unwrap_or_default())
-                    .contains(&f.key.path)
+                    .or_insert_with(|| dirty_in(&f.key.worktree))
+                    .as_ref()
+                    .is_none_or(|d| d.contains(&f.key.path))
             })
             .map(|f| f.key.path.clone())
             .collect();
@@ -431,4 +438,14 @@ pub(crate) fn set_aside_line(a: &store::SetAside) -> String {
         rfc3339(a.at),
         a.path.display()
     )
+}
+
+/// The dirty paths of the worktree at `root`; `None` when git cannot read it (a worktree that
+/// is gone has none).
+pub(super) fn dirty_in(root: &Path) -> Option<BTreeSet<String>> {
+    match git::dirty_paths(root) {
+        Ok(d) => Some(d),
+        Err(_) if !root.exists() => Some(BTreeSet::new()),
+        Err(_) => None,
+    }
 }

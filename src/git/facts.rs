@@ -39,13 +39,13 @@ fn read_err(what: impl Into<String>) -> impl FnOnce(git2::Error) -> ReadError {
 /// A failure of git itself, in a repository read through git: named by its format.
 fn cli_err<'a>(cli: &'a CliRepo, what: &'a str) -> impl FnOnce(CliError) -> ReadError + 'a {
     move |e| ReadError {
-        what: match cli.format() {
+        what: what.to_owned(),
+        cause: match cli.format() {
             Some(f) => {
-                format!("{what} (this repository has {f}, which git-dibs reads through git)")
+                format!("this repository has {f}, which git-dibs reads through git, and {e}")
             }
-            None => what.to_owned(),
+            None => e.to_string(),
         },
-        cause: e.to_string(),
     }
 }
 

@@ -83,33 +83,19 @@ pub fn view(root: &Path, main: bool, limit: usize) -> Result<GitView, PorcelainE
         &[
             "status",
             "--porcelain=v2",
+            "-z",
             "--branch",
             "--ignore-submodules=none",
             "--untracked-files=all",
         ],
     )?;
-    for line in status.lines() {
-        if let Some(oid) = line.strip_prefix("# branch.oid ") {
-            v.head = (oid != "(initial)").then(|| oid.to_owned());
-            continue;
-        }
-        let fields: Vec<&str> = line.splitn(9, ' ').collect();
-        let entry = match fields.first() {
-            Some(&"?") => Some(format!("?? {}", &line[2..])),
-            Some(&"1") if fields.len() >= 9 => Some(format!("{} {}", xy(fields[1]), fields[8])),
-            Some(&"2") if fields.len() >= 9 => {
-                let rest = line.splitn(10, ' ').nth(9).unwrap_or(fields[8]);
-                Some(format!(
-                    "{} {}",
-                    xy(fields[1]),
-                    rest.split('\t').next().unwrap_or(rest)
-                ))
-            }
-            Some(&"u") => Some(format!("UU {}", line.rsplit(' ').next().unwrap_or(""))),
-            _ => None,
-        };
-        v.status.extend(entry);
-    }
+    let parsed = super::cli::parse_status(status.as_bytes());
+    v.head = parsed.head;
+    v.status = parsed
+        .files
+        .iter()
+        .map(super::FileState::porcelain)
+        .collect();
     if v.head.is_some() {
         let n = format!("-n{limit}");
         let log = run(
@@ -147,8 +133,4 @@ pub fn view(root: &Path, main: bool, limit: usize) -> Result<GitView, PorcelainE
         }
     }
     Ok(v)
-}
-
-fn xy(field: &str) -> String {
-    field.replace('.', " ")
 }

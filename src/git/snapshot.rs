@@ -31,7 +31,7 @@ pub enum SnapshotError {
     #[error(transparent)]
     Git(#[from] git2::Error),
     /// git failed, in a repository libgit2 cannot open.
-    #[error("{0} (this repository has {1}, which git-dibs writes through git)")]
+    #[error("this repository has {1}, which git-dibs reads and writes through git, and {0}")]
     Cli(super::cli::CliError, super::cli::Format),
     /// The session's ref moved under every attempt.
     #[error("the snapshot ref {0} kept moving; try again")]

@@ -46,11 +46,11 @@ fn git_answer(
             .filter(|p| paths.is_empty() || paths.contains(p))
             .collect()),
         Err(e) => Err(GitError {
-            what: match cli.format() {
-                Some(f) => format!("cannot read {} (it has {f})", root.display()),
-                None => first.what,
+            cause: match cli.format() {
+                Some(f) => format!("it has {f}, which git-dibs reads through git, and {e}"),
+                None => e.to_string(),
             },
-            cause: e.to_string(),
+            what: first.what,
         }),
     }
 }

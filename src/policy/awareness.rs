@@ -15,8 +15,9 @@ pub const HOUSE_RULE: &str = "House rule: never revert, stash, reset, clean or c
 pub struct Peer {
     /// Its record.
     pub session: Session,
-    /// Its files that are dirty in git's eyes now (relative paths).
-    pub dirty: Vec<String>,
+    /// Its files that are dirty in git's eyes now (relative paths); `None` when git could not
+    /// tell (then nothing is claimed about them).
+    pub dirty: Option<Vec<String>>,
 }
 
 /// "a, b, c and 4 more", each cleaned of control characters (file names are anyone's).
@@ -71,10 +72,16 @@ pub fn session_start(
         if let Some(w) = &s.worktree {
             line.push_str(&format!(" in {}", w.display()));
         }
-        if p.dirty.is_empty() {
-            line.push_str("; no uncommitted files");
-        } else {
-            line.push_str(&format!("; uncommitted: {}", few(&p.dirty, 6)));
+        match &p.dirty {
+            Some(d) if d.is_empty() => line.push_str("; no uncommitted files"),
+            Some(d) => line.push_str(&format!("; uncommitted: {}", few(d, 6))),
+            None if s.files.len() == 1 => {
+                line.push_str("; its file could not be read (treat it as uncommitted)");
+            }
+            None => line.push_str(&format!(
+                "; its {} files could not be read (treat them as uncommitted)",
+                s.files.len()
+            )),
         }
         lines.push(line);
     }
@@ -226,7 +233,7 @@ mod tests {
         session.branch = Some("main".into());
         Peer {
             session,
-            dirty: dirty.iter().map(|d| d.to_string()).collect(),
+            dirty: Some(dirty.iter().map(|d| d.to_string()).collect()),
         }
     }
 
@@ -242,6 +249,15 @@ mod tests {
         assert_eq!(session_start(&[], 0, &[], "me"), Response::Silent);
         assert_eq!(prompt(&[], "me"), Response::Silent);
         assert_eq!(sub_agent_start(&[], 0, "me"), Response::Silent);
+    }
+
+    #[test]
+    fn a_peer_whose_files_git_could_not_read_is_never_said_to_have_none() {
+        let mut unread = peer("cccccccc-3", &[]);
+        unread.dirty = None;
+        let t = text(&session_start(&[unread], 0, &[], "me"));
+        assert!(!t.contains("no uncommitted files"), "{t}");
+        assert!(t.contains("could not be read (treat "), "{t}");
     }
 
     #[test]

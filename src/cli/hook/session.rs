@@ -43,37 +43,44 @@ pub(super) fn related_worktrees(wt: &Worktree) -> Vec<PathBuf> {
 const SHOWN_PEERS: usize = 3;
 
 /// Dirty files of each of `sessions`: one check per worktree involved, over just the files
-/// those sessions hold (`here` is already located).
-fn dirty_files(sessions: &[Session], here: &Worktree, store: &Store) -> Vec<Vec<String>> {
+/// those sessions hold (`here` is already located); `None` for a session holding files in a
+/// worktree git could not read.
+fn dirty_files(sessions: &[Session], here: &Worktree, store: &Store) -> Vec<Option<Vec<String>>> {
     let mut held: BTreeMap<&Path, Vec<String>> = BTreeMap::new();
     for f in sessions.iter().flat_map(|s| &s.files) {
         held.entry(f.key.worktree.as_path())
             .or_default()
             .push(f.key.path.clone());
     }
-    let dirty: BTreeMap<&Path, BTreeSet<String>> = held
+    let dirty: BTreeMap<&Path, Option<BTreeSet<String>>> = held
         .into_iter()
         .map(|(root, paths)| (root, uncommitted(root, here, &paths, store)))
         .collect();
     sessions
         .iter()
         .map(|s| {
-            s.files
-                .iter()
-                .filter(|f| {
-                    dirty
-                        .get(f.key.worktree.as_path())
-                        .is_some_and(|d| d.contains(&f.key.path))
-                })
-                .map(|f| f.key.path.clone())
-                .collect()
+            let mut files = Vec::new();
+            for f in &s.files {
+                match dirty.get(f.key.worktree.as_path()) {
+                    Some(None) => return None,
+                    Some(Some(d)) if d.contains(&f.key.path) => files.push(f.key.path.clone()),
+                    _ => {}
+                }
+            }
+            Some(files)
         })
         .collect()
 }
 
-/// Of `paths` in the worktree at `root`, those that differ from HEAD (none when that cannot be
-/// read); `here` is a worktree already located, used when it is that one.
-fn uncommitted(root: &Path, here: &Worktree, paths: &[String], store: &Store) -> BTreeSet<String> {
+/// Of `paths` in the worktree at `root`, those that differ from HEAD; `None` when git cannot
+/// tell (a worktree that is gone holds nothing uncommitted); `here` is a worktree already
+/// located, used when it is that one.
+fn uncommitted(
+    root: &Path,
+    here: &Worktree,
+    paths: &[String],
+    store: &Store,
+) -> Option<BTreeSet<String>> {
     let dirty = if root == here.root {
         // HEAD's tree from the store's memo when it was asked before: no object read.
         let tree = git::head_commit(here).and_then(|commit| {
@@ -87,7 +94,11 @@ fn uncommitted(root: &Path, here: &Worktree, paths: &[String], store: &Store) ->
     } else {
         git::uncommitted_files(root, paths)
     };
-    dirty.unwrap_or_default()
+    match dirty {
+        Ok(d) => Some(d),
+        Err(_) if !root.exists() => Some(BTreeSet::new()),
+        Err(_) => None,
+    }
 }
 
 /// Whether the session `head` lists is alive ([`SessionHead::is_alive`]), asking `/proc` about
@@ -308,8 +319,11 @@ pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
                 || dirty_cache
                     .entry(mine.key.worktree.clone())
                     .or_insert_with(|| {
+                        // Files git cannot read count as dirty: the peer is told.
                         let root = &mine.key.worktree;
-                        uncommitted(root, wt, &mine_in(root), &store)
+                        let paths = mine_in(root);
+                        uncommitted(root, wt, &paths, &store)
+                            .unwrap_or_else(|| paths.into_iter().collect())
                     })
                     .contains(&mine.key.path);
             if !warm {

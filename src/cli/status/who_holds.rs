@@ -31,7 +31,8 @@ struct HolderView {
 struct PathView {
     path: String,
     worktree: std::path::PathBuf,
-    dirty: bool,
+    /// `null` when git could not read its worktree.
+    dirty: Option<bool>,
     holders: Vec<HolderView>,
 }
 
@@ -50,9 +51,7 @@ pub(super) fn run(
             .filter(|l| !l.relative.is_empty())
             .with_context(|| format!("`{text}` is not a file inside a git worktree"))?;
         let key = FileKey::new(loc.worktree.root.clone(), loc.relative.clone());
-        let dirty = git::dirty_paths(&loc.worktree.root)
-            .unwrap_or_default()
-            .contains(&loc.relative);
+        let dirty = super::dirty_in(&loc.worktree.root).map(|d| d.contains(&loc.relative));
         let live: Vec<_> = store
             .holders(&key, "", now)?
             .into_iter()
@@ -98,8 +97,18 @@ pub(super) fn run(
     })
 }
 
-fn print_one(path: &str, dirty: bool, holders: &[HolderView], touched: &[Option<u64>], now: u64) {
-    let state = if dirty { "uncommitted" } else { "clean" };
+fn print_one(
+    path: &str,
+    dirty: Option<bool>,
+    holders: &[HolderView],
+    touched: &[Option<u64>],
+    now: u64,
+) {
+    let state = match dirty {
+        Some(true) => "uncommitted",
+        Some(false) => "clean",
+        None => "unread (git could not read its worktree)",
+    };
     if holders.is_empty() {
         println!("{path} ({state}): no live session holds it");
         return;

@@ -168,14 +168,17 @@ fn run_with(
 ) -> Result<Vec<u8>, CliError> {
     use std::io::Write;
     use std::process::Stdio;
+    // The subcommand names the question; its options would only make the message long.
     let err = |message: String| CliError {
-        args: args.join(" ").chars().take(200).collect(),
+        args: args.first().copied().unwrap_or_default().to_owned(),
         message,
     };
     let mut cmd = super::lanes::git_command(dir);
     cmd.args(args)
         .envs(env.iter().copied())
         .env("GIT_OPTIONAL_LOCKS", "0")
+        // A path is a path: `*` or `:(…)` in a file name is no pattern.
+        .env("GIT_LITERAL_PATHSPECS", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if input.is_some() {
@@ -188,12 +191,21 @@ fn run_with(
     }
     let out = child.wait_with_output().map_err(|e| err(e.to_string()))?;
     if !out.status.success() {
+        // git's first two lines: `fatal: unknown repository extension found:` names it on the
+        // next one.
         let text = String::from_utf8_lossy(&out.stderr);
-        let line = text
+        let lines: Vec<&str> = text
             .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("no message");
-        return Err(err(crate::text::clean(line.trim(), 300)));
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .take(2)
+            .collect();
+        let message = if lines.is_empty() {
+            format!("it exited with {}", out.status)
+        } else {
+            lines.join(" ")
+        };
+        return Err(err(crate::text::clean(&message, 300)));
     }
     Ok(out.stdout)
 }
