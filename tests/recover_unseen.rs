@@ -170,3 +170,58 @@ fn what_a_program_wrote_into_another_worktree_it_named_comes_back() {
     assert_eq!(code, 0, "{out}{err}");
     assert_files(&[(lane.join("draft.md"), b"draft\n".to_vec())]);
 }
+
+/// The PostToolUse of a Bash command that ran for `ms` milliseconds, as Claude Code sends it.
+fn post_bash_took(session: &str, cwd: &std::path::Path, command: &str, ms: u64) -> HookRun {
+    let event = claude_event(
+        "PostToolUse",
+        session,
+        cwd,
+        serde_json::json!({
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
+            "duration_ms": ms,
+        }),
+    );
+    hook_raw(cwd, format!("{event}\n").as_bytes(), &[])
+}
+
+#[test]
+fn a_file_a_program_made_while_the_host_timed_it_is_the_sessions_and_guarded_from_peers() {
+    let repo = TestRepo::new();
+    let maker = Agent::new("py-maker", &repo.root);
+    let peer = Agent::new("py-peer", &repo.root);
+    let cmd = "python3 -c \"open('gen.txt','w').write('generated\\n')\"";
+    assert_eq!(maker.pre_bash(cmd).code, 0);
+    sh(&repo.root, cmd);
+    post_bash_took("py-maker", &repo.root, cmd, 900).assert_silent();
+
+    let run = peer.pre_bash("rm gen.txt");
+    let (decision, reason, _) = hook_decision(&run).expect("the guard speaks");
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(
+        reason.contains("py-maker") && reason.contains("gen.txt"),
+        "{reason}"
+    );
+    // Everyday work of the maker itself stays silent.
+    maker.pre_bash("cat gen.txt").assert_silent();
+}
+
+#[test]
+fn without_a_run_time_an_unseen_file_is_kept_but_not_claimed() {
+    let repo = TestRepo::new();
+    let maker = Agent::new("py-untimed", &repo.root);
+    maker.bash("python3 -c \"open('gen.txt','w').write('generated\\n')\"");
+    let peer = Agent::new("py-other", &repo.root);
+    // Not the session's for sure (a person may have made it meanwhile): no refusal, but the
+    // content is in the maker's snapshot.
+    peer.pre_bash("rm gen.txt").assert_silent();
+    sh(&repo.root, "rm gen.txt");
+    let (code, out, err) = recover(&repo.root, &["gen.txt"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        std::fs::read(repo.root.join("gen.txt")).unwrap(),
+        b"generated\n"
+    );
+}

@@ -133,13 +133,13 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
                 (verdict, _) => Ok(verdict),
             }
         }
-        EventKind::AfterShell { command } => {
+        EventKind::AfterShell { command, took } => {
             let parsed = crate::shell::parse(command, &event.cwd);
             let cmds = parsed.as_deref().unwrap_or_default();
             snap::retain_new_commits(event, cmds);
             let answer = shell::after(event, cmds);
             // After what the command line shows it wrote: whatever else it changed.
-            changed::after_shell(event, parsed.as_deref().ok());
+            changed::after_shell(event, parsed.as_deref().ok(), *took);
             answer
         }
         EventKind::BeforeWorktreeRemove { discard_changes } => {

@@ -26,6 +26,7 @@ struct Input {
     agent_id: Option<String>,
     agent_type: Option<String>,
     file_path: Option<String>,
+    duration_ms: Value,
 }
 
 /// Tools that write a file named in their input.
@@ -63,6 +64,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             },
             Some(Value::String(command)) => EventKind::AfterShell {
                 command: command.clone(),
+                took: common::took_ms(&input.duration_ms),
             },
             _ => EventKind::Ignored,
         },

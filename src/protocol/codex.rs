@@ -66,7 +66,10 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         "PreToolUse" | "PostToolUse" if SHELL_TOOLS.contains(&tool.as_str()) => {
             match shell_command(&input.tool_input) {
                 Some(command) if pre => EventKind::BeforeShell { command },
-                Some(command) => EventKind::AfterShell { command },
+                Some(command) => EventKind::AfterShell {
+                    command,
+                    took: None,
+                },
                 None => EventKind::Ignored,
             }
         }

@@ -10,6 +10,18 @@ use serde_json::Value;
 use super::{Output, ProtocolError, StartSource};
 
 /// A host's input as its typed fields (unknown fields are ignored by the types).
+/// A host's run time field (milliseconds): a whole number of at most a day, else unknown.
+pub(super) fn took_ms(value: &Value) -> Option<std::time::Duration> {
+    const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+    let ms = value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| f.is_finite() && *f >= 0.0)
+            .map(|f| f as u64)
+    })?;
+    (ms <= DAY_MS).then(|| std::time::Duration::from_millis(ms))
+}
+
 pub(super) fn typed<T: DeserializeOwned>(value: Value) -> Result<T, ProtocolError> {
     serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))
 }

@@ -27,6 +27,7 @@ struct Input {
     command: Option<String>,
     prompt: Option<String>,
     reason: Option<String>,
+    duration: Value,
 }
 
 /// Cursor's tools that write or remove the file named in their input.
@@ -97,7 +98,13 @@ fn kind(input: &Input, event: &str, cwd: PathBuf) -> (EventKind, PathBuf) {
             let command = command.to_owned();
             return match event {
                 "preToolUse" => (EventKind::BeforeShell { command }, cwd),
-                _ => (EventKind::AfterShell { command }, cwd),
+                _ => (
+                    EventKind::AfterShell {
+                        command,
+                        took: common::took_ms(&input.duration),
+                    },
+                    cwd,
+                ),
             };
         }
         "postToolUse" if tool == "Read" => match tool_paths(&input.tool_input).pop() {
@@ -115,7 +122,10 @@ fn kind(input: &Input, event: &str, cwd: PathBuf) -> (EventKind, PathBuf) {
             Some(c) if event == "beforeShellExecution" => {
                 EventKind::BeforeShell { command: c.clone() }
             }
-            Some(c) => EventKind::AfterShell { command: c.clone() },
+            Some(c) => EventKind::AfterShell {
+                command: c.clone(),
+                took: common::took_ms(&input.duration),
+            },
             None => EventKind::Ignored,
         },
         "beforeSubmitPrompt" => EventKind::Prompt {

@@ -75,7 +75,10 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                     if before {
                         EventKind::BeforeShell { command }
                     } else {
-                        EventKind::AfterShell { command }
+                        EventKind::AfterShell {
+                            command,
+                            took: None,
+                        }
                     }
                 }
                 None => EventKind::Ignored,

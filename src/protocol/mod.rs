@@ -14,6 +14,8 @@ mod tests;
 mod tests_actor;
 #[cfg(test)]
 mod tests_render;
+#[cfg(test)]
+mod tests_shell;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -116,6 +118,9 @@ pub enum EventKind {
     AfterShell {
         /// The whole command line.
         command: String,
+        /// How long it ran, when the host says (Claude Code's `duration_ms`, Cursor's
+        /// `duration`); at most a day, else unknown.
+        took: Option<std::time::Duration>,
     },
     /// A sub-agent began (the event's `actor`).
     SubAgentStart,

@@ -267,11 +267,15 @@ fn cursor_events() {
             path: "/ws/a.rs".into()
         }
     );
-    let after = c(json!({"hook_event_name": "afterShellExecution", "command": "make"}));
+    let after = c(
+        json!({"hook_event_name": "afterShellExecution", "command": "make",
+        "duration": 1500}),
+    );
     assert_eq!(
         after.kind,
         EventKind::AfterShell {
-            command: "make".into()
+            command: "make".into(),
+            took: Some(std::time::Duration::from_millis(1500)),
         }
     );
     // An imported Claude hook with Claude's event name is read in Cursor's terms.
@@ -370,7 +374,8 @@ fn gemini_events() {
     assert_eq!(
         shell.kind,
         EventKind::AfterShell {
-            command: "make".into()
+            command: "make".into(),
+            took: None,
         }
     );
     assert_eq!(shell.cwd, PathBuf::from("/abs"));
@@ -457,7 +462,8 @@ fn codex_events() {
     assert_eq!(
         after.kind,
         EventKind::AfterShell {
-            command: "make".into()
+            command: "make".into(),
+            took: None,
         }
     );
     let argv = x(json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",

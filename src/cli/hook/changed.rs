@@ -8,13 +8,15 @@
 
 use std::fs;
 use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::facts::Ctx;
 use super::snap::{Pending, failed, snapshot};
 use crate::git::{self, Worktree};
 use crate::policy::readers;
 use crate::protocol::Event;
 use crate::shell::SimpleCommand;
-use crate::store::{self, Stamp, Store};
+use crate::store::{self, Change, FileKey, Stamp, Store};
 
 /// How far back a change counts as made by the command that just ran. Hosts do not all say
 /// how long a command took; this is the longest a host lets one shell command run (Claude
@@ -22,6 +24,9 @@ use crate::store::{self, Stamp, Store};
 const RECENT_SECS: i128 = 10 * 60;
 /// How many changed files one call snapshots at most.
 const MAX_FILES: usize = 512;
+/// How much earlier than the host's run time a change still counts as the command's (clock
+/// granularity, the hook's own start).
+const SLACK_NS: i128 = 2_000_000_000;
 
 /// How many of a command line's words are looked at for paths into other worktrees.
 const MAX_WORDS: usize = 64;
@@ -57,16 +62,27 @@ fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
     out
 }
 
+/// Nanoseconds since the Unix epoch by the system clock (file times are on it).
+fn clock_ns() -> i128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
 /// Snapshot, for the event's session, what the shell command changed in the worktrees it ran
 /// in (see the module's note). `cmds` is the parsed line (`None`: it could not be parsed); a
-/// line that can only read is not scanned. Best effort, never fails the hook.
-pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>) {
+/// line that can only read is not scanned. When the host said how long the command ran
+/// (`took`), the files changed within that time also become the session's, as files an edit
+/// tool writes do, so the guard protects them from its peers. Best effort, never fails the hook.
+pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<Duration>) {
     if cmds.is_some_and(readers::only_reads) {
         return;
     }
     let cmds = cmds.unwrap_or_default();
     let now = store::now_secs();
-    let since = i128::from(now) * 1_000_000_000 - RECENT_SECS * 1_000_000_000;
+    let clock = clock_ns();
+    let since = clock - RECENT_SECS * 1_000_000_000;
+    let ran_since = took.map(|t| clock - t.as_nanos() as i128 - SLACK_NS);
     for wt in worktrees(event, cmds) {
         let Ok(dirty) = git::dirty_paths(&wt.root) else {
             continue;
@@ -85,15 +101,20 @@ pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>) {
             .into_iter()
             .filter(|s| s.session != event.session_id)
             .collect();
+        let mut mine = Vec::new();
         let files: Vec<Pending> = dirty
             .into_iter()
-            .filter(|path| {
-                let Ok(meta) = fs::symlink_metadata(wt.root.join(path)) else {
-                    return false;
-                };
+            .filter_map(|path| {
+                let meta = fs::symlink_metadata(wt.root.join(&path)).ok()?;
                 let stamp = Stamp::of(&meta);
-                stamp.ctime.max(stamp.mtime) >= since
-                    && !others.iter().any(|s| s.watched(&wt.root, path).is_some())
+                let changed = stamp.ctime.max(stamp.mtime);
+                if changed < since || others.iter().any(|s| s.watched(&wt.root, &path).is_some()) {
+                    return None;
+                }
+                if ran_since.is_some_and(|t| changed >= t) {
+                    mine.push(FileKey::new(wt.root.clone(), path.clone()));
+                }
+                Some(path)
             })
             .take(MAX_FILES)
             .map(|path| Pending {
@@ -103,6 +124,12 @@ pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>) {
             .collect();
         if files.is_empty() {
             continue;
+        }
+        if !mine.is_empty() {
+            let ctx = Ctx::new(event);
+            if let Err(e) = ctx.record(&store, &wt, false, &[ctx.activity(), Change::Touch(mine)]) {
+                eprintln!("git-dibs: could not record what the command changed ({e})");
+            }
         }
         if let Err(e) = snapshot(
             &store,
