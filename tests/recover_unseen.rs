@@ -225,3 +225,25 @@ fn without_a_run_time_an_unseen_file_is_kept_but_not_claimed() {
         b"generated\n"
     );
 }
+
+#[test]
+fn a_command_that_makes_many_large_files_is_kept_within_a_budget_per_call() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("bulk-maker", &repo.root);
+    // 20 files of 4 MiB: more than one call reads (64 MiB); the next call takes the rest.
+    let out = agent.bash(
+        "python3 -c \"import os; os.makedirs('bulk'); \
+         [open('bulk/f%02d.bin' % i,'wb').write(bytes([i])*(4<<20)) for i in range(20)]\"",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let kept = |root: &std::path::Path| {
+        let listing = recover_json(root, &[]);
+        listing["files"].as_array().unwrap().len()
+    };
+    let first = kept(&repo.root);
+    assert!(first > 0 && first < 20, "{first} files in the first call");
+    for _ in 0..2 {
+        agent.bash("python3 -c pass");
+    }
+    assert_eq!(kept(&repo.root), 20);
+}

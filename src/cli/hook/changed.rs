@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::facts::Ctx;
-use super::snap::{Pending, failed, snapshot};
+use super::snap::{MAX_SNAPSHOT_BYTES, Pending, failed, snapshot};
 use crate::git::{self, Worktree};
 use crate::policy::readers;
 use crate::protocol::Event;
@@ -24,6 +24,9 @@ use crate::store::{self, Change, FileKey, Stamp, Store};
 const RECENT_SECS: i128 = 10 * 60;
 /// How many changed files one call snapshots at most.
 const MAX_FILES: usize = 512;
+/// How many bytes of changed files one call reads at most (a file over the snapshot size cap
+/// is not read at all, only listed).
+const MAX_BYTES: u64 = 64 << 20;
 /// How much earlier than the host's run time a change still counts as the command's (clock
 /// granularity, the hook's own start).
 const SLACK_NS: i128 = 2_000_000_000;
@@ -101,27 +104,41 @@ pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<D
             .into_iter()
             .filter(|s| s.session != event.session_id)
             .collect();
+        let own = store.snapshot_state(&event.session_id);
         let mut mine = Vec::new();
-        let files: Vec<Pending> = dirty
-            .into_iter()
-            .filter_map(|path| {
-                let meta = fs::symlink_metadata(wt.root.join(&path)).ok()?;
-                let stamp = Stamp::of(&meta);
-                let changed = stamp.ctime.max(stamp.mtime);
-                if changed < since || others.iter().any(|s| s.watched(&wt.root, &path).is_some()) {
-                    return None;
-                }
-                if ran_since.is_some_and(|t| changed >= t) {
-                    mine.push(FileKey::new(wt.root.clone(), path.clone()));
-                }
-                Some(path)
-            })
-            .take(MAX_FILES)
-            .map(|path| Pending {
+        let mut files = Vec::new();
+        let mut bytes = 0u64;
+        for path in dirty {
+            let Ok(meta) = fs::symlink_metadata(wt.root.join(&path)) else {
+                continue;
+            };
+            let stamp = Stamp::of(&meta);
+            let changed = stamp.ctime.max(stamp.mtime);
+            if changed < since || others.iter().any(|s| s.watched(&wt.root, &path).is_some()) {
+                continue;
+            }
+            if ran_since.is_some_and(|t| changed >= t) {
+                mine.push(FileKey::new(wt.root.clone(), path.clone()));
+            }
+            let kept = own
+                .as_ref()
+                .and_then(|s| s.watched(&wt.root, &path))
+                .is_some_and(|w| w.stamp == stamp);
+            // Within the budget; what is over it is taken by a later call (or left, listed).
+            let cost = if meta.len() > MAX_SNAPSHOT_BYTES {
+                0
+            } else {
+                meta.len()
+            };
+            if kept || files.len() == MAX_FILES || bytes + cost > MAX_BYTES {
+                continue;
+            }
+            bytes += cost;
+            files.push(Pending {
                 worktree: wt.root.clone(),
                 path,
-            })
-            .collect();
+            });
+        }
         if files.is_empty() {
             continue;
         }
