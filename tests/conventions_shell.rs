@@ -141,3 +141,46 @@ fn help_has_colour_on_a_terminal_only_and_never_with_no_color() {
         assert!(!tty.contains('\x1b'), "{args:?}: {tty:?}");
     }
 }
+
+#[test]
+fn the_readme_install_makes_git_dibs_help_open_the_manual_page() {
+    let repo = TestRepo::new();
+    // As `cargo install` leaves it: `<prefix>/bin/git-dibs`, that folder on PATH.
+    let prefix = repo.tmp.path().join("cargo-home");
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    let exe = prefix.join("bin/git-dibs");
+    std::fs::copy(bin(), &exe).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(prefix.join("bin"))
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    // The README's own step: `git dibs man --install`.
+    let out = git_command(&repo.root)
+        .args(["dibs", "man", "--install"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", out_text(&out));
+    assert!(prefix.join("share/man/man1/git-dibs.1").is_file());
+    if Command::new("man").arg("-w").arg("git").output().is_err() {
+        eprintln!("skipped `git dibs --help`: no man here");
+        return;
+    }
+    let out = git_command(&repo.root)
+        .args(["dibs", "--help"])
+        .env("PATH", &path)
+        .env("MANPAGER", "cat")
+        .env("PAGER", "cat")
+        .env("MANWIDTH", "80")
+        .env_remove("MANPATH")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", out_text(&out));
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.contains("NAME") && page.contains("git-dibs"), "{page}");
+    assert!(
+        page.contains("lane"),
+        "the subcommands are on the page: {page}"
+    );
+}

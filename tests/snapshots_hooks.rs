@@ -257,3 +257,129 @@ fn exit_worktree_self_protection_clear_and_bad_input() {
     .join("\n");
     insta::assert_snapshot!("hook_bad_input", bad);
 }
+
+#[test]
+fn prompt_blocks_and_shell_write_warnings_in_each_host() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    at_now(root, &repo.pre_edit(OTHER, "src/lib.rs"));
+    repo.write(root, "src/lib.rs", "pub fn others() {}\n");
+    // This session's warm file is the peer's too.
+    let gemini_id = "cccccccc-3333-4333-8333-333333333333";
+    let gemini_edit = json!({
+        "session_id": gemini_id, "cwd": root, "hook_event_name": "AfterTool",
+        "tool_name": "replace", "tool_input": {"file_path": root.join("src/lib.rs")},
+        "tool_response": {"llmContent": "ok", "returnDisplay": "ok"},
+        "transcript_path": "/tmp/x.jsonl", "timestamp": "2026-11-29T06:40:00Z"
+    });
+    at_now_as(root, "gemini", &gemini_edit);
+    let gemini_prompt = json!({
+        "session_id": gemini_id, "cwd": root, "hook_event_name": "BeforeAgent",
+        "prompt": "finish it", "transcript_path": "/tmp/x.jsonl",
+        "timestamp": "2026-11-29T06:40:00Z"
+    });
+    insta::assert_snapshot!(
+        "prompt_gemini",
+        said(&repo, &at_now_as(root, "gemini", &gemini_prompt))
+    );
+    let cursor_id = "c2e7a9f0-4d13-4b6a-8f25-7e1d3c9b0a64";
+    let mut cursor_edit = fixture("cursor", "afterFileEdit-Write.json", root);
+    cursor_edit["file_path"] = json!(root.join("src/lib.rs"));
+    at_now_as(root, "cursor", &cursor_edit);
+    let cursor_prompt = json!({
+        "conversation_id": cursor_id, "generation_id": "g-2", "hook_event_name":
+        "beforeSubmitPrompt", "prompt": "finish it", "workspace_roots": [root], "cwd": root,
+        "cursor_version": "2.3.8"
+    });
+    insta::assert_snapshot!(
+        "prompt_cursor",
+        said(&repo, &at_now_as(root, "cursor", &cursor_prompt))
+    );
+    let codex_id = "019a7c3e-5b21-7d40-9e8f-3c6a1b2d4e5f";
+    let mut patch = fixture("codex", "PreToolUse-Bash.json", root);
+    patch["session_id"] = json!(codex_id);
+    patch["tool_name"] = json!("apply_patch");
+    patch["tool_input"] = json!({"command":
+        "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-pub fn a() {}\n+pub fn b() {}\n*** End Patch\n"});
+    at_now_as(root, "codex", &patch);
+    let codex_prompt = json!({
+        "session_id": codex_id, "cwd": root, "hook_event_name": "UserPromptSubmit",
+        "prompt": "finish it", "model": "gpt-5.1-codex", "transcript_path": "/tmp/x.jsonl"
+    });
+    insta::assert_snapshot!(
+        "prompt_codex",
+        said(&repo, &at_now_as(root, "codex", &codex_prompt))
+    );
+    // A shell command that writes the peer's file: warned, not refused.
+    insta::assert_snapshot!(
+        "shell_write_claude",
+        said(
+            &repo,
+            &at_now(
+                root,
+                &bash_event(S, root, "sed -i s/others/mine/ src/lib.rs")
+            )
+        )
+    );
+    let mut codex_sed = fixture("codex", "PreToolUse-Bash.json", root);
+    codex_sed["session_id"] = json!(codex_id);
+    codex_sed["tool_input"]["command"] = json!("echo x > src/lib.rs");
+    insta::assert_snapshot!(
+        "shell_write_codex",
+        said(&repo, &at_now_as(root, "codex", &codex_sed))
+    );
+}
+
+#[test]
+fn guard_rules_as_check_explains_them() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    git(root, &["branch", "unpushed"]);
+    let wt = repo.worktree("side");
+    git(&wt, &["checkout", "-q", "unpushed"]);
+    repo.write(&wt, "only.txt", "only copy\n");
+    git(&wt, &["add", "only.txt"]);
+    git(&wt, &["commit", "-qm", "only copy"]);
+    // A branch only the remote has: pushed, then deleted here.
+    git(&wt, &["checkout", "-q", "-b", "remote-only", "main"]);
+    repo.write(&wt, "remote.txt", "on the remote only\n");
+    git(&wt, &["add", "remote.txt"]);
+    git(&wt, &["commit", "-qm", "remote only"]);
+    git(&wt, &["push", "-q", "origin", "remote-only"]);
+    git(&wt, &["checkout", "-q", "--detach", "main"]);
+    git(root, &["branch", "-D", "remote-only"]);
+    git(root, &["fetch", "-q", "origin"]);
+    repo.write(root, "stashed.txt", "x\n");
+    git(root, &["add", "stashed.txt"]);
+    git(root, &["stash", "-q"]);
+    at_now(root, &repo.pre_edit(OTHER, "src/lib.rs"));
+    repo.write(root, "src/lib.rs", "pub fn peers() {}\n");
+    repo.write(
+        root,
+        "package.json",
+        "{\"scripts\": {\"clean\": \"rm -rf src\"}}\n",
+    );
+    let mut runs: Vec<(&[&str], std::process::Output)> = Vec::new();
+    for cmd in [
+        &["check", "--", "git branch -D unpushed"][..],
+        &["check", "--", "git branch -f unpushed main"],
+        &["check", "--", "git push origin --delete remote-only"],
+        &["check", "--", "git stash clear"],
+        &["check", "--", "git stash drop"],
+        &["check", "--", "git clean -fd"],
+        &["check", "--", "git checkout -f unpushed"],
+        &["check", "--", "rm src/lib.rs"],
+        &["check", "--", "git update-ref -d refs/dibs/snapshots/x"],
+        &[
+            "check",
+            "--",
+            "python3 -c 'import shutil; shutil.rmtree(\"src\")'",
+        ],
+        &["check", "--", "npm run clean"],
+        &["check", "--", "eval \"$CMD\""],
+        &["check", "--json", "--", "git stash clear"],
+    ] {
+        runs.push((cmd, cli(root, Some(S), cmd)));
+    }
+    insta::assert_snapshot!("guard_rules_check", transcript(&repo, &runs));
+}

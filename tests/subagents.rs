@@ -127,7 +127,12 @@ fn two_sub_agents_on_one_file_the_second_is_told() {
     );
     // The main thread of the session is told as well, and another session sees whose it is.
     let w = warning(&hook(&repo.root, &edit(&repo, S, None, "src/lib.rs")));
-    assert!(w.contains("of this session also holds src/lib.rs"), "{w}");
+    assert!(
+        w.contains(
+            "2 others also hold src/lib.rs: sub-agent general-purpose ada3551d of this session"
+        ),
+        "{w}"
+    );
     let w = warning(&hook(&repo.root, &edit(&repo, OTHER, None, "src/lib.rs")));
     assert!(
         w.contains("sub-agent general-purpose ada3551d of claude session 5f0c2b7e"),

@@ -120,23 +120,63 @@ fn describe_session(s: &Session) -> String {
     }
 }
 
-fn holder_line(file: &FileKey, h: &Holder, now: u64, viewer: &str) -> String {
-    let mut line = format!(
-        "{} also holds {}",
-        describe_to(&h.session, viewer),
-        text::clean(&file.path, text::MAX_SHOWN)
-    );
+/// When and where `h` worked on the file: `touched it 4 min ago on branch main (claimed:
+/// "…")`, or empty.
+fn holder_detail(h: &Holder, now: u64) -> String {
+    let mut parts = Vec::new();
     if let Some(t) = &h.touch {
-        line.push_str(&format!(": it touched it {}", ago(now, t.last)));
+        parts.push(format!("touched it {}", ago(now, t.last)));
     }
     if let Some(branch) = &h.session.branch {
-        line.push_str(&format!(" on branch {branch}"));
+        parts.push(format!("on branch {branch}"));
     }
     if let Some(intent) = h.claim.as_ref().and_then(|c| c.intent.as_deref()) {
-        line.push_str(&format!(" (claimed: {})", text::quoted(intent)));
+        parts.push(format!("(claimed: {})", text::quoted(intent)));
     }
-    line.push('.');
-    line
+    parts.join(" ")
+}
+
+/// The full warning about one file: one holder in a sentence of its own (`X also holds F: it
+/// touched it …`); several in one sentence that names the file once, each with what it did,
+/// the first [`MAX_HOLDER_LINES`] by name and the rest counted.
+fn file_line(file: &FileKey, holders: &[&Holder], now: u64, viewer: &str) -> String {
+    let path = text::clean(&file.path, text::MAX_SHOWN);
+    if let [h] = holders {
+        let detail = holder_detail(h, now);
+        let detail = if detail.is_empty() {
+            String::new()
+        } else {
+            format!(": it {detail}")
+        };
+        return format!(
+            "{} also holds {path}{detail}.",
+            describe_to(&h.session, viewer)
+        );
+    }
+    let mut named: Vec<String> = holders
+        .iter()
+        .take(MAX_HOLDER_LINES)
+        .map(|h| {
+            let detail = holder_detail(h, now);
+            let who = describe_to(&h.session, viewer);
+            if detail.is_empty() {
+                who
+            } else {
+                format!("{who}, {detail}")
+            }
+        })
+        .collect();
+    if holders.len() > MAX_HOLDER_LINES {
+        named.push(format!(
+            "and {} more (`git dibs status` lists them)",
+            holders.len() - MAX_HOLDER_LINES
+        ));
+    }
+    format!(
+        "{} others also hold {path}: {}.",
+        holders.len(),
+        named.join("; ")
+    )
 }
 
 /// The most holders a co-edit warning names one by one.
@@ -162,9 +202,14 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
             .iter()
             .any(|(peer, f)| *peer == peer_key(&h.session) && f == file)
     };
-    let mut lines: Vec<String> = pairs()
-        .filter(|(file, h)| !told(file, h))
-        .map(|(file, h)| holder_line(file, h, facts.now, &facts.viewer))
+    let mut lines: Vec<String> = facts
+        .files
+        .iter()
+        .zip(&facts.holders)
+        .filter_map(|(file, holders)| {
+            let fresh: Vec<&Holder> = holders.iter().filter(|h| !told(file, h)).collect();
+            (!fresh.is_empty()).then(|| file_line(file, &fresh, facts.now, &facts.viewer))
+        })
         .collect();
     let mut brief: Vec<(String, Vec<String>)> = Vec::new();
     for (file, h) in pairs().filter(|(file, h)| told(file, h)) {
@@ -205,7 +250,7 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
         let more = lines.len() - (MAX_HOLDER_LINES - 1);
         lines.truncate(MAX_HOLDER_LINES - 1);
         lines.push(format!(
-            "And {more} more holdings by others (`git dibs status` lists them)."
+            "And {more} more shared files (`git dibs status` lists them)."
         ));
     }
     let body = lines.join(" ");
@@ -338,8 +383,10 @@ mod tests {
         let Response::Warn { person, model } = before_edit(&many).0 else {
             panic!("a warning");
         };
-        assert_eq!(person.matches("also holds").count(), MAX_HOLDER_LINES - 1);
-        assert!(person.contains("And 37 more holdings"), "{person}");
+        assert_eq!(person.matches("also hold").count(), 1, "{person}");
+        assert_eq!(person.matches("peer").count(), MAX_HOLDER_LINES, "{person}");
+        assert!(person.contains("40 others also hold src/a.rs"), "{person}");
+        assert!(person.contains("and 36 more"), "{person}");
         assert!(model.len() < 1000, "{model}");
     }
 }

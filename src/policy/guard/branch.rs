@@ -205,10 +205,21 @@ pub fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
         })
         .collect();
     let names: Vec<&str> = risky.iter().map(|b| b.name.as_str()).collect();
+    // `branch -f/-M/-C`, `checkout -B` point the branch elsewhere rather than delete it.
+    let words: Vec<&str> = g.display.split_whitespace().collect();
+    let deletes = words.iter().any(|w| matches!(*w, "-D" | "-d" | "--delete"));
+    let moves = words
+        .iter()
+        .any(|w| matches!(*w, "-f" | "--force" | "-M" | "-C" | "-B"));
+    let act = if moves && !deletes {
+        "Pointing it elsewhere"
+    } else {
+        "Deleting it"
+    };
     Verdict::Block(Finding::new(
         "branch-unpushed",
         format!(
-            "git-dibs refused `{}`: {}. Deleting it loses those commits. Push it first (git push -u \
+            "git-dibs refused `{}`: {}. {act} loses those commits. Push it first (git push -u \
          origin {}), or merge it where it belongs, or ask the person whether it can go.",
             g.display,
             parts.join("; "),

@@ -315,7 +315,7 @@ fn nested(
                 let before = out.len();
                 classify_one(c, alias, depth + 1, out);
                 for g in &mut out[before..] {
-                    g.display = format!("{} ({what} `{line}`)", cx.display);
+                    g.display = format!("{} ({what}: {line})", cx.display);
                     g.bypass |= cx.bypass;
                 }
             }

@@ -147,6 +147,7 @@ pub fn facts(facts: &Facts) -> Vec<String> {
             out.extend(r.branches.iter().map(|b| format!("unpushed branch {b}")));
             out
         }
+        Facts::Stash(1) => vec!["1 stash entry".to_owned()],
         Facts::Stash(n) => vec![format!("{n} stash entries")],
         Facts::PullRequests { branch, existing } => {
             let mut out = vec![format!("branch {branch}")];

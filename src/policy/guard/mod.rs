@@ -301,10 +301,14 @@ fn check_stash(g: &Guarded, all: bool, entries: usize) -> Verdict {
         return Verdict::Block(Finding::new(
             "stash-clear",
             format!(
-                "git-dibs refused `{}`: it deletes all {entries} stash entries, which may hold \
-                 other sessions' work. Drop only your own entry (git stash list; git stash drop \
-                 stash@{{N}}), or ask the person.",
-                g.display
+                "git-dibs refused `{}`: it deletes {}, which may hold other sessions' work. \
+                 Drop only your own entry (git stash list; git stash drop stash@{{N}}), or ask \
+                 the person.",
+                g.display,
+                match entries {
+                    1 => "the one stash entry".to_owned(),
+                    n => format!("all {n} stash entries"),
+                }
             ),
         ));
     }

@@ -158,15 +158,33 @@ pub fn check(g: &Guarded, states: &[RemoteBranchState]) -> Verdict {
             ),
         ));
     }
+    // Say only the consequences and remedies that apply to these branches.
+    let mut loses = Vec::new();
+    let mut instead = Vec::new();
+    if states.iter().any(|s| s.pr.is_some()) {
+        loses.push("breaks its pull request".to_owned());
+        instead.push("merge or close the pull request first".to_owned());
+    }
+    if let Some(s) = states.iter().find(|s| !s.only_copy.is_empty()) {
+        loses.push("loses those commits".to_owned());
+        instead.push(format!(
+            "keep them on a local branch (git branch keep-it {}/{}) and push that",
+            s.remote, s.branch
+        ));
+    }
+    if states.iter().any(|s| !s.remote_sessions.is_empty()) {
+        loses.push("pulls the branch from under a session that works on it".to_owned());
+        instead.push("wait until that session is done".to_owned());
+    }
     Verdict::Block(Finding::new(
         "remote-branch",
         format!(
-            "git-dibs refused `{}`: remote branch {}. Deleting it loses that work, breaks the pull \
-         request or pulls the branch from under a session that pushes to it. Merge or close the \
-         pull request first, keep the commits on a local branch (git branch keep-it \
-         <remote>/<branch>) and push that, or ask the person.",
+            "git-dibs refused `{}`: remote branch {}. Deleting it {}. Instead {}, or ask the \
+             person.",
             g.display,
-            parts.join("; remote branch ")
+            parts.join("; remote branch "),
+            loses.join(", "),
+            instead.join("; ")
         ),
     ))
 }
