@@ -387,3 +387,37 @@ fn where_even_git_cannot_read_the_repository_nothing_is_said_to_be_safe() {
     let cause = "unknown repository extension found";
     assert_eq!(err.matches(cause).count(), 1, "the cause once: {err}");
 }
+
+#[test]
+fn sessions_cross_machines_through_sync_in_every_format() {
+    for format in &FORMATS[..3] {
+        let Some((_tmp, a)) = clone_in(format) else {
+            continue;
+        };
+        let name = format.0;
+        let base = a.parent().unwrap().to_path_buf();
+        let mut args = vec!["clone", "-q"];
+        if format.1.contains(&"--ref-format=reftable") {
+            args.push("--ref-format=reftable");
+        }
+        args.extend(["remote.git", "b"]);
+        git(&base, &args);
+        let b = base.join("b");
+        git(&a, &["config", "dibs.machine", "alpha"]);
+        git(&b, &["config", "dibs.machine", "beta"]);
+        Agent::new("alpha-one", &a).write("src/lib.rs", b"pub fn a() { /* alpha */ }\n");
+        let out = dibs(&a, &["sync"]);
+        assert!(out.status.success(), "{name}: {}", out_text(&out));
+        assert!(
+            out_text(&out).contains("published 1 session"),
+            "{name}: {}",
+            out_text(&out)
+        );
+        let out = dibs(&b, &["sync"]);
+        assert!(out.status.success(), "{name}: {}", out_text(&out));
+        let status = status_of(&b);
+        let s = session_of(&status, "alpha-one@alpha");
+        assert_eq!(s["machine"], "alpha", "{name}: {status}");
+        assert_eq!(held_paths(s), ["src/lib.rs"], "{name}: {status}");
+    }
+}

@@ -1,12 +1,13 @@
 //! The remote side of `git dibs sync`: listing, fetching and compare-and-swap pushing of the
 //! refs under `refs/dibs/` with the real `git` (so its transports, credentials and ssh settings
 //! apply), every call bounded in time; and writing and reading the small parentless commits
-//! those refs point at, with git2.
+//! those refs point at, with git2 (with git's plumbing in a repository libgit2 cannot open).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use super::cli::CliRepo;
 use super::run::{self, Finished, RunError};
 
 /// How long one `git ls-remote`, `fetch` or `push` may take.
@@ -90,7 +91,9 @@ pub struct PushOutcome {
 
 /// One repository's view of one remote's `refs/dibs/`.
 pub struct DibsRemote {
-    repo: git2::Repository,
+    /// libgit2's handle, or `None` for a repository read and written through git (`cli`).
+    repo: Option<git2::Repository>,
+    cli: Option<CliRepo>,
     git_dir: PathBuf,
     remote: String,
 }
@@ -103,12 +106,25 @@ impl DibsRemote {
         named: Option<&str>,
         preferred: Option<String>,
     ) -> Result<DibsRemote, SyncError> {
-        let repo = git2::Repository::open(git_dir)?;
+        let (repo, cli) = match git2::Repository::open(git_dir) {
+            Ok(repo) => (Some(repo), None),
+            // SHA-256 or reftable: every local read and write through git.
+            Err(e) => (None, Some(CliRepo::for_format(git_dir).ok_or(e)?)),
+        };
         let remote = match named.map(str::to_owned).or(preferred) {
             Some(r) => r,
             None => {
-                let names = repo.remotes()?;
-                let names: Vec<&str> = names.iter().flatten().collect();
+                let names: Vec<String> = match (&repo, &cli) {
+                    (Some(repo), _) => repo
+                        .remotes()?
+                        .iter()
+                        .flatten()
+                        .map(str::to_owned)
+                        .collect(),
+                    (None, Some(cli)) => cli.remotes().into_iter().map(|(n, _)| n).collect(),
+                    (None, None) => Vec::new(),
+                };
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 match names.as_slice() {
                     _ if names.contains(&"origin") => "origin".to_owned(),
                     [only] => (*only).to_owned(),
@@ -118,6 +134,7 @@ impl DibsRemote {
         };
         Ok(DibsRemote {
             repo,
+            cli,
             git_dir: git_dir.to_path_buf(),
             remote,
         })
@@ -185,11 +202,19 @@ impl DibsRemote {
 
     /// Fetch the commits `oids` (tips of remote refs) that are not here yet. No ref is written.
     pub fn fetch(&self, oids: &[String]) -> Result<(), SyncError> {
-        let odb = self.repo.odb()?;
-        let missing: Vec<&String> = oids
-            .iter()
-            .filter(|o| git2::Oid::from_str(o).is_ok_and(|id| !odb.exists(id)))
-            .collect();
+        let missing: Vec<String> = match (&self.repo, &self.cli) {
+            (Some(repo), _) => {
+                let odb = repo.odb()?;
+                oids.iter()
+                    .filter(|o| git2::Oid::from_str(o).is_ok_and(|id| !odb.exists(id)))
+                    .cloned()
+                    .collect()
+            }
+            (None, Some(cli)) => cli
+                .missing_objects(oids)
+                .map_err(|e| SyncError::Local(e.to_string()))?,
+            (None, None) => oids.to_vec(),
+        };
         for chunk in missing.chunks(FETCH_CHUNK) {
             let mut cmd = self.git();
             cmd.args([
@@ -211,13 +236,11 @@ impl DibsRemote {
 
     /// The bytes of `file` in the tree of commit `oid`, when it is here and small enough.
     pub fn read(&self, oid: &str, file: &str, limit: usize) -> Option<Vec<u8>> {
-        let commit = self.repo.find_commit(git2::Oid::from_str(oid).ok()?).ok()?;
-        let entry = commit
-            .tree()
-            .ok()?
-            .get_name(file)?
-            .to_object(&self.repo)
-            .ok()?;
+        let Some(repo) = &self.repo else {
+            return self.cli.as_ref()?.file_of(oid, file, limit);
+        };
+        let commit = repo.find_commit(git2::Oid::from_str(oid).ok()?).ok()?;
+        let entry = commit.tree().ok()?.get_name(file)?.to_object(repo).ok()?;
         let blob = entry.as_blob()?;
         (blob.size() <= limit).then(|| blob.content().to_vec())
     }
@@ -232,18 +255,28 @@ impl DibsRemote {
         now: u64,
         message: &str,
     ) -> Result<String, SyncError> {
-        let blob = self.repo.blob(bytes)?;
-        let mut tree = self.repo.treebuilder(None)?;
-        tree.insert(file, blob, 0o100_644)?;
-        let tree = self.repo.find_tree(tree.write()?)?;
-        let when = git2::Time::new(i64::try_from(now).unwrap_or(0), 0);
-        let sig = git2::Signature::new("git-dibs", &format!("git-dibs@{machine}"), &when)?;
+        let email = format!("git-dibs@{machine}");
         let nonce = format!(
             "{message}\n\nmachine {machine}\nprocess {}\nat {:?}\n",
             std::process::id(),
             std::time::SystemTime::now()
         );
-        let oid = self.repo.commit(None, &sig, &sig, &nonce, &tree, &[])?;
+        let repo = match (&self.repo, &self.cli) {
+            (Some(repo), _) => repo,
+            (None, Some(cli)) => {
+                return cli
+                    .record(file, bytes, ("git-dibs", &email), now, &nonce)
+                    .map_err(|e| SyncError::Local(e.to_string()));
+            }
+            (None, None) => return Err(SyncError::Local("no repository".into())),
+        };
+        let blob = repo.blob(bytes)?;
+        let mut tree = repo.treebuilder(None)?;
+        tree.insert(file, blob, 0o100_644)?;
+        let tree = repo.find_tree(tree.write()?)?;
+        let when = git2::Time::new(i64::try_from(now).unwrap_or(0), 0);
+        let sig = git2::Signature::new("git-dibs", &email, &when)?;
+        let oid = repo.commit(None, &sig, &sig, &nonce, &tree, &[])?;
         Ok(oid.to_string())
     }
 

@@ -160,7 +160,7 @@ pub(crate) fn run_in(
     run_with(dir, args, None, env)
 }
 
-fn run_with(
+pub(crate) fn run_with(
     dir: &Path,
     args: &[&str],
     input: Option<&[u8]>,

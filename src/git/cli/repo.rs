@@ -233,11 +233,80 @@ impl CliRepo {
         Some((time.parse().ok()?, summary.to_owned()))
     }
 
+    /// Of `oids`, those this repository does not have (one `cat-file --batch-check`).
+    pub fn missing_objects(&self, oids: &[String]) -> Result<Vec<String>, CliError> {
+        if oids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list: String = oids.iter().map(|o| format!("{o}\n")).collect();
+        let out = run(
+            &self.dir,
+            &["cat-file", "--batch-check=%(objectname)"],
+            Some(list.as_bytes()),
+        )?;
+        Ok(String::from_utf8_lossy(&out)
+            .lines()
+            .filter_map(|l| l.strip_suffix(" missing"))
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// The bytes of `file` in the tree of commit `oid`, when it is here and at most `limit`.
+    pub fn file_of(&self, oid: &str, file: &str, limit: usize) -> Option<Vec<u8>> {
+        let spec = format!("{oid}:{file}");
+        let size: usize = self.text(&["cat-file", "-s", &spec]).ok()?.parse().ok()?;
+        if size > limit {
+            return None;
+        }
+        run(&self.dir, &["cat-file", "blob", &spec], None).ok()
+    }
+
+    /// Write a parentless commit whose tree holds `file` with `bytes`, by `name <email>` at
+    /// `at` (seconds, UTC), with `message`; its id.
+    pub fn record(
+        &self,
+        file: &str,
+        bytes: &[u8],
+        (name, email): (&str, &str),
+        at: u64,
+        message: &str,
+    ) -> Result<String, CliError> {
+        let blob = run_text_in(&self.dir, &["hash-object", "-w", "--stdin"], bytes)?;
+        let entry = format!("100644 blob {blob}\t{file}\n");
+        let tree = run_text_in(&self.dir, &["mktree"], entry.as_bytes())?;
+        let when = format!("{at} +0000");
+        let env = [
+            ("GIT_AUTHOR_NAME", name),
+            ("GIT_AUTHOR_EMAIL", email),
+            ("GIT_AUTHOR_DATE", when.as_str()),
+            ("GIT_COMMITTER_NAME", name),
+            ("GIT_COMMITTER_EMAIL", email),
+            ("GIT_COMMITTER_DATE", when.as_str()),
+        ];
+        let env: Vec<(&str, &std::ffi::OsStr)> = env
+            .iter()
+            .map(|(k, v)| (*k, std::ffi::OsStr::new(*v)))
+            .collect();
+        let out = super::run_with(
+            &self.dir,
+            &["commit-tree", &tree, "-F", "-"],
+            Some(message.as_bytes()),
+            &env,
+        )?;
+        Ok(String::from_utf8_lossy(&out).trim().to_owned())
+    }
+
     /// How many entries the stash holds.
     pub fn stash_entries(&self) -> usize {
         self.text(&["log", "-g", "--format=%H", "refs/stash", "--"])
             .map_or(0, |o| o.lines().count())
     }
+}
+
+/// `git args` with `input` on stdin; its trimmed output.
+fn run_text_in(dir: &Path, args: &[&str], input: &[u8]) -> Result<String, CliError> {
+    let out = run(dir, args, Some(input))?;
+    Ok(String::from_utf8_lossy(&out).trim().to_owned())
 }
 
 /// Where git should run for the repository at `path`: the worktree a git dir belongs to (a
