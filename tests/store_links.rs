@@ -257,6 +257,57 @@ fn a_co_edit_warning_is_delivered_when_the_store_write_that_follows_fails() {
     assert!(run.stderr.contains("locked"), "{run:?}");
 }
 
+#[test]
+fn a_lost_update_refusal_is_delivered_when_the_store_write_that_follows_fails() {
+    let repo = TestRepo::new();
+    let file = repo.root.join("src/lib.rs");
+    let read = claude_event(
+        "PostToolUse",
+        A,
+        &repo.root,
+        json!({"tool_name": "Read", "tool_input": {"file_path": file}, "tool_response": {}}),
+    );
+    // A reads; B changes the file afterwards; A's whole-file Write would erase B's change.
+    hook(&repo.root, &read);
+    hook(&repo.root, &repo.pre_edit(A, "src/lib.rs"));
+    hook(&repo.root, &repo.pre_edit(B, "src/lib.rs"));
+    repo.write(&repo.root, "src/lib.rs", "pub fn from_b() {}\n");
+    hook(
+        &repo.root,
+        &edit_event("PostToolUse", "Edit", B, &repo.root, &file),
+    );
+    // Another process holds the store's lock past the timeout; A's call comes two minutes on
+    // (the test clock of debug builds), so its record must be written.
+    let lock = repo.store_dir().join("lock");
+    let mut holder = std::process::Command::new("flock")
+        .arg("-o")
+        .arg(&lock)
+        .args(["sleep", "6"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let later = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 120)
+        .to_string();
+    let write = edit_event("PreToolUse", "Write", A, &repo.root, &file);
+    let run = hook_raw(
+        &repo.root,
+        format!("{write}\n").as_bytes(),
+        &[("DIBS_NOW", &later)],
+    );
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let v = run.json();
+    assert_eq!(
+        v["hookSpecificOutput"]["permissionDecision"], "deny",
+        "the refusal still arrives: {run:?}"
+    );
+    assert!(run.stderr.contains("locked"), "{run:?}");
+}
+
 /// What was planted is untouched, no link is left in the store, and `doctor` reports what it set
 /// aside.
 fn assert_set_aside_and_reported(repo: &TestRepo, victim: &Victim) {

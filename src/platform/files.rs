@@ -5,7 +5,7 @@
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Whether the last component of a path is followed when it is a symbolic link.
@@ -89,8 +89,8 @@ fn too_large(path: &Path, max: u64) -> io::Error {
     )
 }
 
-/// Open (creating when missing) `path` for writing without following a link: truncated, or
-/// appended to when `append`. A link, a FIFO or a device there is refused ([`not_regular`]).
+/// Open (creating when missing) `path` for writing without following a link: in place (the
+/// caller cuts it to length), or appended to when `append`. A link, a FIFO or a device there is refused ([`not_regular`]).
 pub(crate) fn open_for_write(path: &Path, append: bool) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).custom_flags(flags(Links::Refuse));
@@ -102,9 +102,6 @@ pub(crate) fn open_for_write(path: &Path, append: bool) -> io::Result<File> {
     let file = options.open(path).map_err(|e| open_error(path, e))?;
     if !file.metadata()?.file_type().is_file() {
         return Err(not_regular(path));
-    }
-    if !append {
-        file.set_len(0)?;
     }
     Ok(file)
 }
@@ -131,6 +128,13 @@ pub(crate) fn replace_atomically(
     path: &Path,
     fill: impl FnOnce(&Path) -> io::Result<()>,
 ) -> io::Result<()> {
+    stage(path, fill)?.commit()
+}
+
+/// The first half of [`replace_atomically`]: the new content made at the temporary path, put in
+/// place later by [`Staged::commit`] (the rename), or removed when dropped. A writer prepares
+/// it before it takes a lock, so that the lock covers the rename alone.
+pub(crate) fn stage(path: &Path, fill: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<Staged> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
@@ -140,12 +144,38 @@ pub(crate) fn replace_atomically(
         .duration_since(UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
-    let tmp = dir.join(format!(".{name}{TEMP_MARK}{}-{nanos}", std::process::id()));
-    let result = fill(&tmp).and_then(|()| fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    let staged = Staged {
+        tmp: dir.join(format!(".{name}{TEMP_MARK}{}-{nanos}", std::process::id())),
+        path: path.to_path_buf(),
+        done: false,
+    };
+    fill(&staged.tmp)?;
+    Ok(staged)
+}
+
+/// New content made beside its target by [`stage`].
+#[derive(Debug)]
+pub(crate) struct Staged {
+    tmp: PathBuf,
+    path: PathBuf,
+    done: bool,
+}
+
+impl Staged {
+    /// Rename the new content over the target.
+    pub(crate) fn commit(mut self) -> io::Result<()> {
+        fs::rename(&self.tmp, &self.path)?;
+        self.done = true;
+        Ok(())
     }
-    result
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
 }
 
 #[cfg(test)]

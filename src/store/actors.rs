@@ -5,8 +5,9 @@
 
 use std::fs;
 
+use super::changes::MAX_SEEN;
+use super::fence::fence;
 use super::record::Session;
-use super::write::{MAX_SEEN, fence};
 use super::{Store, StoreError, Writer, io_err, record, session_key};
 use crate::host::Host;
 use crate::host::SubAgent;

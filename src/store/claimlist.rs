@@ -88,13 +88,17 @@ impl Store {
     }
 
     /// Bring the list in line with `new`'s claims when they changed from `old`'s. The caller
-    /// holds the lock. Best effort: the list only informs, the records decide.
+    /// holds the store's lock, shared or not; the list's own lock is taken here. Best effort:
+    /// the list only informs, the records decide.
     pub(super) fn update_claim_list(&self, old: Option<&Session>, new: &Session) {
         let before = old.map(listed_of).unwrap_or_default();
         let after = listed_of(new);
         if before == after {
             return;
         }
+        let Ok(_guard) = self.lock_shared_file("claims") else {
+            return;
+        };
         let agent = new.sub_agent.as_ref().map(|a| a.id.as_str());
         let mut all: Vec<ListedClaim> = self
             .explicit_claims()

@@ -4,8 +4,8 @@
 use std::fs;
 
 use super::actors::fold_into;
+use super::fence::fence;
 use super::record::Session;
-use super::write::fence;
 use super::{Store, StoreError, Writer, fsio, io_err};
 use crate::agent::AgentProcess;
 use crate::host::Host;

@@ -8,6 +8,7 @@
 use std::fs::{self, File, TryLockError};
 use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -42,11 +43,31 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     files::replace_atomically(path, |tmp| files::create_new(tmp)?.write_all(bytes))
 }
 
+/// [`write_atomic`]'s new file written beside `path`, put in place by its `commit` (one
+/// rename) or removed when dropped: a writer prepares it before taking a lock.
+pub fn stage(path: &Path, bytes: &[u8]) -> io::Result<files::Staged> {
+    files::stage(path, |tmp| files::create_new(tmp)?.write_all(bytes))
+}
+
 /// Write `bytes` into `path` in place (created when missing; empty bytes make an empty marker
-/// or stamp). A link or anything but a plain file there is set aside first, never written
-/// through.
+/// or a stamp, whose modification time moves). A link or anything but a plain file there is set aside first, never written
+/// through. The bytes go over the old ones and the file is then cut to their length:
+/// truncating a file to nothing first makes ext4 flush it when it is closed (its
+/// replace-by-truncate safeguard), milliseconds of waiting on the disk.
 pub fn write_in_place(path: &Path, bytes: &[u8]) -> io::Result<File> {
-    open_plain(path, false).and_then(|mut f| f.write_all(bytes).map(|()| f))
+    use std::os::unix::fs::FileExt;
+    let file = open_plain(path, false)?;
+    if bytes.is_empty() {
+        // A stamp: the truncation also moves its modification time, which is what it tells.
+        file.set_len(0)?;
+        return Ok(file);
+    }
+    let len = file.metadata()?.len();
+    file.write_all_at(bytes, 0)?;
+    if len > bytes.len() as u64 {
+        file.set_len(bytes.len() as u64)?;
+    }
+    Ok(file)
 }
 
 /// Append `bytes` to `path` (created when missing); a link or anything but a plain file there
@@ -129,7 +150,7 @@ pub fn sweep_temps(dir: &Path) -> usize {
     removed
 }
 
-/// An exclusive lock on the store, released on drop.
+/// A lock on a file of the store, released on drop.
 #[derive(Debug)]
 pub struct LockGuard {
     file: File,
@@ -153,6 +174,11 @@ pub enum Locked {
 /// but a plain file there (a folder, a symbolic link, which is never followed, a device) is set
 /// aside first and a fresh lock file made.
 pub fn lock(path: &Path, timeout: Duration) -> io::Result<Locked> {
+    lock_until(path, Instant::now() + timeout, false)
+}
+
+/// As [`lock`], until `deadline`; `shared`: a shared hold, which excludes only exclusive ones.
+pub fn lock_until(path: &Path, deadline: Instant, shared: bool) -> io::Result<Locked> {
     let file = match files::open_for_write(path, true) {
         Ok(f) => f,
         Err(_) if fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) => {
@@ -161,19 +187,36 @@ pub fn lock(path: &Path, timeout: Duration) -> io::Result<Locked> {
         }
         Err(e) => return Err(e),
     };
-    let deadline = Instant::now() + timeout;
-    let mut pause = Duration::from_micros(200);
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(Locked::Held(LockGuard { file })),
-            Err(TryLockError::WouldBlock) => {
-                if Instant::now() >= deadline {
-                    return Ok(Locked::TimedOut);
-                }
-                thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(10));
-            }
-            Err(TryLockError::Error(e)) => return Err(e),
+    let tried = if shared {
+        file.try_lock_shared()
+    } else {
+        file.try_lock()
+    };
+    match tried {
+        Ok(()) => return Ok(Locked::Held(LockGuard { file })),
+        Err(TryLockError::WouldBlock) if Instant::now() >= deadline => {
+            return Ok(Locked::TimedOut);
         }
+        Err(TryLockError::WouldBlock) => {}
+        Err(TryLockError::Error(e)) => return Err(e),
+    }
+    // Held by another: wait in the kernel's queue, so the lock passes on the moment it is
+    // released (no polling, no oversleeping). A thread waits on a second handle of the same
+    // open file (which takes the same lock) while this one waits for it with the timeout; one
+    // that gets the lock after the timeout closes its handle, which releases it.
+    let waiter = file.try_clone()?;
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let got = if shared {
+            waiter.lock_shared()
+        } else {
+            waiter.lock()
+        };
+        let _ = tx.send(got);
+    });
+    match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(Ok(())) => Ok(Locked::Held(LockGuard { file })),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Ok(Locked::TimedOut),
     }
 }

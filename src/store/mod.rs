@@ -12,11 +12,14 @@
 //! snapshot state (see [`SnapState`]), `heads` the HEAD each worktree had when last looked at.
 
 mod actors;
+mod changes;
 mod claimlist;
 mod clear;
 mod erased;
+mod fence;
 mod fsio;
 mod health;
+mod locks;
 mod prune;
 mod record;
 mod remote;
@@ -34,7 +37,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use actors::Actor;
 use actors::actor_key;
+pub use changes::COALESCE;
 pub use claimlist::ListedClaim;
+pub use fence::Writer;
 pub use health::{DAMAGED_LABEL, Kind as AsideKind, SetAside};
 pub(crate) use record::fnv1a;
 pub use record::{
@@ -42,12 +47,12 @@ pub use record::{
     short_id,
 };
 pub use remote::{SyncDue, SyncLock};
-pub use roster::Listed;
+pub use roster::{LISTED_LAG, Listed};
 pub use snapshots::{
     DEFAULT_SNAPSHOT_EXPIRY, MAX_WATCHED, SnapState, SnapshotFailure, Stamp, Watched,
 };
 pub use tips::{BranchTips, MAX_TIPS};
-pub use write::{COALESCE, ClaimRequest, Grant, Writer};
+pub use write::{ClaimRequest, Grant};
 
 /// How long a writer waits for the lock before giving up.
 pub const LOCK_TIMEOUT: Duration = Duration::from_secs(3);
@@ -257,15 +262,6 @@ impl Store {
 
     fn index_dir(&self, digest: &str) -> PathBuf {
         self.dir.join("index").join(digest)
-    }
-
-    /// Take the write lock, waiting at most [`LOCK_TIMEOUT`].
-    fn lock(&self) -> Result<fsio::LockGuard, StoreError> {
-        let path = self.dir.join("lock");
-        match fsio::lock(&path, LOCK_TIMEOUT).map_err(io_err(&path))? {
-            fsio::Locked::Held(guard) => Ok(guard),
-            fsio::Locked::TimedOut => Err(StoreError::LockTimeout(self.dir.clone())),
-        }
     }
 
     /// Read a record file; a file that cannot be parsed is set aside and reads as absent.

@@ -84,7 +84,9 @@ impl Store {
                 fsio::write_atomic(&path, &bytes).map_err(io_err(&path))?;
             }
         }
-        self.prune_orphan_markers()
+        self.prune_orphan_markers()?;
+        self.prune_locks();
+        Ok(())
     }
 
     /// Remove index markers whose session record is gone (set aside, or deleted by hand).
@@ -135,5 +137,30 @@ impl Store {
             let _ = fs::remove_dir(dir.path());
         }
         Ok(())
+    }
+
+    /// Remove the lock files of sessions whose record is gone and of index folders that are
+    /// gone. The caller holds the store's lock exclusively, so no one holds or is about to
+    /// take any of them: they are opened only under the store's lock held shared.
+    fn prune_locks(&self) {
+        let Ok(entries) = fs::read_dir(self.dir.join("locks")) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let gone = match super::locks::owner(name) {
+                Some(super::locks::Owner::Session(key)) => !self
+                    .dir
+                    .join("sessions")
+                    .join(format!("{key}.json"))
+                    .exists(),
+                Some(super::locks::Owner::Folder(digest)) => !self.index_dir(digest).exists(),
+                None => false,
+            };
+            if gone && entry.file_type().is_ok_and(|t| t.is_file()) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
     }
 }

@@ -16,6 +16,11 @@ use super::{Store, StoreError, actor_key, fsio, io_err, list_index, read_small};
 
 /// The roster's file name inside a worktree's index folder (a dot name: never a marker).
 pub(super) const ROSTER: &str = ".roster";
+/// A session's listed time is rewritten only once its activity moved on by this much (seconds):
+/// a listing trails the session's last activity by at most this plus [`super::COALESCE`].
+pub const ROSTER_STEP: u64 = 5 * 60;
+/// How far a worktree listing's time may trail the session's last activity (seconds).
+pub const LISTED_LAG: u64 = ROSTER_STEP + super::COALESCE;
 
 /// The lines of a roster file.
 fn parse(text: &str) -> impl Iterator<Item = (u64, &str)> {
@@ -197,7 +202,9 @@ impl Store {
     }
 
     /// Set (`Some`) or remove (`None`) session `key`'s line in the roster of the worktree at
-    /// `root`. The caller holds the lock. Not written when nothing changes.
+    /// `root`. The caller holds the store's lock, shared or not; the roster's own lock is taken
+    /// here. Not written when nothing changes, nor when only the time moved forward by less
+    /// than [`ROSTER_STEP`]: every session of a worktree writes this one file.
     pub(super) fn set_roster(
         &self,
         root: &Path,
@@ -205,10 +212,23 @@ impl Store {
         last: Option<u64>,
     ) -> Result<(), StoreError> {
         let path = self.roster_path(root);
-        let dir = self.index_dir(&worktree_digest(root));
+        let digest = worktree_digest(root);
+        let dir = self.index_dir(&digest);
+        let listed = |text: &str| parse(text).find(|(_, k)| *k == key).map(|(at, _)| at);
+        let current = |old: &str| match (listed(old), last) {
+            (None, None) => true,
+            (Some(was), Some(at)) => at >= was && at < was.saturating_add(ROSTER_STEP),
+            _ => false,
+        };
+        // A look without the roster's lock first: most writes leave the listing as it is.
+        if fsio::read(&path).is_ok_and(|b| well_formed(&b) && current(&String::from_utf8_lossy(&b)))
+        {
+            return Ok(());
+        }
         if fs::symlink_metadata(&dir).is_ok() {
             self.make_dir(&dir)?;
         }
+        let _guard = self.lock_shared_file(&Self::roster_lock(&digest))?;
         // A roster that is not as written is left for the next reader to rebuild (it takes the
         // lock, which the caller holds now).
         let old = match fsio::read(&path) {
@@ -221,6 +241,9 @@ impl Store {
             }
             Err(e) => return Err(io_err(&path)(e)),
         };
+        if current(&old) {
+            return Ok(());
+        }
         let mut text = String::with_capacity(old.len() + 64);
         for (at, k) in parse(&old).filter(|(_, k)| *k != key) {
             text.push_str(&format!("{at} {k}\n"));
@@ -228,15 +251,20 @@ impl Store {
         if let Some(at) = last {
             text.push_str(&format!("{at} {key}\n"));
         }
-        if text == old {
-            return Ok(());
-        }
         if text.is_empty() {
             let _ = fs::remove_file(&path);
             return Ok(());
         }
-        self.make_dir(&dir)?;
-        fsio::write_atomic(&path, text.as_bytes()).map_err(io_err(&path))
+        let mut tries = 0;
+        loop {
+            self.make_dir(&dir)?;
+            match fsio::write_atomic(&path, text.as_bytes()) {
+                Ok(()) => return Ok(()),
+                // Emptied and removed by another session's writer at the same moment.
+                Err(e) if e.kind() == ErrorKind::NotFound && tries < 3 => tries += 1,
+                Err(e) => return Err(io_err(&path)(e)),
+            }
+        }
     }
 
     /// Drop the roster lines of `dir` (an index folder) whose session has no marker there any

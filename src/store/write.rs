@@ -1,53 +1,18 @@
-//! Writes to the store, all under its lock: applying changes to a session with the fencing
-//! check, granting explicit claims by compare-and-swap, and handing claims over after `/clear`.
+//! Writes to the store: applying changes to a session with the fencing check, granting
+//! explicit claims by compare-and-swap, and bringing the index in line with a record.
 
 use std::fs;
 use std::time::Duration;
 
 use super::actors::Actor;
-use super::record::{
-    Change, Claim, FileTouch, FormerAgent, SeenFile, Session, SessionHead, Target,
-};
+use super::changes::{apply_all, worth_writing};
+use super::fence::{Writer, fence};
+use super::record::{Change, Claim, Session, SessionHead, Target};
 use super::{Store, StoreError, actor_key, fsio, io_err};
-use crate::agent::AgentProcess;
 use crate::host::Host;
 
-/// How many superseded agent processes a record remembers.
-const MAX_FORMER: usize = 8;
-/// How many seen-file digests a record keeps.
-pub(super) const MAX_SEEN: usize = 256;
-/// How many (peer, file) co-edit warnings a record remembers.
-const MAX_WARNED: usize = 128;
-
-/// Who is writing, for the fencing check.
-#[derive(Debug, Clone, Copy)]
-pub enum Writer<'a> {
-    /// A caller with no process identity (a person's command): writes at the current generation.
-    Anonymous,
-    /// A caller that holds a known generation; refused when the record's is newer.
-    Stamped(u64),
-    /// A hook call from an agent process. A new process (or `register`, a session start) takes
-    /// the session over and raises its generation; a superseded process is refused.
-    Agent {
-        /// The calling agent process.
-        process: &'a AgentProcess,
-        /// Whether this call registers the session (a session start).
-        register: bool,
-    },
-}
-
-impl<'a> Writer<'a> {
-    /// A non-registering call from `process` when the agent process is known, else anonymous.
-    pub fn from_process(process: Option<&'a AgentProcess>) -> Writer<'a> {
-        match process {
-            Some(process) => Writer::Agent {
-                process,
-                register: false,
-            },
-            None => Writer::Anonymous,
-        }
-    }
-}
+/// How often [`Store::apply`] prepares a record outside the lock before it works under it.
+const OPTIMISTIC_TRIES: usize = 3;
 
 /// One explicit claim asked for.
 #[derive(Debug, Clone)]
@@ -74,51 +39,6 @@ pub enum Grant {
         /// Who holds it.
         holder: Box<Session>,
     },
-}
-
-/// Check `writer` against `session` and record a takeover. Errors when the writer is fenced.
-pub(super) fn fence(
-    session: &mut Session,
-    writer: Writer<'_>,
-    exists: bool,
-) -> Result<(), StoreError> {
-    let fenced = |held| StoreError::Fenced {
-        session: session.id.clone(),
-        held,
-        current: session.generation,
-    };
-    match writer {
-        Writer::Anonymous => Ok(()),
-        Writer::Stamped(held) if exists && held < session.generation => Err(fenced(held)),
-        Writer::Stamped(_) => Ok(()),
-        Writer::Agent { process, register } => {
-            let current = session.agent.clone();
-            match current {
-                Some(cur) if &cur == process => Ok(()),
-                None => {
-                    session.agent = Some(process.clone());
-                    Ok(())
-                }
-                Some(cur) => {
-                    let former = session.former.iter().find(|f| &f.process == process);
-                    if let (Some(f), false) = (former, register) {
-                        return Err(fenced(f.generation));
-                    }
-                    session.former.retain(|f| &f.process != process);
-                    session.former.push(FormerAgent {
-                        process: cur,
-                        generation: session.generation,
-                    });
-                    if session.former.len() > MAX_FORMER {
-                        session.former.remove(0);
-                    }
-                    session.generation += 1;
-                    session.agent = Some(process.clone());
-                    Ok(())
-                }
-            }
-        }
-    }
 }
 
 impl Store {
@@ -154,16 +74,39 @@ impl Store {
             }
             None => fence(session, writer, exists),
         };
-        // Optimistic look without the lock: most calls change nothing worth a write.
-        if let Some(old) = self.read_record(&path, false)? {
-            let mut session = old.clone();
+        // Optimistic look without the lock: most calls change nothing worth a write, and for
+        // one that does the new record is made and written aside before the lock is taken, so
+        // that the lock is held for a comparison and a rename. When another writer of this
+        // session changed the record meanwhile, that is done again from its new record; the
+        // last try works under the lock.
+        let key = actor_key(actor);
+        for _ in 0..OPTIMISTIC_TRIES {
+            let Some(seen) = self.read_record(&path, false)? else {
+                break;
+            };
+            let mut session = seen.clone();
             stamp(&mut session, true)?;
             apply_all(&mut session, now, changes);
-            if !worth_writing(&old, &session) {
+            if !worth_writing(&seen, &session) {
+                return Ok(session);
+            }
+            session.indexed = true;
+            let bytes = serde_json::to_vec(&session).expect("a session record always serializes");
+            let Ok(staged) = fsio::stage(&path, &bytes) else {
+                break;
+            };
+            // New index markers too: a marker whose record does not (yet) hold its file only
+            // costs a reader one record read.
+            self.put_markers(Some(&seen), &session)?;
+            // Only this session's shard is locked: other sessions write on meanwhile.
+            let _guard = self.lock_actor(&key)?;
+            let old = self.read_record(&path, true)?;
+            if old.as_ref() == Some(&seen) {
+                self.commit_session(old.as_ref(), &session, staged)?;
                 return Ok(session);
             }
         }
-        let _guard = self.lock()?;
+        let _guard = self.lock_actor(&key)?;
         let old = self.read_record(&path, true)?;
         let mut session = old.clone().unwrap_or_else(|| {
             let mut new = Session::new(actor.session, host, now);
@@ -332,28 +275,71 @@ impl Store {
         old: Option<&Session>,
         new: &mut Session,
     ) -> Result<(), StoreError> {
+        new.indexed = true;
+        let path = self.session_path(new.actor());
+        let bytes = serde_json::to_vec(&*new).expect("a session record always serializes");
+        let staged = fsio::stage(&path, &bytes).map_err(io_err(&path))?;
+        self.commit_session(old, new, staged)
+    }
+
+    /// Put `new`'s record, written aside as `staged`, in place of `old` (the lock is held),
+    /// with the index markers, the worktree listing and the claim list in line with it. Only
+    /// what changed is written.
+    fn commit_session(
+        &self,
+        old: Option<&Session>,
+        new: &Session,
+        staged: crate::platform::files::Staged,
+    ) -> Result<(), StoreError> {
         let old_digests = match old {
             Some(o) if o.indexed => o.digests(),
             _ => Default::default(),
         };
         let new_digests = new.digests();
         let name = actor_key(new.actor());
-        for digest in new_digests.difference(&old_digests) {
-            let dir = self.index_dir(digest);
-            self.make_dir(&dir)?;
-            let marker = dir.join(&name);
-            fsio::write_in_place(&marker, b"").map_err(io_err(&marker))?;
-        }
+        self.put_markers(old, new)?;
         for digest in old_digests.difference(&new_digests) {
             self.remove_marker(digest, &name);
         }
-        new.indexed = true;
         let path = self.session_path(new.actor());
-        let bytes = serde_json::to_vec(&*new).expect("a session record always serializes");
-        fsio::write_atomic(&path, &bytes).map_err(io_err(&path))?;
+        staged.commit().map_err(io_err(&path))?;
         self.write_head_marker(old, new, &name);
         self.update_claim_list(old, new);
         Ok(())
+    }
+
+    /// Write the index markers `new` has and `old` has not (none is removed here).
+    fn put_markers(&self, old: Option<&Session>, new: &Session) -> Result<(), StoreError> {
+        let old_digests = match old {
+            Some(o) if o.indexed => o.digests(),
+            _ => Default::default(),
+        };
+        let name = actor_key(new.actor());
+        for digest in new.digests().difference(&old_digests) {
+            let marker = self.index_dir(digest).join(&name);
+            // Already there when written before the lock was taken.
+            if !fs::symlink_metadata(&marker).is_ok_and(|m| m.is_file()) {
+                self.put_marker(digest, &name, b"")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Write session `name`'s marker under `digest`. The folder is made first; a writer of
+    /// another session may remove it when it empties it at the same moment, so that is tried
+    /// again.
+    fn put_marker(&self, digest: &str, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let dir = self.index_dir(digest);
+        let marker = dir.join(name);
+        let mut tries = 0;
+        loop {
+            self.make_dir(&dir)?;
+            match fsio::write_in_place(&marker, bytes) {
+                Ok(_) => return Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 3 => tries += 1,
+                Err(e) => return Err(io_err(&marker)(e)),
+            }
+        }
     }
 
     /// The marker under the session's worktree carries its header, so listing the sessions of
@@ -383,7 +369,8 @@ impl Store {
             if new.ended.is_none() {
                 let head =
                     serde_json::to_vec(&SessionHead::from(new)).expect("a header serializes");
-                let _ = fsio::write_in_place(&marker, &head);
+                let digest = super::record::worktree_digest(w);
+                let _ = self.put_marker(&digest, name, &head);
             } else if fs::symlink_metadata(&marker).is_ok() {
                 // Still there because the session claims its worktree: no longer a listing.
                 let _ = fsio::write_in_place(&marker, b"");
@@ -405,127 +392,5 @@ impl Store {
         }
         let _ = fs::remove_file(dir.join(name));
         let _ = fs::remove_dir(&dir); // only succeeds when empty
-    }
-}
-
-/// Time stamps that move by less than this are not worth a write on their own.
-pub const COALESCE: u64 = 60;
-
-fn apply_all(session: &mut Session, now: u64, changes: &[Change]) {
-    session.last_seen = session.last_seen.max(now);
-    for change in changes {
-        apply_change(session, now, change);
-    }
-}
-
-/// Whether `new` differs from `old` by more than time stamps moved forward within [`COALESCE`].
-fn worth_writing(old: &Session, new: &Session) -> bool {
-    let stale = |was: u64, is: u64| is >= was.saturating_add(COALESCE);
-    if !old.indexed
-        || stale(old.last_seen, new.last_seen)
-        || old.files.len() != new.files.len()
-        || old.claims.len() != new.claims.len()
-        || old.seen.len() != new.seen.len()
-        || old.warned.len() != new.warned.len()
-    {
-        return true;
-    }
-    let files = old
-        .files
-        .iter()
-        .zip(&new.files)
-        .any(|(o, n)| o.key != n.key || o.first != n.first || stale(o.last, n.last));
-    let claims = old
-        .claims
-        .iter()
-        .zip(&new.claims)
-        .any(|(o, n)| o.target != n.target || o.token != n.token || stale(o.until, n.until));
-    let seen = old
-        .seen
-        .iter()
-        .zip(&new.seen)
-        .any(|(o, n)| o.key != n.key || o.digest != n.digest || stale(o.at, n.at));
-    let mut head = new.clone();
-    head.last_seen = old.last_seen;
-    head.files.clone_from(&old.files);
-    head.claims.clone_from(&old.claims);
-    head.seen.clone_from(&old.seen);
-    files || claims || seen || head != *old
-}
-
-fn apply_change(session: &mut Session, now: u64, change: &Change) {
-    session.last_seen = session.last_seen.max(now);
-    match change {
-        Change::Activity { worktree, branch } => {
-            session.ended = None;
-            if worktree.is_some() {
-                session.worktree.clone_from(worktree);
-                session.branch.clone_from(branch);
-            }
-        }
-        Change::Label(label) => {
-            if session.label.is_none() {
-                session.label = crate::text::note(label);
-            }
-        }
-        Change::Touch(keys) => {
-            session.ended = None;
-            for key in keys {
-                match session.files.iter_mut().find(|f| &f.key == key) {
-                    Some(f) => f.last = now,
-                    None => session.files.push(FileTouch {
-                        key: key.clone(),
-                        first: now,
-                        last: now,
-                    }),
-                }
-                let target = Target::File(key.clone());
-                for c in session.claims.iter_mut().filter(|c| c.target == target) {
-                    c.until = c.until.max(now.saturating_add(c.lease));
-                }
-            }
-        }
-        Change::Seen(key, digest) => {
-            if let Some(same) = session
-                .seen
-                .iter_mut()
-                .find(|s| &s.key == key && &s.digest == digest)
-            {
-                same.at = now;
-                return;
-            }
-            session.seen.retain(|s| &s.key != key);
-            session.seen.push(SeenFile {
-                key: key.clone(),
-                digest: digest.clone(),
-                at: now,
-            });
-            if session.seen.len() > MAX_SEEN {
-                session.seen.remove(0);
-            }
-        }
-        Change::ReleaseAll => {
-            session.files.clear();
-            session.claims.clear();
-        }
-        Change::Warned(told) => {
-            for (peer, key) in told {
-                let digest = key.digest();
-                if !session
-                    .warned
-                    .iter()
-                    .any(|w| &w.peer == peer && w.file == digest)
-                {
-                    session.warned.push(super::record::Warned {
-                        peer: peer.clone(),
-                        file: digest,
-                    });
-                }
-            }
-            let extra = session.warned.len().saturating_sub(MAX_WARNED);
-            session.warned.drain(..extra);
-        }
-        Change::End => session.ended = Some(now),
-        Change::DeathReported => session.death_reported = true,
     }
 }

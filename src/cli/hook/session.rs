@@ -230,7 +230,7 @@ pub(super) fn live_others(
     let since = ctx
         .now
         .saturating_sub(ttl.as_secs())
-        .saturating_sub(store::COALESCE);
+        .saturating_sub(store::LISTED_LAG);
     let roots = related_worktrees(wt);
     let mut listed = Vec::new();
     for root in &roots {
