@@ -114,7 +114,7 @@ fn round(start: Start, command: impl Fn(usize) -> Command, inputs: &[String]) ->
         r.outputs.push(out);
     }
     r.wall = started.elapsed();
-    r.cpu = rusage_children() - cpu;
+    r.cpu = rusage_children().saturating_sub(cpu);
     r
 }
 
