@@ -255,7 +255,7 @@ fn uninstall_removes_only_ours() {
     assert_ne!(fs::read_to_string(s.project()).unwrap(), text);
     let out = s.run(&["uninstall"]);
     ok(&out);
-    assert!(stdout(&out).contains("removed 10"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("removed 11"), "{}", stdout(&out));
     assert_eq!(fs::read_to_string(s.project()).unwrap(), text);
     let out = s.run(&["uninstall"]);
     ok(&out);

@@ -247,3 +247,37 @@ fn a_command_that_makes_many_large_files_is_kept_within_a_budget_per_call() {
     }
     assert_eq!(kept(&repo.root), 20);
 }
+
+#[test]
+fn what_a_failing_command_wrote_is_kept_from_its_post_tool_use_failure() {
+    let repo = TestRepo::new();
+    let cmd = "python3 -c \"open('schema.sql','w').write('create table t(id int);\\n')\" && false";
+    let agent = Agent::new("failing-gen", &repo.root);
+    assert_eq!(agent.pre_bash(cmd).code, 0);
+    let out = sh(&repo.root, cmd);
+    assert!(!out.status.success());
+    // Claude Code reports a command that exited non-zero with PostToolUseFailure.
+    let event = claude_event(
+        "PostToolUseFailure",
+        "failing-gen",
+        &repo.root,
+        serde_json::json!({
+            "tool_name": "Bash",
+            "tool_input": {"command": cmd},
+            "error": "Exit code 1",
+            "duration_ms": 300,
+        }),
+    );
+    hook_raw(&repo.root, format!("{event}\n").as_bytes(), &[]).assert_silent();
+    let peer = Agent::new("cleaner", &repo.root);
+    let run = peer.pre_bash("git clean -fd");
+    assert_eq!(hook_decision(&run).map(|d| d.0).as_deref(), Some("deny"));
+    sh(&repo.root, "git clean -fdq");
+    collect_garbage(&repo.root);
+    let (code, out, err) = recover(&repo.root, &["schema.sql"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(
+        repo.root.join("schema.sql"),
+        b"create table t(id int);\n".to_vec(),
+    )]);
+}

@@ -58,7 +58,10 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                 EventKind::AfterEdit { tool, paths }
             }
         }
-        "PreToolUse" | "PostToolUse" if tool == "Bash" => match input.tool_input.get("command") {
+        "PreToolUse" | "PostToolUse" | "PostToolUseFailure" if tool == "Bash" => match input
+            .tool_input
+            .get("command")
+        {
             Some(Value::String(command)) if event_name == "PreToolUse" => EventKind::BeforeShell {
                 command: command.clone(),
             },

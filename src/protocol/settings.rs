@@ -76,7 +76,7 @@ impl HookSpec {
 }
 
 /// Every hook git-dibs wires for Claude Code, in the order a fresh file lists them.
-pub const HOOKS: [HookSpec; 10] = [
+pub const HOOKS: [HookSpec; 11] = [
     HookSpec::new("PreToolUse", Some("Edit|Write|MultiEdit|NotebookEdit")),
     HookSpec::guard("PreToolUse", Some("Bash")),
     HookSpec::guard("PreToolUse", Some("ExitWorktree")),
@@ -84,6 +84,9 @@ pub const HOOKS: [HookSpec; 10] = [
         "PostToolUse",
         Some("Edit|Write|MultiEdit|NotebookEdit|Read|Bash"),
     ),
+    // A shell command that exits non-zero arrives as PostToolUseFailure: what it wrote and
+    // committed before failing is kept all the same.
+    HookSpec::new("PostToolUseFailure", Some("Bash")),
     HookSpec::new("SessionStart", None),
     HookSpec::new("SessionEnd", None),
     HookSpec::new("UserPromptSubmit", None),

@@ -125,11 +125,12 @@ pub fn ours(settings: &Value) -> Vec<(String, String, String)> {
     out
 }
 
-pub const EXPECTED_PLACES: [(&str, &str); 10] = [
+pub const EXPECTED_PLACES: [(&str, &str); 11] = [
     ("PreToolUse", "Edit|Write|MultiEdit|NotebookEdit"),
     ("PreToolUse", "Bash"),
     ("PreToolUse", "ExitWorktree"),
     ("PostToolUse", "Edit|Write|MultiEdit|NotebookEdit|Read|Bash"),
+    ("PostToolUseFailure", "Bash"),
     ("SessionStart", ""),
     ("SessionEnd", ""),
     ("UserPromptSubmit", ""),
