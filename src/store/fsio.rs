@@ -86,6 +86,76 @@ fn open_plain(path: &Path, append: bool) -> io::Result<File> {
     }
 }
 
+/// Open `path` for appending (created when missing, a foreign file there set aside) and take
+/// an exclusive lock on that file itself, waiting at most [`FILE_LOCK_WAIT`]; the lock goes when
+/// the file is closed. The file opened is the one at `path` once locked (a compaction may have
+/// replaced it in between); `None` when it kept being replaced or stayed locked.
+fn open_locked(path: &Path) -> io::Result<Option<File>> {
+    #[cfg(unix)]
+    use std::os::unix::fs::MetadataExt;
+    let deadline = Instant::now() + FILE_LOCK_WAIT;
+    loop {
+        let file = open_plain(path, true)?;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    thread::sleep(Duration::from_micros(200));
+                }
+                Err(TryLockError::WouldBlock) => return Ok(None),
+                Err(TryLockError::Error(e)) => return Err(e),
+            }
+        }
+        #[cfg(unix)]
+        let same = {
+            let open = file.metadata()?;
+            fs::symlink_metadata(path).is_ok_and(|m| m.ino() == open.ino() && m.dev() == open.dev())
+        };
+        #[cfg(not(unix))]
+        let same = true;
+        if same {
+            return Ok(Some(file));
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+    }
+}
+
+/// How long [`append_locked`] and [`replace_locked`] wait for the file's lock (held by others
+/// only while they append a few lines or compact a log).
+pub const FILE_LOCK_WAIT: Duration = Duration::from_secs(2);
+
+/// Append `bytes` to `path` in one write, under the file's own lock (see [`replace_locked`]):
+/// no file is created but the first time, none replaced. Returns the file's length after.
+pub fn append_locked(path: &Path, bytes: &[u8]) -> io::Result<u64> {
+    let Some(mut file) = open_locked(path)? else {
+        return Err(io::Error::new(
+            ErrorKind::TimedOut,
+            format!("{} stayed locked", path.display()),
+        ));
+    };
+    file.write_all(bytes)?;
+    Ok(file.metadata()?.len())
+}
+
+/// Replace the file at `path` with what `rewrite` makes of its bytes (nothing is written when
+/// it returns `None`), atomically and under the file's own lock, so that no [`append_locked`]
+/// of another process is lost: one that opened the old file finds it replaced once it gets the
+/// lock, and appends to the new one.
+pub fn replace_locked(
+    path: &Path,
+    rewrite: impl FnOnce(&[u8]) -> Option<Vec<u8>>,
+) -> io::Result<()> {
+    let Some(_locked) = open_locked(path)? else {
+        return Ok(());
+    };
+    if let Some(bytes) = rewrite(&read(path)?) {
+        write_atomic(path, &bytes)?;
+    }
+    Ok(())
+}
+
 /// Whether `path` is a folder itself (not a link to one).
 pub fn is_real_dir(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
@@ -218,5 +288,39 @@ pub fn lock_until(path: &Path, deadline: Instant, shared: bool) -> io::Result<Lo
         Ok(Ok(())) => Ok(Locked::Held(LockGuard { file })),
         Ok(Err(e)) => Err(e),
         Err(_) => Ok(Locked::TimedOut),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_append_is_lost_to_a_concurrent_compaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("state.log");
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let log = &log;
+                s.spawn(move || {
+                    for i in 0..150 {
+                        append_locked(log, format!("{t} {i}\n").as_bytes()).unwrap();
+                    }
+                });
+            }
+            let log = &log;
+            s.spawn(move || {
+                for _ in 0..100 {
+                    // Rewritten whole, as a compaction does: the same lines in a new file.
+                    replace_locked(log, |old| Some(old.to_vec())).unwrap();
+                }
+            });
+        });
+        let text = fs::read_to_string(&log).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.sort_unstable();
+        lines.dedup();
+        assert_eq!(lines.len(), 600);
+        assert_eq!(text.lines().count(), 600);
     }
 }

@@ -8,7 +8,7 @@
 //! whatever the number of sessions; `cleared/<process>` remembers a session ended by `/clear`;
 //! `lock` is the write lock; `audit.log` is JSON lines; `pruned` stamps the last pruning;
 //! `settings.json` keeps the `dibs.*` settings with the fingerprint of the config they came from;
-//! `trees` keeps the tree of the last few HEAD commits; `snapshots/<key>.json` holds a session's
+//! `trees` keeps the tree of the last few HEAD commits; `snapshots/<key>.log` holds a session's
 //! snapshot state (see [`SnapState`]), `heads` the HEAD each worktree had when last looked at.
 
 mod actors;
@@ -25,6 +25,7 @@ mod record;
 mod remote;
 mod roster;
 pub mod shared;
+mod snaplog;
 mod snapshots;
 mod tips;
 mod write;

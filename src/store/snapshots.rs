@@ -1,6 +1,7 @@
 //! What the store remembers about snapshots: per session, the last snapshot's commit and the
-//! stat data of each file as it was snapshotted (`snapshots/<key>.json`), so a later call can
-//! tell by `stat` alone whether a file changed since; the HEAD each worktree had when last
+//! stat data of each file as it was snapshotted (`snapshots/<key>.log`, appended to as
+//! snapshots are made; see `snaplog`), so a later call can tell by `stat` alone whether a file
+//! changed since; the HEAD each worktree had when last
 //! looked at (`heads`), so a shell command that made commits is noticed without opening the
 //! repository; and the last snapshot failure (`snapshots/failed`), for `doctor`.
 
@@ -10,7 +11,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Store, StoreError, fsio, io_err, read_small, session_key};
+use super::{Store, StoreError, fsio, io_err, read_small, session_key, snaplog};
 
 /// How many files one session's state watches at most (the most recently snapshotted).
 pub const MAX_WATCHED: usize = 4096;
@@ -18,10 +19,12 @@ pub const MAX_WATCHED: usize = 4096;
 pub const DEFAULT_SNAPSHOT_EXPIRY: Duration = Duration::from_secs(14 * 24 * 60 * 60);
 /// The largest state file read back (bytes).
 const MAX_STATE_BYTES: u64 = 8 << 20;
+/// A state log is compacted once it is longer than this and mostly superseded lines.
+const COMPACT_AT: u64 = 64 << 10;
 
 /// The stat data that tells whether a file changed: size, modification and change times to the
 /// nanosecond, inode and mode. Equal stamps mean unchanged, as git's index assumes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
     /// Size in bytes.
     pub len: u64,
@@ -69,7 +72,7 @@ impl Stamp {
 }
 
 /// One file a session's snapshots watch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Watched {
     /// Its worktree root.
     pub worktree: PathBuf,
@@ -78,29 +81,23 @@ pub struct Watched {
     /// Its stat data when last snapshotted (or last skipped).
     pub stamp: Stamp,
     /// Why it was left out last time, when it was.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
     /// The blob id of the content snapshotted, when it was.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blob: Option<String>,
 }
 
 /// The snapshot state of one session.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SnapState {
     /// The session's id.
     pub session: String,
     /// Its host's name.
-    #[serde(default)]
     pub host: String,
     /// The newest snapshot commit, when there is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
     /// When it was made, seconds since the Unix epoch.
-    #[serde(default)]
     pub at: u64,
     /// The files watched, oldest snapshot first.
-    #[serde(default)]
     pub files: Vec<Watched>,
 }
 
@@ -159,23 +156,68 @@ impl Store {
         session_key(id)
     }
 
-    /// The snapshot state of session `id`; `None` when it has none (or it cannot be read).
-    pub fn snapshot_state(&self, id: &str) -> Option<SnapState> {
-        let path = self
-            .snapshots_dir()
-            .join(format!("{}.json", session_key(id)));
-        read_state(&path).filter(|s| s.session == id)
+    fn state_path(&self, id: &str) -> PathBuf {
+        self.snapshots_dir()
+            .join(format!("{}.log", session_key(id)))
     }
 
-    /// Replace session `state.session`'s snapshot state (atomically).
-    pub fn save_snapshot_state(&self, state: &SnapState) -> Result<(), StoreError> {
+    /// The snapshot state of session `id`; `None` when it has none (or it cannot be read).
+    pub fn snapshot_state(&self, id: &str) -> Option<SnapState> {
+        read_state(&self.state_path(id)).filter(|s| s.session == id)
+    }
+
+    /// Record in `state` (session `state.session`'s snapshot state as read before) that
+    /// `commit` was made at `at`, when one was, and the newest stat data of `files`: `state`
+    /// is updated as its log now reads, and the lines are appended to the log (one append, no
+    /// file created but the first time, none replaced but when the log is compacted).
+    pub fn add_snapshot_state(
+        &self,
+        state: &mut SnapState,
+        commit: Option<&str>,
+        at: u64,
+        files: Vec<Watched>,
+    ) -> Result<(), StoreError> {
         let dir = self.snapshots_dir();
-        if !dir.is_dir() {
+        if !fsio::is_real_dir(&dir) {
             self.make_dir(&dir)?;
         }
-        let path = dir.join(format!("{}.json", session_key(&state.session)));
-        let bytes = serde_json::to_vec(state).expect("a snapshot state serializes");
-        fsio::write_atomic(&path, &bytes).map_err(io_err(&path))
+        let mut text = String::new();
+        // The lines about whose state this is, and which root a worktree id stands for, are
+        // written once: when the state is new, when the worktree is.
+        if state.commit.is_none() && state.files.is_empty() {
+            snaplog::session_line(&mut text, &state.session, &state.host);
+        }
+        if let Some(c) = commit {
+            snaplog::commit_line(&mut text, c, at);
+            state.commit = Some(c.to_owned());
+            state.at = at;
+        }
+        let mut roots: Vec<&Path> = Vec::new();
+        for w in &files {
+            let wid = crate::git::snapshot::worktree_id(&w.worktree);
+            let known = |r: &Path| state.files.iter().any(|k| k.worktree == r);
+            if !roots.contains(&w.worktree.as_path()) && !known(&w.worktree) {
+                roots.push(&w.worktree);
+                snaplog::worktree_line(&mut text, &wid, &w.worktree.to_string_lossy());
+            }
+            snaplog::file_line(&mut text, &wid, w);
+        }
+        for w in files {
+            state.watch(w);
+        }
+        let path = self.state_path(&state.session);
+        let len = fsio::append_locked(&path, text.as_bytes()).map_err(io_err(&path))?;
+        // Compacted once mostly superseded: a file's line is about 100 bytes.
+        let live = 200 + 100 * state.files.len() as u64;
+        if len > COMPACT_AT && len > 2 * live {
+            let wid = crate::git::snapshot::worktree_id;
+            fsio::replace_locked(&path, |old| {
+                let (now, _) = snaplog::decode(&String::from_utf8_lossy(old))?;
+                Some(snaplog::encode(&now, wid).into_bytes())
+            })
+            .map_err(io_err(&path))?;
+        }
+        Ok(())
     }
 
     /// The snapshot states written at or after `since` (seconds since the Unix epoch): one
@@ -189,7 +231,7 @@ impl Store {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let name = name.as_encoded_bytes();
-            if name.starts_with(b".") || !name.ends_with(b".json") {
+            if name.starts_with(b".") || !name.ends_with(b".log") {
                 continue;
             }
             let recent = entry
@@ -212,7 +254,8 @@ impl Store {
         self.snapshot_states_since(0)
     }
 
-    /// Delete the snapshot states last written before `cutoff` (their refs expire with them).
+    /// Delete the snapshot states last written before `cutoff` (their refs expire with them),
+    /// and those of the JSON format used before the logs.
     pub fn drop_snapshot_states_before(&self, cutoff: u64) {
         let Ok(entries) = fs::read_dir(self.snapshots_dir()) else {
             return;
@@ -225,7 +268,10 @@ impl Store {
                 .and_then(|m| m.modified().ok())
                 .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                 .is_some_and(|d| d.as_secs() < cutoff);
-            if old && entry.file_name().as_encoded_bytes().ends_with(b".json") {
+            let name = entry.file_name();
+            let name = name.as_encoded_bytes();
+            let state = name.ends_with(b".log") || name.ends_with(b".json");
+            if state && !name.starts_with(b".") && (old || name.ends_with(b".json")) {
                 let _ = fs::remove_file(entry.path());
             }
         }
@@ -292,9 +338,20 @@ fn read_state_bytes(path: &Path) -> Option<Vec<u8>> {
     fs::read(path).ok()
 }
 
-/// A state file, when it is a small regular file that parses.
+/// A state log, when it is a regular file of at most [`MAX_STATE_BYTES`] that names its
+/// session (one open, no link followed).
 fn read_state(path: &Path) -> Option<SnapState> {
-    serde_json::from_slice(&read_state_bytes(path)?).ok()
+    let bytes = crate::platform::files::read_regular(
+        path,
+        crate::platform::files::Links::Refuse,
+        MAX_STATE_BYTES,
+    )
+    .ok()?;
+    let state = match std::str::from_utf8(&bytes) {
+        Ok(text) => snaplog::decode(text),
+        Err(_) => snaplog::decode(&String::from_utf8_lossy(&bytes)),
+    };
+    state.map(|(state, _)| state)
 }
 
 #[cfg(test)]
@@ -302,7 +359,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn states_round_trip_and_stay_bounded() {
+    fn states_round_trip_through_appends_and_compactions_and_stay_bounded() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         assert!(store.snapshot_states().is_empty());
@@ -312,25 +369,51 @@ mod tests {
             host: "claude".into(),
             ..SnapState::default()
         };
-        for i in 0..MAX_WATCHED + 3 {
-            state.watch(Watched {
-                worktree: "/w".into(),
-                path: format!("f{i}"),
-                stamp: Stamp::of(&meta),
-                skipped: None,
-                blob: None,
-            });
-        }
-        state.watch(Watched {
-            worktree: "/w".into(),
-            path: "f5".into(),
+        let file = |root: &str, i: usize, skipped: Option<&str>| Watched {
+            worktree: root.into(),
+            path: format!("d/f{i}"),
             stamp: Stamp::of(&meta),
-            skipped: Some("a FIFO".into()),
-            blob: None,
-        });
+            skipped: skipped.map(str::to_owned),
+            blob: skipped.is_none().then(|| format!("{i:040x}")),
+        };
+        // Batches of files, some seen again, in two worktrees: the log grows past the point
+        // where it is compacted, more than once.
+        let path = store.state_path("s/1");
+        let mut longest = 0;
+        for batch in 0..120 {
+            let files: Vec<Watched> = (0..40)
+                .map(|k| file(["/w", "/v"][k % 2], (batch * 37 + k) % 300, None))
+                .collect();
+            let commit = format!("{batch:040x}");
+            store
+                .add_snapshot_state(&mut state, Some(&commit), batch as u64, files)
+                .unwrap();
+            longest = longest.max(fs::metadata(&path).unwrap().len());
+            assert_eq!(
+                store.snapshot_state("s/1").as_ref(),
+                Some(&state),
+                "batch {batch}"
+            );
+        }
+        assert!(longest > COMPACT_AT);
+        assert!(fs::metadata(&path).unwrap().len() < longest, "compacted");
+        assert_eq!(state.files.len(), 600);
+        // At most MAX_WATCHED files, the newest.
+        let many = (1000..1000 + MAX_WATCHED)
+            .map(|i| file("/v", i, None))
+            .collect();
+        store.add_snapshot_state(&mut state, None, 6, many).unwrap();
         assert_eq!(state.files.len(), MAX_WATCHED);
-        assert_eq!(state.files.last().unwrap().path, "f5");
-        store.save_snapshot_state(&state).unwrap();
+        assert_eq!(store.snapshot_state("s/1").as_ref(), Some(&state));
+        store
+            .add_snapshot_state(&mut state, None, 7, vec![file("/w", 5, Some("a FIFO"))])
+            .unwrap();
+        assert_eq!(state.files.len(), MAX_WATCHED);
+        assert_eq!(state.files.last().unwrap().path, "d/f5");
+        assert_eq!(
+            state.commit.as_deref(),
+            Some(format!("{:040x}", 119).as_str())
+        );
         assert_eq!(store.snapshot_state("s/1"), Some(state.clone()));
         assert_eq!(store.snapshot_state("s/2"), None);
         assert_eq!(store.snapshot_states_since(0), vec![state]);

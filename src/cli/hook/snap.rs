@@ -194,13 +194,10 @@ pub(super) fn snapshot(
         });
     }
     if !touched.is_empty() && puts.is_empty() && skipped.is_empty() {
-        for w in touched {
-            state.watch(w);
-        }
-        store
-            .save_snapshot_state(&state)
-            .map_err(|e| e.to_string())?;
-        return Ok(None);
+        return store
+            .add_snapshot_state(&mut state, None, now, touched)
+            .map_err(|e| e.to_string())
+            .map(|()| None);
     }
     watched.extend(touched);
     if puts.is_empty() && skipped.is_empty() {
@@ -234,16 +231,11 @@ pub(super) fn snapshot(
         worktrees: &worktrees,
     };
     let commit = snapshot::write(common_dir, &key, &new).map_err(|e| e.to_string())?;
-    state.commit = Some(commit.clone());
-    state.at = now;
     if state.host.is_empty() {
         state.host = host.to_owned();
     }
-    for w in watched {
-        state.watch(w);
-    }
     store
-        .save_snapshot_state(&state)
+        .add_snapshot_state(&mut state, Some(&commit), now, watched)
         .map_err(|e| e.to_string())?;
     Ok(Some(commit))
 }

@@ -163,18 +163,22 @@ impl Cli {
             let (Some(mode), Some("blob"), Some(blob)) = (f.next(), f.next(), f.next()) else {
                 continue;
             };
-            let Some((worktree, path)) = path.split_once('/') else {
+            let flat = !path.contains('/');
+            let Some((worktree, path)) = snapshot::file_at(path) else {
                 continue;
             };
-            held.push(Held {
-                worktree: worktree.to_owned(),
-                path: path.to_owned(),
-                blob: blob.to_owned(),
-                link: mode == "120000",
-                executable: mode == "100755",
-            });
+            held.push((
+                Held {
+                    worktree,
+                    path,
+                    blob: blob.to_owned(),
+                    link: mode == "120000",
+                    executable: mode == "100755",
+                },
+                flat,
+            ));
         }
-        Ok(held)
+        Ok(snapshot::newest_entries(held))
     }
 
     /// The bytes of blob `id`.

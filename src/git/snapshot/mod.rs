@@ -1,21 +1,30 @@
 //! Snapshots in the object store: one ref per session, `refs/dibs/snapshots/<session key>`,
 //! pointing at a chain of commits, each parented on the session's previous snapshot. A
 //! snapshot's tree holds every file the session has had snapshotted so far (the newest content
-//! of each), so the tip alone brings back everything, and its ancestors hold the older versions:
-//! `<worktree id>/<path>` is the content (a symlink is stored as a link, mode 120000). The
-//! commit message's body is the snapshot's description, one line of JSON ([`Meta`]): who
-//! (session, host), when, the worktrees (root, branch, HEAD), what this snapshot changed and
-//! what it skipped, and why. (In the message, not in a file of the tree: one object less to
-//! write on every edit.)
+//! of each), so the tip alone brings back everything, and its ancestors hold the older versions.
+//! The tree is flat: one entry per file at its top, `<worktree id>:<path>` (see `tree_path`;
+//! a symlink is stored as a link, mode 120000), so a snapshot of one file writes three objects
+//! however deep the file lies; chains begun before keep their nested `<worktree id>/<path>`
+//! entries, read the same. The commit message's body is the snapshot's description, one line
+//! of JSON ([`Meta`]): who (session, host), when, the worktrees (root, branch, HEAD), what this
+//! snapshot changed and what it skipped, and why. (In the message, not in a file of the tree:
+//! one object less to write on every edit.)
 //!
 //! `<worktree id>` is the first 16 hex digits of the SHA-1 of the worktree root's path, so files
 //! of several worktrees of the clone (and the same path in two of them) never collide; the
-//! root itself is in `snapshot.json`. These refs are local: nothing pushes `refs/dibs/snapshots/`.
+//! root itself is in the description. These refs are local: nothing pushes
+//! `refs/dibs/snapshots/`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+pub(crate) use tree::{file_at, newest_entries, tree_path};
+
+#[cfg(test)]
+mod tests;
+mod tree;
 
 /// The prefix of every snapshot ref.
 pub const SNAPSHOT_PREFIX: &str = "refs/dibs/snapshots/";
@@ -242,11 +251,6 @@ pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<Stri
 /// The name and email every snapshot commit is made by (at the snapshot's time, UTC).
 pub(crate) const IDENTITY: (&str, &str) = ("git-dibs", "git-dibs@localhost");
 
-/// Where `put` goes in a snapshot's tree: `<worktree id>/<path>`.
-pub(crate) fn tree_path(put: &Put) -> String {
-    format!("{}/{}", worktree_id(&put.worktree), put.path)
-}
-
 /// The description of snapshot `new` on top of its parent's (`parent`, whose worktrees carry
 /// over).
 pub(crate) fn describe(new: &NewSnapshot<'_>, parent: Option<Meta>) -> Meta {
@@ -399,29 +403,26 @@ impl Snapshots {
         commit
             .tree()?
             .walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
-                let dir = dir.trim_end_matches('/');
-                let (wid, rest) = dir.split_once('/').unwrap_or((dir, ""));
                 if entry.kind() == Some(git2::ObjectType::Blob)
-                    && !wid.is_empty()
                     && let Some(name) = entry.name()
+                    && let Some((worktree, path)) = file_at(&format!("{dir}{name}"))
                 {
-                    let path = if rest.is_empty() {
-                        name.to_owned()
-                    } else {
-                        format!("{rest}/{name}")
-                    };
                     let mode = entry.filemode();
-                    out.push(Held {
-                        worktree: wid.to_owned(),
-                        path,
-                        blob: entry.id().to_string(),
-                        link: mode == i32::from(git2::FileMode::Link),
-                        executable: mode == i32::from(git2::FileMode::BlobExecutable),
-                    });
+                    let flat = dir.is_empty();
+                    out.push((
+                        Held {
+                            worktree,
+                            path,
+                            blob: entry.id().to_string(),
+                            link: mode == i32::from(git2::FileMode::Link),
+                            executable: mode == i32::from(git2::FileMode::BlobExecutable),
+                        },
+                        flat,
+                    ));
                 }
                 git2::TreeWalkResult::Ok
             })?;
-        Ok(out)
+        Ok(newest_entries(out))
     }
 
     /// The bytes of blob `id`.
