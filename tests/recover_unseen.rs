@@ -254,7 +254,11 @@ fn what_a_failing_command_wrote_is_kept_from_its_post_tool_use_failure() {
     let cmd = "python3 -c \"open('schema.sql','w').write('create table t(id int);\\n')\" && false";
     let agent = Agent::new("failing-gen", &repo.root);
     assert_eq!(agent.pre_bash(cmd).code, 0);
-    let out = sh(&repo.root, cmd);
+    let out = std::process::Command::new("sh")
+        .args(["-c", cmd])
+        .current_dir(&repo.root)
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     // Claude Code reports a command that exited non-zero with PostToolUseFailure.
     let event = claude_event(
@@ -280,4 +284,39 @@ fn what_a_failing_command_wrote_is_kept_from_its_post_tool_use_failure() {
         repo.root.join("schema.sql"),
         b"create table t(id int);\n".to_vec(),
     )]);
+}
+
+#[test]
+fn a_commit_made_and_discarded_within_one_command_is_kept_from_the_reflog() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("reset-back", &repo.root);
+    // The first command measures the reflogs; what the next one appends is read.
+    agent.bash("echo warm-up");
+    let out = agent.bash(
+        "echo important > imp.txt && git add imp.txt && git commit -qm imp && \
+         git rev-parse HEAD > ../discarded && git reset -q --hard HEAD~1",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let commit = std::fs::read_to_string(repo.root.parent().unwrap().join("discarded")).unwrap();
+    let commit = commit.trim();
+    // A branch set twice in one command: the first value is kept too.
+    let out = agent.bash(
+        "C=$(git commit-tree HEAD^{tree} -p HEAD -m 'first value') && \
+         git update-ref refs/heads/twice \"$C\" && echo \"$C\" > ../first && \
+         git update-ref refs/heads/twice HEAD",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let first = std::fs::read_to_string(repo.root.parent().unwrap().join("first")).unwrap();
+    collect_garbage(&repo.root);
+    for c in [commit, first.trim()] {
+        assert_eq!(
+            git_out(&repo.root, &["cat-file", "-t", c]),
+            "commit",
+            "{c} lost"
+        );
+    }
+    assert_eq!(
+        git_out(&repo.root, &["show", &format!("{commit}:imp.txt")]),
+        "important"
+    );
 }

@@ -38,6 +38,7 @@ mod index;
 pub mod landed;
 pub mod lanes;
 pub mod porcelain;
+pub mod reflog;
 pub mod retention;
 mod run;
 mod scan;

@@ -327,3 +327,48 @@ pub fn retain_moved_branches(
 
 /// How many moved branches one call of [`retain_moved_branches`] keeps at most.
 pub const MAX_MOVED: usize = 64;
+
+/// How many reflog commits one call of [`retain_reflog_commits`] looks at (the newest).
+pub const MAX_REFLOG_COMMITS: usize = 32;
+
+/// Keep commits the reflogs gained (`label`, full id; see [`super::reflog::gained`]) that no
+/// local branch and no retention ref contains and that are on no remote: a command that made a
+/// commit and moved away from it (`git commit && git reset --hard HEAD~1`) leaves it only in a
+/// reflog, which `git reflog expire` empties.
+pub fn retain_reflog_commits(
+    repo_dir: &Path,
+    gained: &[(String, String)],
+) -> Result<Retained, LaneError> {
+    if gained.is_empty() {
+        return Ok(Retained::default());
+    }
+    let repo = LaneRepo::open(repo_dir)?;
+    let mut all = Retained::default();
+    let mut seen: Vec<&str> = Vec::new();
+    for (label, commit) in gained.iter().rev() {
+        if seen.contains(&commit.as_str()) || seen.len() == MAX_REFLOG_COMMITS {
+            continue;
+        }
+        seen.push(commit);
+        if repo.commit_of(commit).is_none() {
+            continue;
+        }
+        let holders = repo
+            .refs_under("refs/heads/")
+            .into_iter()
+            .chain(repo.refs_under(RETENTION_PREFIX));
+        if holders
+            .into_iter()
+            .any(|(_, tip)| repo.is_ancestor(commit, &tip))
+        {
+            continue;
+        }
+        let r = retain_commit(repo_dir, &repo, label, commit, None)?;
+        all.created.extend(r.created);
+        all.dropped.extend(r.dropped);
+        all.covered.extend(r.covered);
+        all.pushed.extend(r.pushed);
+        all.push_errors.extend(r.push_errors);
+    }
+    Ok(all)
+}

@@ -2,7 +2,8 @@
 //! a fingerprint of where git stores its branches, then one `<commit>\t<ref>` line per branch.
 //! With it, a command that made or moved a branch that no worktree has checked out (plumbing
 //! such as `git commit-tree` plus `git update-ref`, `git branch -f`, a script) is noticed by
-//! `stat` alone, and only the branches that moved are looked at.
+//! `stat` alone, and only the branches that moved are looked at. Beside it, the length of each
+//! reflog file (`reflogs`), so what a command appended to them is read and nothing else.
 
 use std::collections::BTreeMap;
 
@@ -56,5 +57,35 @@ impl Store {
             text.push_str(&format!("{commit}\t{name}\n"));
         }
         let _ = fsio::write_atomic(&self.dir.join("branch-tips"), text.as_bytes());
+    }
+}
+
+impl Store {
+    /// The reflog lengths last remembered (file to bytes); empty when none were.
+    pub fn reflog_lengths(&self) -> BTreeMap<std::path::PathBuf, u64> {
+        let path = self.dir.join("reflogs");
+        let bytes = match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_file() && m.len() <= MAX_TIPS_BYTES => {
+                fsio::read(&path).unwrap_or_default()
+            }
+            _ => return BTreeMap::new(),
+        };
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .filter_map(|(n, p)| Some((std::path::PathBuf::from(p), n.parse().ok()?)))
+            .collect()
+    }
+
+    /// Remember the reflog lengths `lengths` (best effort).
+    pub fn remember_reflog_lengths(&self, lengths: &BTreeMap<std::path::PathBuf, u64>) {
+        let mut text = String::new();
+        for (path, len) in lengths.iter().take(MAX_TIPS) {
+            let p = path.to_string_lossy();
+            if !p.contains(['\n', '\t']) {
+                text.push_str(&format!("{len}\t{p}\n"));
+            }
+        }
+        let _ = fsio::write_atomic(&self.dir.join("reflogs"), text.as_bytes());
     }
 }

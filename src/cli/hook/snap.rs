@@ -382,6 +382,30 @@ pub fn retain_new_commits(event: &Event, cmds: &[SimpleCommand]) {
             }
         }
         retain_moved_branches(&store, &wt);
+        retain_from_reflogs(&store, &wt);
+    }
+}
+
+/// Commits a command made and then moved away from within itself (`git commit && git reset
+/// --hard HEAD~1`) are left only in reflogs: what the reflogs gained since last looked at (by
+/// their lengths) gets retention refs where nothing else holds it.
+fn retain_from_reflogs(store: &Store, wt: &Worktree) {
+    let worktrees: Vec<Worktree> = git::worktree_roots(&wt.common_dir)
+        .iter()
+        .filter_map(|r| git::worktree_at(r))
+        .collect();
+    let logs = git::reflog::reflogs(&wt.common_dir, &worktrees);
+    let before = store.reflog_lengths();
+    let (gained, lengths) = git::reflog::gained(&logs, &before);
+    if let Err(e) = git::retention::retain_reflog_commits(&wt.root, &gained) {
+        eprintln!(
+            "git-dibs: cannot keep retention refs on commits left in reflogs in {}: {e}",
+            wt.root.display()
+        );
+        return;
+    }
+    if lengths != before {
+        store.remember_reflog_lengths(&lengths);
     }
 }
 
