@@ -146,15 +146,7 @@ fn help_has_colour_on_a_terminal_only_and_never_with_no_color() {
 fn the_readme_install_makes_git_dibs_help_open_the_manual_page() {
     let repo = TestRepo::new();
     // As `cargo install` leaves it: `<prefix>/bin/git-dibs`, that folder on PATH.
-    let prefix = repo.tmp.path().join("cargo-home");
-    std::fs::create_dir_all(prefix.join("bin")).unwrap();
-    let exe = prefix.join("bin/git-dibs");
-    std::fs::copy(bin(), &exe).unwrap();
-    let path = std::env::join_paths(
-        std::iter::once(prefix.join("bin"))
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
+    let (prefix, path) = installed_prefix(&repo, "cargo-home");
     // The README's own step: `git dibs man --install`.
     let out = git_command(&repo.root)
         .args(["dibs", "man", "--install"])

@@ -298,15 +298,8 @@ fn a_file_two_live_sessions_changed_is_committable_by_either_and_the_guard_agree
 fn git_dibs_help_opens_the_manual_page_that_install_writes() {
     let repo = TestRepo::new();
     // An installed binary: `<prefix>/bin/git-dibs`.
-    let prefix = repo.tmp.path().join("prefix");
-    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    let (prefix, path) = installed_prefix(&repo, "prefix");
     let exe = prefix.join("bin/git-dibs");
-    std::fs::copy(bin(), &exe).unwrap();
-    let path = std::env::join_paths(
-        std::iter::once(prefix.join("bin"))
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
     let out = Command::new(&exe)
         .arg("install")
         .current_dir(&repo.root)

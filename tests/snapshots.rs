@@ -60,10 +60,7 @@ fn co_edit_warnings_in_each_hosts_rendering() {
     after["tool_response"] = json!({"llmContent": "ok", "returnDisplay": "ok"});
     insta::assert_snapshot!("co_edit_gemini_after", answer(&repo, &at_now(root, &after)));
 
-    let mut codex = fixture("codex", "PreToolUse-Bash.json", root);
-    codex["tool_name"] = json!("apply_patch");
-    codex["tool_input"] = json!({"command":
-        "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-pub fn a() {}\n+pub fn b() {}\n*** End Patch\n"});
+    let codex = codex_patch(root);
     insta::assert_snapshot!(
         "co_edit_codex",
         answer(&repo, &at_now_as(root, "codex", &codex))

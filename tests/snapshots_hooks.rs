@@ -296,11 +296,8 @@ fn prompt_blocks_and_shell_write_warnings_in_each_host() {
         said(&repo, &at_now_as(root, "cursor", &cursor_prompt))
     );
     let codex_id = "019a7c3e-5b21-7d40-9e8f-3c6a1b2d4e5f";
-    let mut patch = fixture("codex", "PreToolUse-Bash.json", root);
+    let mut patch = codex_patch(root);
     patch["session_id"] = json!(codex_id);
-    patch["tool_name"] = json!("apply_patch");
-    patch["tool_input"] = json!({"command":
-        "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-pub fn a() {}\n+pub fn b() {}\n*** End Patch\n"});
     at_now_as(root, "codex", &patch);
     let codex_prompt = json!({
         "session_id": codex_id, "cwd": root, "hook_event_name": "UserPromptSubmit",

@@ -406,3 +406,17 @@ pub fn hook_host(cwd: &Path, host: &str, event: &Value, env: &[(&str, &str)]) ->
         env,
     ))
 }
+
+/// The binary as `cargo install` leaves it: copied to `<tmp>/<name>/bin/git-dibs`; returns that
+/// prefix and a `PATH` with its `bin` first.
+pub fn installed_prefix(repo: &TestRepo, name: &str) -> (PathBuf, std::ffi::OsString) {
+    let prefix = repo.tmp.path().join(name);
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    std::fs::copy(bin(), prefix.join("bin/git-dibs")).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(prefix.join("bin"))
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    (prefix, path)
+}

@@ -132,3 +132,12 @@ pub fn fixture(host: &str, name: &str, root: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join(host).join(name)).unwrap();
     serde_json::from_str(&text.replace("/home/dev/work/acme-api", root.to_str().unwrap())).unwrap()
 }
+
+/// A Codex `apply_patch` of `src/lib.rs` in `root` (the Bash fixture, retooled).
+pub fn codex_patch(root: &Path) -> Value {
+    let mut v = fixture("codex", "PreToolUse-Bash.json", root);
+    v["tool_name"] = serde_json::json!("apply_patch");
+    v["tool_input"] = serde_json::json!({"command":
+        "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-pub fn a() {}\n+pub fn b() {}\n*** End Patch\n"});
+    v
+}

@@ -43,6 +43,18 @@ struct FileChange {
     content: Option<String>,
 }
 
+impl FileChange {
+    fn of(host: &'static str, path: &Path, changed: bool, summary: String) -> FileChange {
+        FileChange {
+            host,
+            path: path.to_path_buf(),
+            changed,
+            summary,
+            content: None,
+        }
+    }
+}
+
 impl Report {
     /// An empty answer.
     pub(crate) fn new(mode: Mode, dry_run: bool, json: bool) -> Report {
@@ -64,7 +76,8 @@ impl Report {
         if !self.json {
             println!("{summary}");
         }
-        self.push(host, path, changed, summary, None);
+        self.files
+            .push(FileChange::of(host, path, changed, summary));
     }
 
     /// A dry run's outcome: the file as it would be (stdout), then `summary` (stderr), or kept.
@@ -82,23 +95,9 @@ impl Report {
             }
             eprintln!("dry run, nothing written: {summary}");
         }
-        self.push(host, path, changed, summary, content);
-    }
-
-    fn push(
-        &mut self,
-        host: &'static str,
-        path: &Path,
-        changed: bool,
-        summary: String,
-        content: Option<String>,
-    ) {
         self.files.push(FileChange {
-            host,
-            path: path.to_path_buf(),
-            changed,
-            summary,
             content,
+            ..FileChange::of(host, path, changed, summary)
         });
     }
 
