@@ -204,7 +204,7 @@ fn a_crashed_agent_stops_holding_at_once_and_status_reports_it_until_dealt_with(
     for _ in 0..2 {
         let shown = String::from_utf8(dibs(&repo.root, &["status"]).stdout).unwrap();
         assert!(
-            shown.contains("claude aaaaaaaa died with uncommitted files: src/lib.rs"),
+            shown.contains("claude session aaaaaaaa died with uncommitted files: src/lib.rs"),
             "{shown}"
         );
     }

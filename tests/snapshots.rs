@@ -301,29 +301,3 @@ fn status_and_doctor_store_lines() {
         mask_corrupt_stamp(&redact(&repo, &store_lines.join("\n")))
     );
 }
-
-/// `.corrupt-<secs>` and the RFC 3339 time next to it, from the real clock, masked.
-fn mask_corrupt_stamp(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(i) = rest.find(".corrupt-") {
-        out.push_str(&rest[..i + ".corrupt-".len()]);
-        rest = &rest[i + ".corrupt-".len()..];
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        out.push_str("[SECS]");
-        rest = &rest[digits..];
-    }
-    out.push_str(rest);
-    // "set aside at 2026-...Z as" → "set aside at [TIME] as"
-    let mut masked = String::new();
-    let mut rest = out.as_str();
-    while let Some(i) = rest.find("set aside at ") {
-        masked.push_str(&rest[..i + "set aside at ".len()]);
-        rest = &rest[i + "set aside at ".len()..];
-        let end = rest.find(' ').unwrap_or(rest.len());
-        masked.push_str("[TIME]");
-        rest = &rest[end..];
-    }
-    masked.push_str(rest);
-    masked
-}

@@ -266,3 +266,70 @@ fn mask_times(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+#[test]
+fn status_doctor_damage_and_recover_worktree_messages() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let mut runs = Vec::new();
+    // A session that ended with a file uncommitted (SessionEnd releases what it held, so it is
+    // not listed as left uncommitted); a live one with a sub-agent in a lane git-dibs locked.
+    at_now(root, &session_start(A, root, "startup"));
+    at_now(root, &repo.pre_edit(A, "README.md"));
+    repo.write(root, "README.md", "left behind\n");
+    at_now(
+        root,
+        &claude_event("SessionEnd", A, root, serde_json::json!({"reason": "exit"})),
+    );
+    step(
+        &mut runs,
+        root,
+        Some(B),
+        &["lane", "new", "work", "--shared-target"],
+    );
+    let lane = root.join(".worktrees/shared-target/work");
+    at_now(&lane, &session_start(B, &lane, "startup"));
+    let mut sub = edit_event("PreToolUse", "Edit", B, &lane, &lane.join("src/lib.rs"));
+    sub["agent_id"] = serde_json::json!("ada3551d9f4e5a0a0");
+    sub["agent_type"] = serde_json::json!("Explore");
+    at_now(&lane, &sub);
+    repo.write(&lane, "src/lib.rs", "pub fn in_lane() {}\n");
+    let post = edit_event("PostToolUse", "Edit", B, &lane, &lane.join("src/lib.rs"));
+    at_now(&lane, &post);
+    step(&mut runs, root, None, &["status"]);
+    step(&mut runs, root, None, &["status", "README.md", "nope.txt"]);
+    // Three hours on, past every lease: what the lapsed sessions left uncommitted is listed.
+    let later = (NOW.parse::<u64>().unwrap() + 3 * 3600).to_string();
+    let args: &[&str] = &["status"];
+    let out = dibs_env(root, None, args, &[("DIBS_NOW", &later), ("USER", "sam")]);
+    runs.push((args, out));
+    // Damage: a lock that became a folder.
+    let store = repo.store_dir();
+    let _ = std::fs::remove_file(store.join("lock"));
+    std::fs::create_dir_all(store.join("lock/inside")).unwrap();
+    step(&mut runs, root, None, &["doctor"]);
+    // A removed lane brought back (its snapshot, at the test clock, is older than the real
+    // clock's commit, so it goes beside the file).
+    git(
+        root,
+        &["worktree", "remove", "-f", "-f", lane.to_str().unwrap()],
+    );
+    step(
+        &mut runs,
+        root,
+        None,
+        &["recover", "--worktree", ".worktrees/shared-target/work"],
+    );
+    step(
+        &mut runs,
+        root,
+        None,
+        &["recover", "--worktree", "/nowhere"],
+    );
+    let bin_dir = bin().parent().unwrap().display().to_string();
+    let text = transcript(&repo, &runs).replace(&bin_dir, "[BIN]");
+    insta::assert_snapshot!(
+        "status_doctor_damage_recover",
+        mask_corrupt_stamp(&mask_times(&text))
+    );
+}

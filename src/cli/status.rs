@@ -420,10 +420,9 @@ pub(crate) fn left_uncommitted(
 pub(crate) fn left_uncommitted_line(s: &Session, files: &[String]) -> String {
     let how = if s.ended.is_some() { "ended" } else { "died" };
     format!(
-        "{} {} {how} with uncommitted files: {}. They are its unfinished work: commit them, or \
+        "{} {how} with uncommitted files: {}. They are its unfinished work: commit them, or \
          restore them if unwanted; then `git dibs release --all --session {} --force`",
-        s.host.name(),
-        s.short_id(),
+        crate::policy::claims::describe(s),
         files.join(", "),
         s.short_id()
     )
