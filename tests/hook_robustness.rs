@@ -245,7 +245,8 @@ fn twenty_four_sessions_claiming_at_once_all_land() {
     let msg = run.json()["systemMessage"].as_str().unwrap().to_owned();
     let named = (0..24).filter(|i| msg.contains(&format!("{i:08}"))).count();
     assert_eq!(named, 3, "{msg}");
-    assert!(msg.contains("And 21 more holdings"), "{msg}");
+    assert!(msg.contains("24 others also hold src/lib.rs"), "{msg}");
+    assert!(msg.contains("and 21 more"), "{msg}");
 }
 
 #[test]

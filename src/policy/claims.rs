@@ -153,9 +153,15 @@ fn file_line(file: &FileKey, holders: &[&Holder], now: u64, viewer: &str) -> Str
             describe_to(&h.session, viewer)
         );
     }
+    // Up to MAX_HOLDER_LINES by name; past that, one fewer and the rest counted.
+    let shown = if holders.len() > MAX_HOLDER_LINES {
+        MAX_HOLDER_LINES - 1
+    } else {
+        holders.len()
+    };
     let mut named: Vec<String> = holders
         .iter()
-        .take(MAX_HOLDER_LINES)
+        .take(shown)
         .map(|h| {
             let detail = holder_detail(h, now);
             let who = describe_to(&h.session, viewer);
@@ -166,10 +172,10 @@ fn file_line(file: &FileKey, holders: &[&Holder], now: u64, viewer: &str) -> Str
             }
         })
         .collect();
-    if holders.len() > MAX_HOLDER_LINES {
+    if shown < holders.len() {
         named.push(format!(
             "and {} more (`git dibs status` lists them)",
-            holders.len() - MAX_HOLDER_LINES
+            holders.len() - shown
         ));
     }
     format!(
@@ -384,9 +390,13 @@ mod tests {
             panic!("a warning");
         };
         assert_eq!(person.matches("also hold").count(), 1, "{person}");
-        assert_eq!(person.matches("peer").count(), MAX_HOLDER_LINES, "{person}");
+        assert_eq!(
+            person.matches("peer").count(),
+            MAX_HOLDER_LINES - 1,
+            "{person}"
+        );
         assert!(person.contains("40 others also hold src/a.rs"), "{person}");
-        assert!(person.contains("and 36 more"), "{person}");
+        assert!(person.contains("and 37 more"), "{person}");
         assert!(model.len() < 1000, "{model}");
     }
 }
