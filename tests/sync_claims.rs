@@ -254,3 +254,56 @@ fn a_claim_whose_view_of_the_remote_went_stale_loses_to_the_claim_that_landed_fi
     assert!(text(&beta).contains("on alpha"), "{}", text(&beta));
     assert!(holders(&status(&m.b), "record:Z").is_empty());
 }
+
+#[test]
+fn a_claim_is_not_refused_by_its_own_sessions_sync_publishing_it_first() {
+    let m = machines();
+    m.config(&m.a, "dibs.sync", "true");
+    // The claim's own look at the remote is slow to hang up (only the first one: a marker
+    // says it happened), and a sync of this clone runs meanwhile, as a session start's
+    // background sync does: it publishes the claim just granted here before the claim's own
+    // compare-and-swap, which then finds the ref taken, by this very session.
+    let listed = m.base.join("claim-listed");
+    let slow = m.base.join("slow-once-upload-pack");
+    std::fs::write(
+        &slow,
+        format!(
+            "#!/bin/sh\nif [ -e '{0}' ]; then exec git upload-pack \"$@\"; fi\n\
+             git upload-pack \"$@\"\ntouch '{0}'\nsleep 3\n",
+            listed.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    m.config(&m.a, "remote.origin.uploadpack", slow.to_str().unwrap());
+
+    let claim = spawn_as(&m.a, S1, &["claim", "record:Z", "--exclusive"]);
+    let seen = wait_until(Duration::from_secs(10), Duration::from_millis(20), || {
+        listed.exists()
+    });
+    assert!(seen, "the claim never listed the remote's refs");
+    let synced = run(&m.a, None, &["sync"], &[]);
+    assert!(synced.status.success(), "{}", text(&synced));
+    let published = m.remote_claims_of("record:Z");
+    assert_eq!(
+        published.len(),
+        1,
+        "the sync published the claim before the claim's own swap: {published:?}"
+    );
+    let claim = claim.wait_with_output().unwrap();
+    assert!(
+        claim.status.success(),
+        "its own session's ref is no refusal: {}",
+        text(&claim)
+    );
+    let refs = m.remote_claims_of("record:Z");
+    assert_eq!(refs.len(), 1, "{refs:?}");
+    assert_eq!(refs[0].1["machine"], "alpha", "{:?}", refs[0].1);
+    assert_eq!(refs[0].1["session"], S1, "{:?}", refs[0].1);
+    assert_eq!(holders(&status(&m.a), "record:Z"), [S1.to_owned()]);
+    // Released, nothing is left on the remote.
+    let out = dibs_as(&m.a, S1, &["release", "record:Z"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(m.remote_claims_of("record:Z").is_empty());
+}
