@@ -411,5 +411,7 @@ fn plan_claims(f: &SyncFacts, out: &mut SyncPlan) {
     }
 }
 
+pub mod fetch;
+
 #[cfg(test)]
 mod tests;

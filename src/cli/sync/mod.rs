@@ -5,23 +5,24 @@
 
 pub(crate) mod background;
 pub(crate) mod claims;
+mod report;
+mod view;
 
-use std::collections::{BTreeMap, BTreeSet};
+pub(crate) use report::{Report, health};
+pub(crate) use view::fetch_all;
+
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::git::dibsrefs::{DibsRemote, RefUpdate, RemoteRef, SyncError};
+use crate::git::dibsrefs::{DibsRemote, RefUpdate, SyncError};
 use crate::git::{self, Settings, Worktree};
-use crate::policy::sync::{self as decide, Branches, Fetched, Put, SyncFacts};
-use crate::store::shared::{
-    CLAIM_FILE, CLAIMS_PREFIX, MAX_RECORD, REFS_PREFIX, Rejected, SESSION_FILE, SESSIONS_PREFIX,
-    SharedClaim, SharedSession,
-};
-use crate::store::{self, FileKey, Store};
-use crate::text;
+use crate::policy::sync::{self as decide, Branches, Put, SyncFacts};
+use crate::store::shared::{CLAIM_FILE, SESSION_FILE};
+use crate::store::{self, Store};
 
 /// The default `dibs.syncInterval`.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
@@ -41,35 +42,6 @@ pub struct Args {
     /// Run as the hooks' background sync: quiet, and skipped when another sync is running.
     #[arg(long, hide = true)]
     pub background: bool,
-}
-
-/// What one sync did, as `--json` prints it and `sync/last.json` keeps it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Report {
-    /// When, seconds since the Unix epoch.
-    pub at: u64,
-    /// The remote.
-    pub remote: String,
-    /// This clone's machine name.
-    pub machine: String,
-    /// This clone's live sessions now on the remote.
-    pub published_sessions: usize,
-    /// This clone's exclusive claims now on the remote.
-    pub published_claims: usize,
-    /// Sessions of other machines now in the local store.
-    pub imported_sessions: usize,
-    /// Those machines.
-    pub machines: Vec<String>,
-    /// Other machines' lapsed refs removed.
-    pub removed: usize,
-    /// Problems worth a person's attention (claims held twice, refs that could not be written).
-    pub problems: Vec<String>,
-    /// Remote records not taken, each as `ref: why` (out of range, malformed, over a cap).
-    pub rejected: Vec<String>,
-    /// Why the sync failed, when it did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
 }
 
 /// Everything a sync needs about this clone.
@@ -133,47 +105,6 @@ impl Here {
     }
 }
 
-/// For `doctor`: whether sync is on, and how the last one went (`Err` is a problem to fix).
-pub(crate) fn health(wt: &Worktree, store: &Store) -> Result<String, String> {
-    let here = Here::new(wt.clone(), store.clone());
-    if !here.sync_on() {
-        return Ok(
-            "sync across machines is off (`git config dibs.sync true` shares sessions and \
-             exclusive claims through the remote)"
-                .to_owned(),
-        );
-    }
-    if let Err(e) = here.open_remote(None) {
-        return Err(format!("dibs.sync is on but {e}"));
-    }
-    let last = store
-        .sync_report()
-        .and_then(|b| serde_json::from_slice::<Report>(&b).ok());
-    let ago = |at: u64| crate::policy::claims::ago(here.now, at);
-    match last {
-        None => Ok(format!(
-            "sync is on as machine {}; none has run yet (the next hook starts one, or run \
-             `git dibs sync`)",
-            here.machine
-        )),
-        Some(r) => match r.error {
-            Some(e) => Err(format!(
-                "the last sync ({}) failed: {e}; or turn background sync off with `git config \
-                 dibs.sync false`",
-                ago(r.at)
-            )),
-            // Records someone pushed that are out of range or malformed: worth a look.
-            None if !r.rejected.is_empty() => Err(format!(
-                "{} ({}); find who pushed them (`git ls-remote {} 'refs/dibs/*'`)",
-                summary(&r),
-                ago(r.at),
-                r.remote
-            )),
-            None => Ok(format!("{} ({})", summary(&r), ago(r.at))),
-        },
-    }
-}
-
 /// This machine's name when `dibs.machine` is not set.
 fn hostname() -> String {
     ["/proc/sys/kernel/hostname", "/etc/hostname"]
@@ -234,7 +165,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("{}", summary(&report));
+        println!("{}", report::summary(&report));
         for p in &report.problems {
             eprintln!("git dibs: {p}");
         }
@@ -242,153 +173,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-fn summary(r: &Report) -> String {
-    let from = if r.machines.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " from {} ({})",
-            plural(r.machines.len(), "other machine", "other machines"),
-            r.machines.join(", ")
-        )
-    };
-    let rejected = if r.rejected.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; rejected {} from the remote ({})",
-            plural(r.rejected.len(), "record", "records"),
-            r.rejected.join("; ")
-        )
-    };
-    let imported = match r.imported_sessions {
-        0 => "no sessions from other machines".to_owned(),
-        n => format!("{}{from}", plural(n, "session", "sessions")),
-    };
-    format!(
-        "synced with {} as {}: published {}, {}; {imported}; removed {}{rejected}",
-        r.remote,
-        r.machine,
-        plural(r.published_sessions, "session", "sessions"),
-        plural(r.published_claims, "claim", "claims"),
-        plural(r.removed, "lapsed ref", "lapsed refs"),
-    )
-}
-
-/// The session refs and claim refs of the remote, fetched and read.
-pub(crate) type RemoteView = (Vec<Fetched<SharedSession>>, Vec<Fetched<SharedClaim>>);
-
-/// The refs under `refs/dibs/` on the remote that match `patterns`, fetched and read.
-pub(crate) fn fetch_all(remote: &DibsRemote, patterns: &[&str]) -> Result<RemoteView, SyncError> {
-    let refs = remote.list(patterns)?;
-    remote.fetch(&refs.iter().map(|r| r.oid.clone()).collect::<Vec<_>>())?;
-    let now = store::now_secs();
-    let sessions = read_refs(remote, &refs, SESSIONS_PREFIX, SESSION_FILE, |b| {
-        SharedSession::check(b, now)
-    });
-    let claims = read_refs(remote, &refs, CLAIMS_PREFIX, CLAIM_FILE, |b| {
-        SharedClaim::check(b, now)
-    });
-    Ok((sessions, claims))
-}
-
-/// The refs of `refs` under `prefix`, each with the record `file` of its commit when `check`
-/// accepts it, else why it was rejected.
-fn read_refs<T>(
-    remote: &DibsRemote,
-    refs: &[RemoteRef],
-    prefix: &str,
-    file: &str,
-    check: impl Fn(&[u8]) -> Result<T, Rejected>,
-) -> Vec<Fetched<T>> {
-    refs.iter()
-        .filter(|r| r.name.starts_with(prefix))
-        .map(|r| {
-            // A record that cannot be read at all (not fetched?) is left alone, as a newer one.
-            let read = match remote.read(&r.oid, file, MAX_RECORD) {
-                Some(b) => check(&b),
-                None => Err(Rejected::Newer(0)),
-            };
-            let (record, rejected) = match read {
-                Ok(t) => (Some(t), None),
-                Err(Rejected::Newer(_)) => (None, None),
-                Err(Rejected::Invalid(why)) => (None, Some(why)),
-            };
-            Fetched {
-                name: r.name.clone(),
-                oid: r.oid.clone(),
-                record,
-                rejected,
-            }
-        })
-        .collect()
-}
-
-/// This clone's live sessions and exclusive claims in their shared form.
-fn local_facts(here: &Here, branches: &Branches) -> Result<(Vec<SharedSession>, Vec<SharedClaim>)> {
-    let ttl = Duration::from_secs(here.ttl());
-    let mut live: Vec<store::Session> = Vec::new();
-    // Another machine sees a session as one: its live sub-agents' files are published with it.
-    for s in here.store.sessions()? {
-        if s.origin.is_some() || !s.is_alive(here.now, ttl) {
-            continue;
-        }
-        match live.iter_mut().find(|m| m.id == s.id) {
-            Some(m) => {
-                for f in s.files {
-                    if m.touch_of(&f.key).is_none() {
-                        m.files.push(f);
-                    }
-                }
-            }
-            None => live.push(store::Session {
-                sub_agent: None,
-                ..s
-            }),
-        }
-    }
-    let mut by_root: BTreeMap<&std::path::Path, Vec<String>> = BTreeMap::new();
-    for f in live.iter().flat_map(|s| &s.files) {
-        by_root
-            .entry(f.key.worktree.as_path())
-            .or_default()
-            .push(f.key.path.clone());
-    }
-    let dirty: BTreeSet<FileKey> = by_root
-        .into_iter()
-        .flat_map(|(root, paths)| {
-            git::uncommitted_among(root, &paths)
-                .unwrap_or_default()
-                .into_iter()
-                .map(move |p| FileKey::new(root, p))
-        })
-        .collect();
-    let sessions = live
-        .iter()
-        .map(|s| decide::export(s, &here.machine, here.now, branches, &dirty))
-        .collect();
-    let claims = live
-        .iter()
-        .flat_map(|s| {
-            s.claims
-                .iter()
-                .filter(|c| c.until > here.now)
-                .filter_map(|c| decide::export_claim(c, &s.id, &here.machine, branches))
-        })
-        .collect();
-    Ok((sessions, claims))
-}
-
 /// One whole sync.
 fn sync(here: &Here, named: Option<&str>) -> Result<Report> {
     let remote = here.open_remote(named)?;
-    let (sessions, claims) = fetch_all(&remote, &[&format!("{REFS_PREFIX}*")])?;
     let branches = here.branches();
-    let (local, local_claims) = local_facts(here, &branches)?;
+    let (local, local_claims) = view::local_facts(here, &branches)?;
+    let own: BTreeSet<String> = local
+        .iter()
+        .map(|s| store::shared::session_ref(&here.machine, &s.id))
+        .chain(local_claims.iter().map(|c| c.target.claim_ref()))
+        .collect();
+    let ((sessions, claims), skipped) = view::fetch_capped(&remote, here, &own)?;
     let facts = SyncFacts {
         machine: here.machine.clone(),
         now: here.now,
@@ -470,36 +265,10 @@ fn sync(here: &Here, named: Option<&str>) -> Result<Report> {
         machines: machines.into_iter().collect(),
         removed,
         problems,
-        rejected: rejected(&facts, &plan),
+        rejected: report::rejected(&facts, &plan),
+        skipped,
         error: None,
     })
-}
-
-/// The most rejected records a report names one by one.
-const MAX_REJECTED_SHOWN: usize = 20;
-
-/// Every remote record a sync did not take, as `ref: why`, the first
-/// [`MAX_REJECTED_SHOWN`] named and the rest counted.
-fn rejected(facts: &SyncFacts, plan: &decide::SyncPlan) -> Vec<String> {
-    let mut all: Vec<String> = facts
-        .sessions
-        .iter()
-        .filter_map(|r| r.rejected.as_ref().map(|why| (&r.name, why)))
-        .chain(
-            facts
-                .claims
-                .iter()
-                .filter_map(|r| r.rejected.as_ref().map(|why| (&r.name, why))),
-        )
-        .chain(plan.rejected.iter().map(|(n, why)| (n, why)))
-        .map(|(name, why)| format!("{}: {}", text::clean(name, text::MAX_SHOWN), why))
-        .collect();
-    if all.len() > MAX_REJECTED_SHOWN {
-        let more = all.len() - MAX_REJECTED_SHOWN;
-        all.truncate(MAX_REJECTED_SHOWN);
-        all.push(format!("and {more} more"));
-    }
-    all
 }
 
 /// The ref update for one planned write or deletion, writing the record commit first.
