@@ -257,7 +257,7 @@ impl Repo {
             .filter(|(name, _)| name.starts_with("refs/remotes/"))
             .map(|(_, oid)| oid)
             .collect();
-        self.walk(tip, &hide, limit)
+        walk(&self.repo, tip, &hide, limit)
     }
 
     /// Commits of `refs/remotes/<remote>/<branch>` that no other ref, and no worktree's
@@ -295,7 +295,7 @@ impl Repo {
             .map(|(_, oid)| oid)
             .collect();
         hide.extend(self.detached_heads());
-        self.walk(&tip.to_string(), &hide, limit).map(Some)
+        walk(&self.repo, &tip.to_string(), &hide, limit).map(Some)
     }
 
     /// The branches of `remote` known here (`refs/remotes/<remote>/*`, without the prefix).
@@ -408,37 +408,6 @@ impl Repo {
             .filter_map(|t| git2::Oid::from_str(t.trim()).ok())
             .collect()
     }
-
-    fn walk(
-        &self,
-        tip: &str,
-        hide: &[git2::Oid],
-        limit: usize,
-    ) -> Result<Vec<CommitInfo>, ReadError> {
-        let oid = git2::Oid::from_str(tip).map_err(read_err("bad commit id"))?;
-        let mut walk = self.repo.revwalk().map_err(read_err("cannot walk"))?;
-        walk.push(oid)
-            .map_err(read_err(format!("cannot walk from {tip}")))?;
-        for h in hide {
-            // A ref to a non-commit (a tag of a tree) cannot be hidden; skip it.
-            let _ = walk.hide(*h);
-        }
-        let mut out = Vec::new();
-        for id in walk.take(limit) {
-            let id = id.map_err(read_err("cannot walk"))?;
-            let summary = self
-                .repo
-                .find_commit(id)
-                .ok()
-                .and_then(|c| c.summary().map(str::to_owned))
-                .unwrap_or_default();
-            out.push(CommitInfo {
-                id: id.to_string(),
-                summary,
-            });
-        }
-        Ok(out)
-    }
 }
 
 fn not_read(what: &str) -> ReadError {
@@ -446,6 +415,38 @@ fn not_read(what: &str) -> ReadError {
         what: format!("cannot read {what}"),
         cause: "the repository has no working tree".into(),
     }
+}
+
+/// The commits reachable from `tip` and from none of `hide`, newest first, at most `limit`,
+/// with their first lines.
+pub(crate) fn walk(
+    repo: &git2::Repository,
+    tip: &str,
+    hide: &[git2::Oid],
+    limit: usize,
+) -> Result<Vec<CommitInfo>, ReadError> {
+    let oid = git2::Oid::from_str(tip).map_err(read_err("bad commit id"))?;
+    let mut walk = repo.revwalk().map_err(read_err("cannot walk"))?;
+    walk.push(oid)
+        .map_err(read_err(format!("cannot walk from {tip}")))?;
+    for h in hide {
+        // A ref to a non-commit (a tag of a tree) cannot be hidden; skip it.
+        let _ = walk.hide(*h);
+    }
+    let mut out = Vec::new();
+    for id in walk.take(limit) {
+        let id = id.map_err(read_err("cannot walk"))?;
+        let summary = repo
+            .find_commit(id)
+            .ok()
+            .and_then(|c| c.summary().map(str::to_owned))
+            .unwrap_or_default();
+        out.push(CommitInfo {
+            id: id.to_string(),
+            summary,
+        });
+    }
+    Ok(out)
 }
 
 /// Past this many paths left for libgit2 by the scan, libgit2 reads the whole status instead.

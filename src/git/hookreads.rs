@@ -249,24 +249,5 @@ fn walk(
             hide.push(commit.id());
         }
     }
-    let tip = git2::Oid::from_str(tip).map_err(err("bad commit id"))?;
-    let mut walk = repo.revwalk().map_err(err("cannot walk the history"))?;
-    walk.push(tip).map_err(err("cannot walk the history"))?;
-    for h in &hide {
-        let _ = walk.hide(*h);
-    }
-    let mut out = Vec::new();
-    for id in walk.take(limit) {
-        let id = id.map_err(err("cannot walk the history"))?;
-        let summary = repo
-            .find_commit(id)
-            .ok()
-            .and_then(|c| c.summary().map(str::to_owned))
-            .unwrap_or_default();
-        out.push(CommitInfo {
-            id: id.to_string(),
-            summary,
-        });
-    }
-    Ok(out)
+    super::facts::walk(repo, tip, &hide, limit)
 }

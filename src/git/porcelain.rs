@@ -102,16 +102,7 @@ pub fn view(root: &Path, main: bool, limit: usize) -> Result<GitView, PorcelainE
             root,
             &["log", &n, "--format=%H %s", "HEAD", "--not", "--remotes"],
         )?;
-        v.unpushed = log
-            .lines()
-            .filter_map(|l| {
-                let (id, summary) = l.split_once(' ').unwrap_or((l, ""));
-                (!id.is_empty()).then(|| CommitInfo {
-                    id: id.to_owned(),
-                    summary: summary.to_owned(),
-                })
-            })
-            .collect();
+        v.unpushed = super::cli::commits_of(&log);
     }
     if main {
         let refs = run(

@@ -15,6 +15,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use repo::CliRepo;
+pub(crate) use repo::commits_of;
 pub(crate) use status::parse_status;
 
 /// A repository format libgit2 cannot open, as its config declares it.

@@ -138,17 +138,7 @@ impl CliRepo {
         let n = format!("-n{limit}");
         let mut args = vec!["log", &n, "--format=%H %s", tip, "--not"];
         args.extend_from_slice(hide);
-        Ok(self
-            .text(&args)?
-            .lines()
-            .filter_map(|l| {
-                let (id, summary) = l.split_once(' ').unwrap_or((l, ""));
-                (!id.is_empty()).then(|| CommitInfo {
-                    id: id.to_owned(),
-                    summary: summary.to_owned(),
-                })
-            })
-            .collect())
+        Ok(commits_of(&self.text(&args)?))
     }
 
     /// Whether some remote-tracking ref contains `commit`.
@@ -301,6 +291,19 @@ impl CliRepo {
         self.text(&["log", "-g", "--format=%H", "refs/stash", "--"])
             .map_or(0, |o| o.lines().count())
     }
+}
+
+/// The commits of `git log --format='%H %s'` output.
+pub(crate) fn commits_of(log: &str) -> Vec<CommitInfo> {
+    log.lines()
+        .filter_map(|l| {
+            let (id, summary) = l.split_once(' ').unwrap_or((l, ""));
+            (!id.is_empty()).then(|| CommitInfo {
+                id: id.to_owned(),
+                summary: summary.to_owned(),
+            })
+        })
+        .collect()
 }
 
 /// `git args` with `input` on stdin; its trimmed output.
