@@ -242,8 +242,9 @@ fn a_command_that_makes_many_large_files_is_kept_within_a_budget_per_call() {
     };
     let first = kept(&repo.root);
     assert!(first > 0 && first < 20, "{first} files in the first call");
+    // The next calls only read: the scan that stopped at its budget goes on all the same.
     for _ in 0..2 {
-        agent.bash("python3 -c pass");
+        agent.bash("ls");
     }
     assert_eq!(kept(&repo.root), 20);
 }
@@ -319,4 +320,30 @@ fn a_commit_made_and_discarded_within_one_command_is_kept_from_the_reflog() {
         git_out(&repo.root, &["show", &format!("{commit}:imp.txt")]),
         "important"
     );
+}
+
+#[test]
+fn a_script_that_writes_into_a_worktree_it_does_not_name_is_kept_too() {
+    let repo = TestRepo::new();
+    sh(
+        &repo.root,
+        "git worktree add -q -b lane/hidden ../hidden-lane",
+    );
+    let lane = repo.root.parent().unwrap().join("hidden-lane");
+    std::fs::write(
+        repo.root.join("gen.py"),
+        "open('../hidden-lane/secret.md','w').write('only copy\\n')\n",
+    )
+    .unwrap();
+    let agent = Agent::new("hidden-writer", &repo.root);
+    agent.bash("python3 gen.py && rm gen.py");
+    assert!(lane.join("secret.md").exists());
+    sh(
+        &repo.root,
+        "git worktree remove --force ../hidden-lane && git branch -D lane/hidden",
+    );
+    collect_garbage(&repo.root);
+    let (code, out, err) = recover(&repo.root, &["--worktree", "../hidden-lane"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(lane.join("secret.md"), b"only copy\n".to_vec())]);
 }

@@ -3,7 +3,8 @@
 //! With it, a command that made or moved a branch that no worktree has checked out (plumbing
 //! such as `git commit-tree` plus `git update-ref`, `git branch -f`, a script) is noticed by
 //! `stat` alone, and only the branches that moved are looked at. Beside it, the length of each
-//! reflog file (`reflogs`), so what a command appended to them is read and nothing else.
+//! reflog file (`reflogs`), so what a command appended to them is read and nothing else; and
+//! the sessions whose last scan for unseen changes stopped at its budget (`scan-pending`).
 
 use std::collections::BTreeMap;
 
@@ -87,5 +88,31 @@ impl Store {
             }
         }
         let _ = fsio::write_atomic(&self.dir.join("reflogs"), text.as_bytes());
+    }
+}
+
+impl Store {
+    /// Whether the last scan for unseen changes of `session` stopped at its budget, so the next
+    /// call scans even after a line that only reads.
+    pub fn scan_pending(&self, session: &str) -> bool {
+        let path = self.dir.join("scan-pending");
+        std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= MAX_TIPS_BYTES)
+            && fsio::read_text(&path).is_ok_and(|t| t.lines().any(|l| l == session))
+    }
+
+    /// Remember whether `session`'s scan stopped at its budget (best effort).
+    pub fn set_scan_pending(&self, session: &str, pending: bool) {
+        if pending == self.scan_pending(session) || session.contains(['\n', '\r']) {
+            return;
+        }
+        let path = self.dir.join("scan-pending");
+        let old = fsio::read_text(&path).unwrap_or_default();
+        let mut lines: Vec<&str> = old.lines().filter(|l| *l != session).take(256).collect();
+        if pending {
+            lines.push(session);
+        }
+        let mut text = lines.join("\n");
+        text.push('\n');
+        let _ = fsio::write_atomic(&path, text.as_bytes());
     }
 }

@@ -6,8 +6,9 @@
 //! scanned). A file another live session watches is left to it: the sweep
 //! before the next shell command puts its change in that session's snapshot.
 
+use std::collections::BTreeMap;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::facts::Ctx;
@@ -33,22 +34,24 @@ const SLACK_NS: i128 = 2_000_000_000;
 
 /// How many of a command line's words are looked at for paths into other worktrees.
 const MAX_WORDS: usize = 64;
+/// How many worktrees one call scans at most.
+const MAX_WORKTREES: usize = 8;
 
 /// The worktrees (by root) the command line ran in or named: the event's own directory, every
 /// directory one of its commands is known to run in, and every worktree an argument names by a
 /// path that exists (`python3 gen.py ../wt-b`, `git -C wt-b ...`).
 fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
     let mut out: Vec<Worktree> = Vec::new();
-    let mut add = |dir: &Path, path: &Path| {
+    let add = |out: &mut Vec<Worktree>, dir: &Path, path: &Path| {
         if let Some(l) = git::locate(dir, path)
             && !out.iter().any(|w| w.root == l.worktree.root)
         {
             out.push(l.worktree);
         }
     };
-    add(&event.cwd, Path::new("."));
+    add(&mut out, &event.cwd, Path::new("."));
     for c in cmds.iter().filter(|c| c.cwd_known) {
-        add(&c.cwd, Path::new("."));
+        add(&mut out, &c.cwd, Path::new("."));
     }
     let named = cmds
         .iter()
@@ -59,7 +62,18 @@ fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
     for (c, word) in named {
         let path = c.cwd.join(word);
         if path.is_dir() || (word.contains('/') && path.parent().is_some_and(Path::is_dir)) {
-            add(&c.cwd, Path::new(word));
+            add(&mut out, &c.cwd, Path::new(word));
+        }
+    }
+    // A program can write anywhere in reach, and a script's own lines are not read: every
+    // other worktree of the clones found, too (the ones named first).
+    let clones: Vec<PathBuf> = out.iter().map(|w| w.common_dir.clone()).collect();
+    for common in clones {
+        for root in git::worktree_roots(&common) {
+            if out.len() >= MAX_WORKTREES {
+                return out;
+            }
+            add(&mut out, &root, Path::new("."));
         }
     }
     out
@@ -78,7 +92,13 @@ fn clock_ns() -> i128 {
 /// (`took`), the files changed within that time also become the session's, as files an edit
 /// tool writes do, so the guard protects them from its peers. Best effort, never fails the hook.
 pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<Duration>) {
-    if cmds.is_some_and(readers::only_reads) {
+    // After a line that only reads there is nothing new, unless an earlier scan of this
+    // session's clone stopped at its budget.
+    if cmds.is_some_and(readers::only_reads)
+        && !git::locate(&event.cwd, Path::new("."))
+            .and_then(|l| Store::with_snapshots(&l.worktree.common_dir))
+            .is_some_and(|s| s.scan_pending(&event.session_id))
+    {
         return;
     }
     let cmds = cmds.unwrap_or_default();
@@ -86,6 +106,7 @@ pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<D
     let clock = clock_ns();
     let since = clock - RECENT_SECS * 1_000_000_000;
     let ran_since = took.map(|t| clock - t.as_nanos() as i128 - SLACK_NS);
+    let mut stopped: BTreeMap<PathBuf, bool> = BTreeMap::new();
     for wt in worktrees(event, cmds) {
         let Ok(dirty) = git::dirty_paths(&wt.root) else {
             continue;
@@ -108,6 +129,7 @@ pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<D
         let mut mine = Vec::new();
         let mut files = Vec::new();
         let mut bytes = 0u64;
+        let mut over = false;
         for path in dirty {
             let Ok(meta) = fs::symlink_metadata(wt.root.join(&path)) else {
                 continue;
@@ -130,7 +152,11 @@ pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<D
             } else {
                 meta.len()
             };
-            if kept || files.len() == MAX_FILES || bytes + cost > MAX_BYTES {
+            if kept {
+                continue;
+            }
+            if files.len() == MAX_FILES || bytes + cost > MAX_BYTES {
+                over = true;
                 continue;
             }
             bytes += cost;
@@ -139,6 +165,7 @@ pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<D
                 path,
             });
         }
+        *stopped.entry(wt.common_dir.clone()).or_default() |= over;
         if files.is_empty() {
             continue;
         }
@@ -158,6 +185,11 @@ pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<D
             false,
         ) {
             failed(Some(&store), now, &e);
+        }
+    }
+    for (common, over) in stopped {
+        if let Ok(store) = Store::open(&common) {
+            store.set_scan_pending(&event.session_id, over);
         }
     }
 }
