@@ -220,17 +220,14 @@ fn a_claim_whose_view_of_the_remote_went_stale_loses_to_the_claim_that_landed_fi
     // is taken before alpha's claim lands, and beta pushes after it did.
     let listed = m.base.join("beta-listed");
     let slow = m.base.join("slow-upload-pack");
-    std::fs::write(
+    m.upload_pack(
+        &m.b,
         &slow,
-        format!(
-            "#!/bin/sh\ngit upload-pack \"$@\"\ntouch '{}'\nsleep 2\n",
+        &format!(
+            "git upload-pack \"$@\"\ntouch '{}'\nsleep 2\n",
             listed.display()
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
-    m.config(&m.b, "remote.origin.uploadpack", slow.to_str().unwrap());
+    );
 
     let beta = spawn_as(&m.b, S2, &["claim", "record:Z", "--exclusive"]);
     let seen = wait_until(Duration::from_secs(10), Duration::from_millis(20), || {
@@ -265,18 +262,15 @@ fn a_claim_is_not_refused_by_its_own_sessions_sync_publishing_it_first() {
     // compare-and-swap, which then finds the ref taken, by this very session.
     let listed = m.base.join("claim-listed");
     let slow = m.base.join("slow-once-upload-pack");
-    std::fs::write(
+    m.upload_pack(
+        &m.a,
         &slow,
-        format!(
-            "#!/bin/sh\nif [ -e '{0}' ]; then exec git upload-pack \"$@\"; fi\n\
+        &format!(
+            "if [ -e '{0}' ]; then exec git upload-pack \"$@\"; fi\n\
              git upload-pack \"$@\"\ntouch '{0}'\nsleep 3\n",
             listed.display()
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
-    m.config(&m.a, "remote.origin.uploadpack", slow.to_str().unwrap());
+    );
 
     let claim = spawn_as(&m.a, S1, &["claim", "record:Z", "--exclusive"]);
     let seen = wait_until(Duration::from_secs(10), Duration::from_millis(20), || {

@@ -57,6 +57,15 @@ impl Machines {
         git(dir, &["config", key, value]);
     }
 
+    /// Make `dir`'s fetches from `origin` run the shell script `body` (at `script`) as the
+    /// remote's upload-pack: a slow network, or a moment to act in between.
+    pub fn upload_pack(&self, dir: &Path, script: &Path, body: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(script, format!("#!/bin/sh\n{body}")).unwrap();
+        std::fs::set_permissions(script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        self.config(dir, "remote.origin.uploadpack", script.to_str().unwrap());
+    }
+
     /// Every ref of the bare remote, as (name, object id).
     pub fn remote_refs(&self) -> Vec<(String, String)> {
         git_out(&self.base, &["ls-remote", self.remote.to_str().unwrap()])

@@ -97,23 +97,22 @@ pub(crate) fn summary(r: &Report) -> String {
             r.machines.join(", ")
         )
     };
-    let rejected = if r.rejected.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; rejected {} from the remote ({})",
-            plural(r.rejected.len(), "record", "records"),
-            r.rejected.join("; ")
-        )
+    // A clause naming every item of a list, or nothing when it is empty.
+    let clause = |items: &[String], head: String| {
+        if items.is_empty() {
+            String::new()
+        } else {
+            format!("; {head} ({})", items.join("; "))
+        }
     };
-    let skipped = if r.skipped.is_empty() {
-        String::new()
-    } else {
+    let rejected = clause(
+        &r.rejected,
         format!(
-            "; skipped, not fetched, over the caps: {}",
-            r.skipped.join("; ")
-        )
-    };
+            "rejected {} from the remote",
+            plural(r.rejected.len(), "record", "records")
+        ),
+    );
+    let skipped = clause(&r.skipped, "skipped, not fetched, over the caps".to_owned());
     let imported = match r.imported_sessions {
         0 => "no sessions from other machines".to_owned(),
         n => format!("{}{from}", plural(n, "session", "sessions")),
