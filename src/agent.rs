@@ -7,13 +7,13 @@ use crate::platform;
 
 /// One process, identified so that pid reuse and reboots cannot fool a later check.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct AgentProcess {
+pub(crate) struct AgentProcess {
     /// Process id.
-    pub pid: u32,
+    pub(crate) pid: u32,
     /// Start time, in the unit of the platform module (only compared with itself).
-    pub start: u64,
+    pub(crate) start: u64,
     /// The first 8 characters of the kernel's boot id.
-    pub boot: String,
+    pub(crate) boot: String,
 }
 
 /// Programs that stand between the host and the hook and are not the host.
@@ -24,7 +24,7 @@ const PASS_THROUGH: &[&str] = &[
 
 /// The host process this hook runs under: the first ancestor that is not a shell or wrapper.
 /// `None` where the system cannot tell (see `src/platform/`), or for an orphaned hook.
-pub fn current() -> Option<AgentProcess> {
+pub(crate) fn current() -> Option<AgentProcess> {
     let boot = platform::boot_id()?;
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..8 {
@@ -44,7 +44,7 @@ pub fn current() -> Option<AgentProcess> {
 /// Every ancestor of this process that is not a shell or wrapper, nearest first (at most 32):
 /// a session's shell descendants (`make`, `npm run`, `perl` running `git dibs claim`) find their
 /// session's agent among them.
-pub fn ancestors() -> Vec<AgentProcess> {
+pub(crate) fn ancestors() -> Vec<AgentProcess> {
     let Some(boot) = platform::boot_id() else {
         return Vec::new();
     };
@@ -72,7 +72,7 @@ pub fn ancestors() -> Vec<AgentProcess> {
 impl AgentProcess {
     /// Whether this exact process is gone: `Some(true)` when it certainly ended (no such pid,
     /// another process under its pid, or another boot), `None` when this system cannot tell.
-    pub fn is_gone(&self) -> Option<bool> {
+    pub(crate) fn is_gone(&self) -> Option<bool> {
         let boot = platform::boot_id()?;
         if boot != self.boot {
             return Some(true);
@@ -85,7 +85,7 @@ impl AgentProcess {
     }
 
     /// A name for this process usable as a file name.
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         format!("{}-{}-{}", self.boot, self.pid, self.start)
     }
 }

@@ -22,7 +22,7 @@ pub enum Host {
 
 impl Host {
     /// The short name used in messages and records.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Host::Claude => "claude",
             Host::Cursor => "cursor",
@@ -43,19 +43,19 @@ const MAX_AGENT_TYPE: usize = 40;
 #[derive(
     Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
-pub struct SubAgent {
+pub(crate) struct SubAgent {
     /// The host's id of the sub-agent (printable, at most `MAX_AGENT_ID` (64) bytes).
-    pub id: String,
+    pub(crate) id: String,
     /// Its type (`general-purpose`, `Explore`, ...), when the host says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
 }
 
 impl SubAgent {
     /// The sub-agent a host's `agent_id` and `agent_type` name; `None` when the id is blank.
     /// Hostile input is data: control characters are dropped, and an overlong id keeps its
     /// start and a digest of the whole (two different ids stay two sub-agents).
-    pub fn from_fields(id: Option<&str>, kind: Option<&str>) -> Option<SubAgent> {
+    pub(crate) fn from_fields(id: Option<&str>, kind: Option<&str>) -> Option<SubAgent> {
         let printable = |s: &str| text::clean(s, usize::MAX);
         let id = printable(id?.trim());
         if id.is_empty() {
@@ -79,7 +79,7 @@ impl SubAgent {
     }
 
     /// The first 8 characters of the id, as shown to people.
-    pub fn short_id(&self) -> &str {
+    pub(crate) fn short_id(&self) -> &str {
         crate::store::short_id(&self.id)
     }
 }

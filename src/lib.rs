@@ -1,13 +1,13 @@
 //! git-dibs: a shared record of who holds what in a git checkout, and a guard against commands
 //! that destroy another session's work. See the README for the product and DESIGN for the shape.
 
-pub mod agent;
+pub(crate) mod agent;
 pub mod cli;
-pub mod git;
-pub mod host;
+pub(crate) mod git;
+pub(crate) mod host;
 mod platform;
 pub mod policy;
-pub mod protocol;
+pub(crate) mod protocol;
 pub mod shell;
 pub mod store;
-pub mod text;
+pub(crate) mod text;

@@ -4,9 +4,9 @@
 //! the length is capped. The one sanitiser: every place that shows such text calls [`clean`].
 
 /// The longest label or intent kept, in characters.
-pub const MAX_NOTE: usize = 200;
+pub(crate) const MAX_NOTE: usize = 200;
 /// The longest file name, id or command shown, in characters.
-pub const MAX_SHOWN: usize = 500;
+pub(crate) const MAX_SHOWN: usize = 500;
 
 /// Whether `c` may never be shown: C0/C1 controls (ESC, BEL, CR, ...), bidirectional controls
 /// and zero-width characters that hide or reorder what a reader sees.
@@ -20,7 +20,7 @@ fn hidden(c: char) -> bool {
 /// `text` with every hidden character dropped (white space among them becomes a space), runs
 /// of white space made one space, trimmed, and cut to `max` characters (an ellipsis marks a
 /// cut).
-pub fn clean(text: &str, max: usize) -> String {
+pub(crate) fn clean(text: &str, max: usize) -> String {
     let words = text
         .split(|c: char| c.is_whitespace())
         .map(|w| w.chars().filter(|c| !hidden(*c)).collect::<String>())
@@ -46,14 +46,14 @@ pub fn clean(text: &str, max: usize) -> String {
 }
 
 /// [`clean`] for a label or intent ([`MAX_NOTE`]); `None` when nothing is left.
-pub fn note(text: &str) -> Option<String> {
+pub(crate) fn note(text: &str) -> Option<String> {
     Some(clean(text, MAX_NOTE)).filter(|t| !t.is_empty())
 }
 
 /// Someone else's words as quoted data in a message to a model: cleaned and put in double
 /// quotes, with any double quote inside made a single one, so it reads as a quotation and
 /// never as part of the message's own instructions.
-pub fn quoted(text: &str) -> String {
+pub(crate) fn quoted(text: &str) -> String {
     format!("\"{}\"", clean(text, MAX_NOTE).replace('"', "'"))
 }
 

@@ -12,20 +12,20 @@ use serde::{Deserialize, Serialize};
 
 /// Options of `audit`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print JSON lines: one audit record (a JSON object) per line.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Only lines from this long ago on (`2h`, `30m`), or since this time (RFC 3339,
     /// `2026-11-29T06:00:00Z`).
     #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
+    pub(crate) since: Option<String>,
     /// Only lines of this session (its id, or the short id messages print).
     #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// Only lines with this verdict: block, ask, bypass or force-release.
     #[arg(long, value_name = "VERDICT")]
-    pub verdict: Option<String>,
+    pub(crate) verdict: Option<String>,
 }
 
 /// The fields of an audit line that are shown and filtered on.
@@ -77,7 +77,7 @@ fn line_secs(at: &str) -> Option<u64> {
 }
 
 /// Print the audit log of the current clone.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let (_, store) = super::current_store()?;
     if let Some(v) = &args.verdict
         && !VERDICTS.contains(&v.as_str())

@@ -14,16 +14,16 @@ use crate::protocol::{Event, EventKind, Host, Response, SubAgent};
 
 /// Options of `check`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print one JSON object.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Judge as this session (default: the session this shell belongs to, else yours).
     #[arg(long)]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// The command line, as the agent would type it (one word is taken as a whole line).
     #[arg(last = true, required = true)]
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -40,7 +40,7 @@ struct Report<'a> {
 }
 
 /// Run `check`.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let command = args.command.join(" ");
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let session = args

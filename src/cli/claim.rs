@@ -15,48 +15,48 @@ use crate::store::{self, Change, ClaimRequest, Grant, Target, Writer};
 
 /// Options of `claim`.
 #[derive(Debug, clap::Args)]
-pub struct ClaimArgs {
+pub(crate) struct ClaimArgs {
     /// What to claim: a path, `branch:NAME`, `worktree:PATH` or `record:ID`.
     #[arg(required = true, value_name = "TARGET")]
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// Why, in a few words ("about to delete SessionsView").
     #[arg(long)]
-    pub intent: Option<String>,
+    pub(crate) intent: Option<String>,
     /// Refuse if anyone else holds any of the targets; of racing claims exactly one wins.
     #[arg(long)]
-    pub exclusive: bool,
+    pub(crate) exclusive: bool,
     /// Lease: the claim lapses after this long without activity (`90m`, `2h`; default `dibs.ttl`).
     #[arg(long, value_name = "DURATION")]
-    pub ttl: Option<String>,
+    pub(crate) ttl: Option<String>,
     /// The session that claims (default: `DIBS_SESSION`, `CLAUDE_CODE_SESSION_ID`, else you).
     #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// Print JSON.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// With `dibs.sync` on: claim on this machine only, without taking the remote's claim ref.
     #[arg(long)]
-    pub local: bool,
+    pub(crate) local: bool,
 }
 
 /// Options of `release`.
 #[derive(Debug, clap::Args)]
-pub struct ReleaseArgs {
+pub(crate) struct ReleaseArgs {
     /// What to release (as for `claim`).
     #[arg(value_name = "TARGET", required_unless_present = "all")]
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// Release every claim and file of the session.
     #[arg(long, conflicts_with = "targets")]
-    pub all: bool,
+    pub(crate) all: bool,
     /// The session whose claims to release (default: as for `claim`).
     #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// Release another session's claims (refused while it is live; written to the audit log).
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
     /// Print JSON: `{"session": ID, "released": [TARGET...]}`.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// The caller's own session: from the environment an agent's shell exports (a short id
@@ -195,7 +195,7 @@ struct Refused {
 }
 
 /// Run `claim`.
-pub fn claim(args: ClaimArgs) -> Result<ExitCode> {
+pub(crate) fn claim(args: ClaimArgs) -> Result<ExitCode> {
     let (wt, store) = super::current_store()?;
     let cwd = std::env::current_dir()?;
     let now = store::now_secs();
@@ -386,7 +386,7 @@ fn refuse_release(args: &ReleaseArgs, id: &str, why: String) -> Result<ExitCode>
 }
 
 /// Run `release`.
-pub fn release(args: ReleaseArgs) -> Result<ExitCode> {
+pub(crate) fn release(args: ReleaseArgs) -> Result<ExitCode> {
     let (wt, store) = super::current_store()?;
     let cwd = std::env::current_dir()?;
     let now = store::now_secs();

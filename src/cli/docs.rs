@@ -13,22 +13,22 @@ use super::Cli;
 
 /// Options of `man`.
 #[derive(Debug, clap::Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Write the page where `man` finds it (`<prefix>/share/man/man1/git-dibs.1` beside the
     /// binary's `bin` folder, else `~/.local/share/man/man1/`) instead of printing it.
     #[arg(long)]
-    pub install: bool,
+    pub(crate) install: bool,
     /// With --install: the `man1` folder (or any folder) to write `git-dibs.1` into.
     #[arg(long, value_name = "DIR", requires = "install")]
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
 }
 
 /// Options of `completions`.
 #[derive(Debug, clap::Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell: bash, zsh, fish, elvish or powershell.
     #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
+    pub(crate) shell: clap_complete::Shell,
 }
 
 /// The command line as `git-dibs` (the name `man` and completions look up).
@@ -97,7 +97,7 @@ pub(crate) fn install_man_page_beside_binary() {
 }
 
 /// Run `man`.
-pub fn man(args: ManArgs) -> Result<ExitCode> {
+pub(crate) fn man(args: ManArgs) -> Result<ExitCode> {
     if !args.install {
         std::io::stdout().write_all(&man_page()?)?;
         return Ok(ExitCode::SUCCESS);
@@ -128,7 +128,7 @@ _git_dibs() {
 "#;
 
 /// Run `completions`.
-pub fn completions(args: CompletionsArgs) -> Result<ExitCode> {
+pub(crate) fn completions(args: CompletionsArgs) -> Result<ExitCode> {
     let mut cmd = command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "git-dibs", &mut script);

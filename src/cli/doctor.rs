@@ -19,11 +19,11 @@ use crate::store::{self, Store};
 
 /// Options of `doctor`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print one JSON document: `{"problems": N, "checks": [{"status", "text"}]}`, where
     /// status is `ok`, `repaired` or `problem`.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// One line of the report.
@@ -423,7 +423,7 @@ fn check_snapshots(r: &mut Report, store: &Store, now: u64) {
     }
 }
 
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let mut r = Report {
         json: args.json,
         ..Report::default()

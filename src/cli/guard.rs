@@ -25,30 +25,30 @@ use facts::{SCAN_DEPTH, SCAN_ENTRIES, gather};
 /// The guard's answer for one command line, with what decided it.
 pub(crate) struct Judgement {
     /// The answer to the host.
-    pub response: Response,
+    pub(crate) response: Response,
     /// The parsed command line, when it could be parsed.
-    pub cmds: Option<Vec<shell::SimpleCommand>>,
+    pub(crate) cmds: Option<Vec<shell::SimpleCommand>>,
     /// Each guarded command with its verdict and the facts used.
-    pub items: Vec<Item>,
+    pub(crate) items: Vec<Item>,
 }
 
 /// One guarded command as `git dibs check` shows it.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Item {
     /// The command as shown in messages.
-    pub command: String,
+    pub(crate) command: String,
     /// `allow`, `block` or `ask`.
-    pub verdict: &'static str,
+    pub(crate) verdict: &'static str,
     /// The rule that decided, when it was not an allow.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule: Option<&'static str>,
+    pub(crate) rule: Option<&'static str>,
     /// The reason given.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// `WT_GUARD_BYPASS=1` leads it.
-    pub bypass: bool,
+    pub(crate) bypass: bool,
     /// The facts the decision rests on, one line each (paths, commits, peers).
-    pub facts: Vec<String>,
+    pub(crate) facts: Vec<String>,
 }
 
 /// Judge the command line of a `Bash` tool call. `record`: write the audit log and keep

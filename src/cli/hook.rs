@@ -21,15 +21,15 @@ use facts::Ctx;
 
 /// Options of `hook`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The host that runs this hook, when known (otherwise read from the input).
     #[arg(long, value_enum)]
-    pub host: Option<HostArg>,
+    pub(crate) host: Option<HostArg>,
 }
 
 /// Hosts that can be named on the command line.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum HostArg {
+pub(crate) enum HostArg {
     /// Claude Code.
     Claude,
     /// Cursor.
@@ -42,7 +42,7 @@ pub enum HostArg {
 
 impl HostArg {
     /// The host named `name` on the command line, if any.
-    pub fn from_name(name: &str) -> Option<HostArg> {
+    pub(crate) fn from_name(name: &str) -> Option<HostArg> {
         <HostArg as clap::ValueEnum>::from_str(name, false).ok()
     }
 }
@@ -59,7 +59,7 @@ impl From<HostArg> for Host {
 }
 
 /// Run the hook; always exits 0 unless a host format calls for a blocking code.
-pub fn run(args: Args) -> ExitCode {
+pub(crate) fn run(args: Args) -> ExitCode {
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| handle(args)));
     let output = match outcome {
         Ok(out) => out,

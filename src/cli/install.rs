@@ -19,43 +19,43 @@ pub(crate) use report::Report;
 
 /// Options of `install` and `uninstall`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Write `.claude/settings.local.json` (personal, not committed).
     #[arg(long, conflicts_with = "user")]
-    pub local: bool,
+    pub(crate) local: bool,
     /// Write the user's `~/.claude/settings.json` (every project).
     #[arg(long)]
-    pub user: bool,
+    pub(crate) user: bool,
     /// Wire Claude Code (the default when no host is named).
     #[arg(long)]
-    pub claude: bool,
+    pub(crate) claude: bool,
     /// Wire Cursor: `.cursor/hooks.json`.
     #[arg(long, conflicts_with_all = ["local", "user"])]
-    pub cursor: bool,
+    pub(crate) cursor: bool,
     /// Wire Gemini CLI: `.gemini/settings.json`.
     #[arg(long, conflicts_with_all = ["local", "user"])]
-    pub gemini: bool,
+    pub(crate) gemini: bool,
     /// Wire Codex: `.codex/hooks.json`.
     #[arg(long, conflicts_with_all = ["local", "user"])]
-    pub codex: bool,
+    pub(crate) codex: bool,
     /// Wire every host: Claude Code, Cursor, Gemini CLI and Codex.
     #[arg(long, conflicts_with_all = ["local", "user"])]
-    pub all: bool,
+    pub(crate) all: bool,
     /// Print the resulting file instead of writing it.
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// Install (or uninstall) the git hooks instead: pre-commit, reference-transaction and
     /// post-commit shims in git's hooks folder, chaining any hook already there.
     #[arg(long, conflicts_with_all = ["local", "user"])]
-    pub git_hooks: bool,
+    pub(crate) git_hooks: bool,
     /// Print one JSON object: each file, whether it changed, and the notes.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// Install or uninstall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Add our hooks.
     Install,
     /// Remove our hooks.
@@ -217,7 +217,7 @@ fn write_target(path: &Path) -> Result<PathBuf> {
 }
 
 /// Run `install` or `uninstall`.
-pub fn run(args: Args, mode: Mode) -> Result<ExitCode> {
+pub(crate) fn run(args: Args, mode: Mode) -> Result<ExitCode> {
     if mode == Mode::Install && !args.dry_run {
         super::docs::install_man_page_beside_binary();
     }

@@ -14,22 +14,22 @@ use crate::git::lanes::{LaneRepo, git};
 
 /// Options of `landed`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A branch or a commit.
-    pub what: String,
+    pub(crate) what: String,
     /// The remote base to compare with (default: the upstream of the lane's base, else
     /// `origin/HEAD`, `origin/main`, `origin/master`).
     #[arg(long, value_name = "REF")]
-    pub base: Option<String>,
+    pub(crate) base: Option<String>,
     /// Fetch the base's remote first (off by default: no network unless asked).
     #[arg(long)]
-    pub fetch: bool,
+    pub(crate) fetch: bool,
     /// Skip the pull request test (no `gh`).
     #[arg(long)]
-    pub offline: bool,
+    pub(crate) offline: bool,
     /// Print JSON.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 #[derive(Serialize)]
@@ -43,7 +43,7 @@ struct View {
 }
 
 /// Run `landed`.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let (wt, _) = super::current_store()?;
     let mut notes = Vec::new();
     if args.fetch {

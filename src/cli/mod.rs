@@ -30,19 +30,19 @@ use crate::store::Store;
 /// agents and people sharing one git repository.
 #[derive(Debug, Parser)]
 #[command(name = "git-dibs", bin_name = "git dibs", version, about, long_about = None)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Print nothing but errors; the exit code answers (0 yes or done, 1 refused or no, 2
     /// error).
     #[arg(short, long, global = true)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// What to do.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// The entry point for every agent hook: reads one event on stdin.
     Hook(hook::Args),
     /// Who is live here, on which worktree and branch, holding what.
@@ -158,7 +158,7 @@ fn silence_stdout() {
 }
 
 /// Run a parsed command line and return the process exit code.
-pub fn run(cli: Cli) -> ExitCode {
+pub(crate) fn run(cli: Cli) -> ExitCode {
     if cli.quiet {
         silence_stdout();
     }

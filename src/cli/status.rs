@@ -15,16 +15,16 @@ use crate::text;
 
 /// Options of `status`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print JSON (shape documented in the README).
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Include sessions that are no longer live.
     #[arg(long)]
-    pub all: bool,
+    pub(crate) all: bool,
     /// Only say who holds these files (exit 0 when a live session holds one, 1 when none does).
     #[arg(value_name = "PATH")]
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
 }
 
 /// The `--json` shape of one file.
@@ -141,7 +141,7 @@ use crate::store::rfc3339;
 
 mod who_holds;
 
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let (wt, store) = super::current_store()?;
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let now = store::now_secs();

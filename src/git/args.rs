@@ -11,21 +11,21 @@ use super::discover::{Worktree, locate, worktree_at};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitInvocation {
     /// The directory git runs in, after every `-C` (relative ones chain).
-    pub cwd: PathBuf,
+    pub(crate) cwd: PathBuf,
     /// `--git-dir` or `GIT_DIR`, absolute.
-    pub git_dir: Option<PathBuf>,
+    pub(crate) git_dir: Option<PathBuf>,
     /// `--work-tree` or `GIT_WORK_TREE`, absolute.
-    pub work_tree: Option<PathBuf>,
+    pub(crate) work_tree: Option<PathBuf>,
     /// Every `-c key=value` given, in order.
-    pub config: Vec<String>,
+    pub(crate) config: Vec<String>,
     /// The subcommand and its arguments (empty for `git --version` and the like).
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     /// Aliases defined for this command alone (`-c alias.x=...`, `GIT_CONFIG_KEY_n`,
     /// `GIT_CONFIG_PARAMETERS`, `--config-env`): `None` when the value is only known when it
     /// runs.
-    pub alias_from_env: BTreeMap<String, Option<String>>,
+    pub(crate) alias_from_env: BTreeMap<String, Option<String>>,
     /// Pathspecs match case-insensitively (`--icase-pathspecs`, `GIT_ICASE_PATHSPECS=1`).
-    pub icase: bool,
+    pub(crate) icase: bool,
 }
 
 /// Global options that are plain flags.
@@ -57,7 +57,7 @@ const VALUED: &[&str] = &[
 ];
 
 /// Whether `word` (possibly a path) names the `git` program.
-pub fn is_git(word: &str) -> bool {
+pub(crate) fn is_git(word: &str) -> bool {
     let base = word.rsplit('/').next().unwrap_or(word);
     base == "git" || base == "git.exe"
 }
@@ -65,7 +65,7 @@ pub fn is_git(word: &str) -> bool {
 /// Split a `git` argv into its global options and the subcommand, the way git does. `assignments`
 /// are the command's leading `NAME=value` words (`GIT_DIR`, `GIT_WORK_TREE` count). Returns
 /// `None` when `argv[0]` is not git. Pure: no file is read.
-pub fn parse_invocation(
+pub(crate) fn parse_invocation(
     argv: &[String],
     cwd: &Path,
     assignments: &[(String, String)],
@@ -242,7 +242,7 @@ fn expand_inline_alias(config: &[String], args: &mut Vec<String>) {
 }
 
 /// Replace `args[0]` by the words of a non-shell alias `value`; `false` for a shell alias.
-pub fn expand_alias(value: &str, args: &mut Vec<String>) -> bool {
+pub(crate) fn expand_alias(value: &str, args: &mut Vec<String>) -> bool {
     if value.trim_start().starts_with('!') {
         return false;
     }
@@ -255,7 +255,7 @@ pub fn expand_alias(value: &str, args: &mut Vec<String>) -> bool {
 }
 
 /// Subcommands built into git (an alias cannot shadow them).
-pub const BUILTINS: &[&str] = &[
+pub(crate) const BUILTINS: &[&str] = &[
     "add",
     "am",
     "annotate",
@@ -325,7 +325,7 @@ pub const BUILTINS: &[&str] = &[
 
 /// The worktree a git invocation acts on: `--work-tree`/`--git-dir` when given, else the
 /// worktree holding its directory. Std-only (reads `.git` files, opens no repository).
-pub fn invocation_worktree(inv: &GitInvocation) -> Option<Worktree> {
+pub(crate) fn invocation_worktree(inv: &GitInvocation) -> Option<Worktree> {
     if let Some(wt) = &inv.work_tree {
         let wt = &super::normalize(Path::new(""), wt);
         if let Some(found) = worktree_at(wt) {

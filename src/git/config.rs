@@ -12,14 +12,14 @@ use super::status::{config_files, parse_duration};
 /// The `dibs.*` settings that apply to a worktree (system, global, the clone's and the
 /// worktree's config), by lower-case key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Settings {
+pub(crate) struct Settings {
     values: BTreeMap<String, String>,
 }
 
 impl Settings {
     /// Read the config files of the worktree whose git dir is `git_dir`. Unreadable files are
     /// skipped.
-    pub fn load(git_dir: &Path) -> Settings {
+    pub(crate) fn load(git_dir: &Path) -> Settings {
         let Ok(mut config) = git2::Config::new() else {
             return Settings::default();
         };
@@ -52,19 +52,19 @@ impl Settings {
     }
 
     /// Settings kept from an earlier [`Settings::load`] ([`Settings::values`]).
-    pub fn from_values(values: BTreeMap<String, String>) -> Settings {
+    pub(crate) fn from_values(values: BTreeMap<String, String>) -> Settings {
         Settings { values }
     }
 
     /// Every `dibs.*` setting, by lower-case key.
-    pub fn values(&self) -> &BTreeMap<String, String> {
+    pub(crate) fn values(&self) -> &BTreeMap<String, String> {
         &self.values
     }
 
     /// A fingerprint of the config files of the worktree whose git dir is `git_dir` (their
     /// paths and contents): equal fingerprints mean equal settings. `None` when a file includes
     /// others (their changes would not show) or one cannot be read.
-    pub fn fingerprint(git_dir: &Path) -> Option<String> {
+    pub(crate) fn fingerprint(git_dir: &Path) -> Option<String> {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         for (file, _) in config_files(git_dir) {
             file.hash(&mut hasher);
@@ -83,12 +83,12 @@ impl Settings {
     }
 
     /// A string setting, when set.
-    pub fn string(&self, key: &str) -> Option<String> {
+    pub(crate) fn string(&self, key: &str) -> Option<String> {
         self.values.get(&key.to_ascii_lowercase()).cloned()
     }
 
     /// A boolean setting (`true`/`yes`/`on`/`1` and their opposites), when set and readable.
-    pub fn bool(&self, key: &str) -> Option<bool> {
+    pub(crate) fn bool(&self, key: &str) -> Option<bool> {
         match self.string(key)?.to_ascii_lowercase().as_str() {
             "true" | "yes" | "on" | "1" => Some(true),
             "false" | "no" | "off" | "0" | "" => Some(false),
@@ -97,7 +97,7 @@ impl Settings {
     }
 
     /// A duration setting (`90m`, `2h`, a bare number of seconds), when set and readable.
-    pub fn duration(&self, key: &str) -> Option<Duration> {
+    pub(crate) fn duration(&self, key: &str) -> Option<Duration> {
         parse_duration(&self.string(key)?)
     }
 }

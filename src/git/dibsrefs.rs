@@ -11,11 +11,11 @@ use super::cli::CliRepo;
 use super::run::{self, Finished, RunError};
 
 /// How long one `git ls-remote`, `fetch` or `push` may take.
-pub const NETWORK_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const NETWORK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What can go wrong talking to the remote.
 #[derive(Debug, thiserror::Error)]
-pub enum SyncError {
+pub(crate) enum SyncError {
     /// No remote is configured and none was named.
     #[error(
         "this repository has no remote to sync with; name one (`git dibs sync REMOTE`) or set \
@@ -48,7 +48,7 @@ pub enum SyncError {
 }
 
 /// The most ref listing a sync reads from `git ls-remote` (about 100,000 refs).
-pub const MAX_LISTING: usize = 8 << 20;
+pub(crate) const MAX_LISTING: usize = 8 << 20;
 /// The most commits one `git fetch` is asked for (its command line stays short).
 const FETCH_CHUNK: usize = 500;
 
@@ -60,37 +60,37 @@ impl From<git2::Error> for SyncError {
 
 /// A ref on the remote and the commit it points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RemoteRef {
+pub(crate) struct RemoteRef {
     /// The full ref name.
-    pub name: String,
+    pub(crate) name: String,
     /// The commit id (hex).
-    pub oid: String,
+    pub(crate) oid: String,
 }
 
 /// One compare-and-swap update of a remote ref.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RefUpdate {
+pub(crate) struct RefUpdate {
     /// The full ref name.
-    pub name: String,
+    pub(crate) name: String,
     /// The new commit id; `None` deletes the ref.
-    pub new: Option<String>,
+    pub(crate) new: Option<String>,
     /// The value the ref must have now; `None` means it must not exist.
-    pub expect: Option<String>,
+    pub(crate) expect: Option<String>,
 }
 
 /// The remote's answer to one update.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PushOutcome {
+pub(crate) struct PushOutcome {
     /// The full ref name.
-    pub name: String,
+    pub(crate) name: String,
     /// Whether the update took effect (or there was nothing to do).
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// Git's summary (`[rejected] (stale info)`, `[new reference]`, …).
-    pub summary: String,
+    pub(crate) summary: String,
 }
 
 /// One repository's view of one remote's `refs/dibs/`.
-pub struct DibsRemote {
+pub(crate) struct DibsRemote {
     /// libgit2's handle, or `None` for a repository read and written through git (`cli`).
     repo: Option<git2::Repository>,
     cli: Option<CliRepo>,
@@ -101,7 +101,7 @@ pub struct DibsRemote {
 impl DibsRemote {
     /// Open the repository whose git dir is `git_dir` and pick the remote: `named`, else
     /// `preferred` (the `dibs.remote` setting), else `origin`, else the only remote.
-    pub fn open(
+    pub(crate) fn open(
         git_dir: &Path,
         named: Option<&str>,
         preferred: Option<String>,
@@ -141,7 +141,7 @@ impl DibsRemote {
     }
 
     /// The remote's name (or URL).
-    pub fn remote(&self) -> &str {
+    pub(crate) fn remote(&self) -> &str {
         &self.remote
     }
 
@@ -173,7 +173,7 @@ impl DibsRemote {
     }
 
     /// The remote's refs matching `patterns` (such as `refs/dibs/*`).
-    pub fn list(&self, patterns: &[&str]) -> Result<Vec<RemoteRef>, SyncError> {
+    pub(crate) fn list(&self, patterns: &[&str]) -> Result<Vec<RemoteRef>, SyncError> {
         let mut cmd = self.git();
         cmd.args(["ls-remote", "--refs", &self.remote])
             .args(patterns);
@@ -201,7 +201,7 @@ impl DibsRemote {
     }
 
     /// Fetch the commits `oids` (tips of remote refs) that are not here yet. No ref is written.
-    pub fn fetch(&self, oids: &[String]) -> Result<(), SyncError> {
+    pub(crate) fn fetch(&self, oids: &[String]) -> Result<(), SyncError> {
         let missing: Vec<String> = match (&self.repo, &self.cli) {
             (Some(repo), _) => {
                 let odb = repo.odb()?;
@@ -235,7 +235,7 @@ impl DibsRemote {
     }
 
     /// The bytes of `file` in the tree of commit `oid`, when it is here and small enough.
-    pub fn read(&self, oid: &str, file: &str, limit: usize) -> Option<Vec<u8>> {
+    pub(crate) fn read(&self, oid: &str, file: &str, limit: usize) -> Option<Vec<u8>> {
         let Some(repo) = &self.repo else {
             return self.cli.as_ref()?.file_of(oid, file, limit);
         };
@@ -247,7 +247,7 @@ impl DibsRemote {
 
     /// Write a parentless commit whose tree holds `file` with `bytes`, and return its id.
     /// `message` makes it unique, so two writers never produce the same commit.
-    pub fn record(
+    pub(crate) fn record(
         &self,
         file: &str,
         bytes: &[u8],
@@ -282,7 +282,7 @@ impl DibsRemote {
 
     /// Apply `updates` on the remote, each as its own compare-and-swap
     /// (`--force-with-lease=REF:EXPECTED`), and report each one's outcome.
-    pub fn push(&self, updates: &[RefUpdate]) -> Result<Vec<PushOutcome>, SyncError> {
+    pub(crate) fn push(&self, updates: &[RefUpdate]) -> Result<Vec<PushOutcome>, SyncError> {
         if updates.is_empty() {
             return Ok(Vec::new());
         }

@@ -7,19 +7,19 @@ use std::path::{Component, Path, PathBuf};
 
 /// A working tree of a repository: the main one or a linked one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Worktree {
+pub(crate) struct Worktree {
     /// The top folder of the working tree (canonical).
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// This worktree's own git dir (`.git` or `.git/worktrees/<id>`).
-    pub git_dir: PathBuf,
+    pub(crate) git_dir: PathBuf,
     /// The git dir shared by all worktrees of the clone.
-    pub common_dir: PathBuf,
+    pub(crate) common_dir: PathBuf,
 }
 
 impl Worktree {
     /// The branch checked out here (`None` when HEAD is detached or unreadable). In a reftable
     /// repository (whose `HEAD` file is a stub) git is asked.
-    pub fn branch(&self) -> Option<String> {
+    pub(crate) fn branch(&self) -> Option<String> {
         let head = fs::read_to_string(self.git_dir.join("HEAD")).ok()?;
         match head.trim().strip_prefix("ref: refs/heads/") {
             Some(super::cli::REFTABLE_STUB_BRANCH) => super::cli::head_branch(&self.git_dir),
@@ -30,16 +30,16 @@ impl Worktree {
 
 /// A path resolved to the worktree that holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Located {
+pub(crate) struct Located {
     /// The worktree.
-    pub worktree: Worktree,
+    pub(crate) worktree: Worktree,
     /// The path relative to the worktree root, with `/` separators.
-    pub relative: String,
+    pub(crate) relative: String,
 }
 
 /// Make `path` absolute against `base` and canonical as far as it exists: symlinks in the
 /// existing part are resolved, `.` and `..` in the rest are folded.
-pub fn normalize(base: &Path, path: &Path) -> PathBuf {
+pub(crate) fn normalize(base: &Path, path: &Path) -> PathBuf {
     let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -93,7 +93,7 @@ fn read_gitfile(dot_git: &Path, dir: &Path) -> Option<PathBuf> {
 /// The git dir shared by every worktree of the clone whose git dir is `git_dir`: where its
 /// `commondir` file points (relative to `git_dir`, or absolute), else `git_dir` itself. Not
 /// canonicalised.
-pub fn common_dir_of(git_dir: &Path) -> PathBuf {
+pub(crate) fn common_dir_of(git_dir: &Path) -> PathBuf {
     match fs::read_to_string(git_dir.join("commondir")) {
         Ok(text) => git_dir.join(text.trim()),
         Err(_) => git_dir.to_path_buf(),
@@ -103,14 +103,14 @@ pub fn common_dir_of(git_dir: &Path) -> PathBuf {
 /// The `.git` file of the linked worktree whose administrative folder (`.git/worktrees/<id>`)
 /// is `admin`, from its `gitdir` file: absolute, or relative to `admin`
 /// (`worktree.useRelativePaths`), with `.` and `..` folded. Its parent is the worktree's root.
-pub fn linked_dot_git(admin: &Path) -> Option<PathBuf> {
+pub(crate) fn linked_dot_git(admin: &Path) -> Option<PathBuf> {
     let text = fs::read_to_string(admin.join("gitdir")).ok()?;
     Some(normalize(admin, Path::new(text.trim())))
 }
 
 /// The worktree at `root` whose git dir is `git_dir`, when `git_dir` is one (it has a `HEAD`);
 /// git dir and common dir canonical, `root` as given.
-pub fn with_git_dir(root: PathBuf, git_dir: &Path) -> Option<Worktree> {
+pub(crate) fn with_git_dir(root: PathBuf, git_dir: &Path) -> Option<Worktree> {
     let git_dir = fs::canonicalize(git_dir).ok()?;
     if !git_dir.join("HEAD").exists() {
         return None;
@@ -124,7 +124,7 @@ pub fn with_git_dir(root: PathBuf, git_dir: &Path) -> Option<Worktree> {
 }
 
 /// The worktree whose root is exactly `dir`, if `dir` has a `.git` entry.
-pub fn worktree_at(dir: &Path) -> Option<Worktree> {
+pub(crate) fn worktree_at(dir: &Path) -> Option<Worktree> {
     let dot_git = dir.join(".git");
     let meta = fs::metadata(&dot_git).ok()?;
     let git_dir = if meta.is_dir() {
@@ -137,7 +137,7 @@ pub fn worktree_at(dir: &Path) -> Option<Worktree> {
 
 /// Resolve `path` (absolute, or relative to `cwd`) to its worktree and relative path.
 /// Returns `None` for a path outside any worktree or inside a git dir.
-pub fn locate(cwd: &Path, path: &Path) -> Option<Located> {
+pub(crate) fn locate(cwd: &Path, path: &Path) -> Option<Located> {
     let full = normalize(cwd, path);
     let mut dir = full.as_path();
     if !full.is_dir() {
@@ -165,7 +165,7 @@ pub fn locate(cwd: &Path, path: &Path) -> Option<Located> {
 /// Roots of every worktree of the clone whose common git dir is `common_dir`, read from git's
 /// administrative files (no repository is opened): the main worktree, then each linked one
 /// whose folder still exists.
-pub fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
     let mut roots = Vec::new();
     if common_dir.file_name().is_some_and(|n| n == ".git")
         && let Some(main) = common_dir.parent()
@@ -189,7 +189,7 @@ pub fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
 
 /// Whether `name` is a valid branch name by git's rules (`git check-ref-format --branch`):
 /// no `..`, no spaces or control characters, no `~^:?*[\\`, no leading `-`, and so on.
-pub fn is_valid_branch_name(name: &str) -> bool {
+pub(crate) fn is_valid_branch_name(name: &str) -> bool {
     !name.starts_with('-') && git2::Reference::is_valid_name(&format!("refs/heads/{name}"))
 }
 

@@ -13,7 +13,7 @@ use super::cli::{CliError, CliRepo};
 /// once): it has no separate source, so a chain printed with `{:#}` does not repeat the cause.
 #[derive(Debug, thiserror::Error)]
 #[error("{what}: {cause}")]
-pub struct ReadError {
+pub(crate) struct ReadError {
     what: String,
     cause: String,
 }
@@ -51,43 +51,43 @@ fn cli_err<'a>(cli: &'a CliRepo, what: &'a str) -> impl FnOnce(CliError) -> Read
 
 /// One changed path in a worktree, as in `git status --porcelain`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileState {
+pub(crate) struct FileState {
     /// The path relative to the worktree root, `/`-separated.
-    pub path: String,
+    pub(crate) path: String,
     /// The index column (`X`): `M`, `A`, `D`, `R`, `T`, `U`, `?` or a space.
-    pub index: char,
+    pub(crate) index: char,
     /// The worktree column (`Y`): `M`, `D`, `T`, `U`, `?` or a space.
-    pub worktree: char,
+    pub(crate) worktree: char,
 }
 
 impl FileState {
     /// Not tracked (and not ignored).
-    pub fn untracked(&self) -> bool {
+    pub(crate) fn untracked(&self) -> bool {
         self.index == '?'
     }
 
     /// Has staged changes.
-    pub fn staged(&self) -> bool {
+    pub(crate) fn staged(&self) -> bool {
         !matches!(self.index, ' ' | '?')
     }
 
     /// The `git status --porcelain` line.
-    pub fn porcelain(&self) -> String {
+    pub(crate) fn porcelain(&self) -> String {
         format!("{}{} {}", self.index, self.worktree, self.path)
     }
 }
 
 /// A commit, for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommitInfo {
+pub(crate) struct CommitInfo {
     /// The full id.
-    pub id: String,
+    pub(crate) id: String,
     /// The first line of its message.
-    pub summary: String,
+    pub(crate) summary: String,
 }
 
 /// An open repository (any worktree of it) to read guard facts from.
-pub struct Repo {
+pub(crate) struct Repo {
     repo: git2::Repository,
     /// Set when libgit2 cannot open this repository: every read goes to git.
     cli: Option<CliRepo>,
@@ -96,7 +96,7 @@ pub struct Repo {
 impl Repo {
     /// Open the repository of the worktree (or git dir) at `path`; one libgit2 cannot open
     /// because of its format is read through git.
-    pub fn open(path: &Path) -> Result<Repo, ReadError> {
+    pub(crate) fn open(path: &Path) -> Result<Repo, ReadError> {
         match git2::Repository::open(path) {
             Ok(repo) => Ok(Repo { repo, cli: None }),
             Err(e) => match CliRepo::for_format(path) {
@@ -133,7 +133,7 @@ impl Repo {
 
     /// Every modified, staged or untracked path (untracked folders listed file by file; ignored
     /// files left out), sorted by path.
-    pub fn status(&self) -> Result<Vec<FileState>, ReadError> {
+    pub(crate) fn status(&self) -> Result<Vec<FileState>, ReadError> {
         if self.cli.is_some() {
             return self.git_status(&[], None);
         }
@@ -160,7 +160,7 @@ impl Repo {
 
     /// The state of just these paths (relative, `/`-separated); clean, ignored and absent
     /// ones are left out. Cheaper than [`Repo::status`] when few paths are asked about.
-    pub fn status_of<'a>(
+    pub(crate) fn status_of<'a>(
         &self,
         paths: impl IntoIterator<Item = &'a str>,
     ) -> Result<Vec<FileState>, ReadError> {
@@ -203,7 +203,7 @@ impl Repo {
     }
 
     /// The commit HEAD points at (`None` on an unborn branch).
-    pub fn head(&self) -> Option<String> {
+    pub(crate) fn head(&self) -> Option<String> {
         if let Some(cli) = &self.cli {
             return cli.commit_of("HEAD");
         }
@@ -212,7 +212,7 @@ impl Repo {
     }
 
     /// The tip of local branch `name`, if it exists.
-    pub fn branch_tip(&self, name: &str) -> Option<String> {
+    pub(crate) fn branch_tip(&self, name: &str) -> Option<String> {
         if let Some(cli) = &self.cli {
             return cli.ref_tip(&format!("refs/heads/{name}"));
         }
@@ -224,7 +224,7 @@ impl Repo {
     }
 
     /// Every local branch with its tip.
-    pub fn local_branches(&self) -> Vec<(String, String)> {
+    pub(crate) fn local_branches(&self) -> Vec<(String, String)> {
         if let Some(cli) = &self.cli {
             return cli
                 .refs_under("refs/heads/")
@@ -245,7 +245,7 @@ impl Repo {
 
     /// Commits reachable from `tip` that no remote-tracking ref (`refs/remotes/*`) contains,
     /// newest first, at most `limit`. Empty means `tip` is pushed.
-    pub fn unpushed(&self, tip: &str, limit: usize) -> Result<Vec<CommitInfo>, ReadError> {
+    pub(crate) fn unpushed(&self, tip: &str, limit: usize) -> Result<Vec<CommitInfo>, ReadError> {
         if let Some(cli) = &self.cli {
             return cli
                 .log_not(tip, &["--remotes"], limit)
@@ -263,7 +263,7 @@ impl Repo {
     /// Commits of `refs/remotes/<remote>/<branch>` that no other ref, and no worktree's
     /// detached HEAD, contains (at most `limit`). `None` when that remote-tracking ref does not
     /// exist here.
-    pub fn only_on_remote_branch(
+    pub(crate) fn only_on_remote_branch(
         &self,
         remote: &str,
         branch: &str,
@@ -299,7 +299,7 @@ impl Repo {
     }
 
     /// The branches of `remote` known here (`refs/remotes/<remote>/*`, without the prefix).
-    pub fn remote_branches(&self, remote: &str) -> Vec<String> {
+    pub(crate) fn remote_branches(&self, remote: &str) -> Vec<String> {
         let prefix = format!("refs/remotes/{remote}/");
         if let Some(cli) = &self.cli {
             return cli
@@ -319,7 +319,7 @@ impl Repo {
     }
 
     /// How many entries the stash holds.
-    pub fn stash_entries(&self) -> usize {
+    pub(crate) fn stash_entries(&self) -> usize {
         if let Some(cli) = &self.cli {
             return cli.stash_entries();
         }
@@ -327,7 +327,7 @@ impl Repo {
     }
 
     /// Whether `spec` names a commit (a branch, tag, id, `HEAD~2`, ...).
-    pub fn is_rev(&self, spec: &str) -> bool {
+    pub(crate) fn is_rev(&self, spec: &str) -> bool {
         if let Some(cli) = &self.cli {
             return cli.is_rev(spec);
         }
@@ -335,7 +335,7 @@ impl Repo {
     }
 
     /// The configured remote that `name_or_url` names, by name or by URL.
-    pub fn remote_named(&self, name_or_url: &str) -> Option<String> {
+    pub(crate) fn remote_named(&self, name_or_url: &str) -> Option<String> {
         if let Some(cli) = &self.cli {
             let remotes = cli.remotes();
             return remotes
@@ -360,7 +360,7 @@ impl Repo {
     }
 
     /// The value of `alias.<name>` in the config that applies here.
-    pub fn alias(&self, name: &str) -> Option<String> {
+    pub(crate) fn alias(&self, name: &str) -> Option<String> {
         if let Some(cli) = &self.cli {
             return cli.config(&format!("alias.{name}"));
         }

@@ -10,30 +10,30 @@ use serde::Deserialize;
 use super::run::{self, RunError};
 
 /// How long `gh` may take before it is stopped and counted as "no answer".
-pub const GH_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const GH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A pull request.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct PullRequest {
     /// Its number.
-    pub number: u64,
+    pub(crate) number: u64,
     /// Its web address.
     #[serde(default)]
-    pub url: String,
+    pub(crate) url: String,
     /// `OPEN`, `CLOSED` or `MERGED`, when asked for.
     #[serde(default)]
-    pub state: String,
+    pub(crate) state: String,
 }
 
 /// The pull requests in any state whose head is `branch`, asking `gh` in `dir`; empty when
 /// there are none or `gh` gives no answer.
-pub fn pull_requests(dir: &Path, branch: &str) -> Vec<PullRequest> {
+pub(crate) fn pull_requests(dir: &Path, branch: &str) -> Vec<PullRequest> {
     pr_list(dir, branch, "all", "number,url,state").unwrap_or_default()
 }
 
 /// The first open pull request whose head is `branch`, asking `gh` in `dir`. `None` when there
 /// is none or when `gh` is missing, fails, prints something unreadable or takes too long.
-pub fn open_pull_request(dir: &Path, branch: &str) -> Option<PullRequest> {
+pub(crate) fn open_pull_request(dir: &Path, branch: &str) -> Option<PullRequest> {
     pr_list(dir, branch, "open", "number,url")
         .ok()?
         .into_iter()
@@ -42,7 +42,7 @@ pub fn open_pull_request(dir: &Path, branch: &str) -> Option<PullRequest> {
 
 /// `gh pr list --head BRANCH --state STATE --json FIELDS`, bounded by [`GH_TIMEOUT`]. `Err`
 /// says, for a person, why there is no answer (missing, failing, offline, unreadable).
-pub fn pr_list(
+pub(crate) fn pr_list(
     dir: &Path,
     branch: &str,
     state: &str,

@@ -11,7 +11,7 @@ use super::{CommitInfo, ReadError};
 /// The paths a commit in the worktree at `root` would change (`git diff --cached --name-only`):
 /// the index `index_file` (git's `GIT_INDEX_FILE` for `commit -a` or `commit PATHS`, relative to
 /// `cwd`), else the worktree's own, against HEAD. Both sides of a rename count. Sorted.
-pub fn staged_paths(
+pub(crate) fn staged_paths(
     cwd: &Path,
     root: &Path,
     index_file: Option<&Path>,
@@ -93,26 +93,26 @@ fn staged_by_libgit2(
 
 /// A branch being deleted: its full name, and its old tip when git said it.
 #[derive(Debug, Clone)]
-pub struct Deletion {
+pub(crate) struct Deletion {
     /// `refs/heads/…`.
-    pub name: String,
+    pub(crate) name: String,
     /// The tip before the deletion, when known.
-    pub old: Option<String>,
+    pub(crate) old: Option<String>,
 }
 
 /// A deleted branch whose commits would be lost.
 #[derive(Debug, Clone)]
-pub struct Lost {
+pub(crate) struct Lost {
     /// The branch (without `refs/heads/`).
-    pub branch: String,
+    pub(crate) branch: String,
     /// The commits, newest first.
-    pub commits: Vec<CommitInfo>,
+    pub(crate) commits: Vec<CommitInfo>,
     /// Whether there are more than were listed.
-    pub more: bool,
+    pub(crate) more: bool,
 }
 
 /// The repository a git hook runs for (found from git's environment: `GIT_DIR`, the cwd).
-pub struct HookRepo {
+pub(crate) struct HookRepo {
     repo: Option<git2::Repository>,
     cli: CliRepo,
     common_dir: PathBuf,
@@ -120,7 +120,7 @@ pub struct HookRepo {
 
 impl HookRepo {
     /// The repository git runs this hook in.
-    pub fn from_env() -> Result<HookRepo, ReadError> {
+    pub(crate) fn from_env() -> Result<HookRepo, ReadError> {
         let cwd = std::env::current_dir().map_err(|e| ReadError::new("cannot read the cwd", e))?;
         let git_dir = std::env::var_os("GIT_DIR").map(|d| cwd.join(d));
         let at = git_dir.clone().unwrap_or_else(|| cwd.clone());
@@ -146,12 +146,12 @@ impl HookRepo {
     }
 
     /// The common git dir (where the store and the audit log live).
-    pub fn common_dir(&self) -> &Path {
+    pub(crate) fn common_dir(&self) -> &Path {
         &self.common_dir
     }
 
     /// The first configured remote (`origin` first), if any.
-    pub fn first_remote(&self) -> Option<String> {
+    pub(crate) fn first_remote(&self) -> Option<String> {
         let names: Vec<String> = match &self.repo {
             Some(repo) => repo
                 .remotes()
@@ -172,7 +172,7 @@ impl HookRepo {
     /// The branches of `deleted` whose tips no kept ref contains, with the commits that would
     /// go (at most `shown` each). Kept: remote-tracking refs, tags, local branches not being
     /// deleted, and `new_values` (what the same transaction writes).
-    pub fn lost_commits(
+    pub(crate) fn lost_commits(
         &self,
         deleted: &[Deletion],
         new_values: &[String],

@@ -28,30 +28,30 @@ pub(crate) type Stamp = (i64, i64);
 /// An index entry's stat data, id and flags (the index keeps the low 32 bits of each number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Entry {
-    pub ctime: (u32, u32),
-    pub mtime: (u32, u32),
-    pub dev: u32,
-    pub ino: u32,
-    pub mode: u32,
-    pub uid: u32,
-    pub gid: u32,
-    pub size: u32,
-    pub oid: [u8; 20],
+    pub(crate) ctime: (u32, u32),
+    pub(crate) mtime: (u32, u32),
+    pub(crate) dev: u32,
+    pub(crate) ino: u32,
+    pub(crate) mode: u32,
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
+    pub(crate) size: u32,
+    pub(crate) oid: [u8; 20],
     /// Staged in a conflict, or marked assume-unchanged, skip-worktree or intent-to-add.
-    pub special: bool,
+    pub(crate) special: bool,
 }
 
 /// The stat data an index entry records, as read from a file or link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Stat {
-    pub mode: u32,
-    pub size: u64,
-    pub mtime: Stamp,
-    pub ctime: Stamp,
-    pub dev: u64,
-    pub ino: u64,
-    pub uid: u32,
-    pub gid: u32,
+    pub(crate) mode: u32,
+    pub(crate) size: u64,
+    pub(crate) mtime: Stamp,
+    pub(crate) ctime: Stamp,
+    pub(crate) dev: u64,
+    pub(crate) ino: u64,
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
 }
 
 impl From<&fs::Metadata> for Stat {
@@ -322,7 +322,7 @@ pub(crate) struct Raw<'a> {
     flags: u16,
     extended: u16,
     /// Where the entry starts in the file.
-    pub at: usize,
+    pub(crate) at: usize,
 }
 
 impl Raw<'_> {

@@ -14,7 +14,7 @@ const SQUASH_WINDOW: &str = "2000";
 
 /// Which test answered, or that none did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// The commit is the remote base or one of its ancestors.
     Ancestor,
     /// Every commit not on the base has a patch-equivalent commit there (`git cherry`).
@@ -40,21 +40,21 @@ pub enum Answer {
 
 /// The full answer: the remote base used, which test answered, and notes on skipped tests.
 #[derive(Debug, Clone)]
-pub struct Report {
+pub(crate) struct Report {
     /// The commit asked about.
-    pub commit: String,
+    pub(crate) commit: String,
     /// The remote-tracking ref compared against.
-    pub base: String,
+    pub(crate) base: String,
     /// The verdict.
-    pub answer: Answer,
+    pub(crate) answer: Answer,
     /// Tests that could not run, and why.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Ask whether `spec` (a branch or commit) has landed on `base` (a ref; default: the remote
 /// base of the lane's recorded base, else `origin/HEAD`, `origin/main`, `origin/master`).
 /// `ask_gh` allows the pull request test.
-pub fn landed(
+pub(crate) fn landed(
     dir: &Path,
     spec: &str,
     base: Option<&str>,
@@ -206,7 +206,7 @@ fn merged_pull_request(dir: &Path, branch: &str) -> Result<Option<(u64, String)>
 
 impl Answer {
     /// One line saying which test answered.
-    pub fn describe(&self, base: &str) -> String {
+    pub(crate) fn describe(&self, base: &str) -> String {
         let base = base.trim_start_matches("refs/remotes/");
         match self {
             Answer::Ancestor => format!("landed: ancestor of {base}"),

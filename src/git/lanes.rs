@@ -10,14 +10,14 @@ use std::process::{Command, Output, Stdio};
 use super::cli::CliRepo;
 
 /// The git config key (under `branch.<lane>.`) that records a lane's base branch.
-pub const BASE_KEY: &str = "dibsBase";
+pub(crate) const BASE_KEY: &str = "dibsBase";
 /// The ref prefix of landed markers: `refs/dibs/landed/<lane branch>` points at the lane tip
 /// that landed.
-pub const LANDED_PREFIX: &str = "refs/dibs/landed/";
+pub(crate) const LANDED_PREFIX: &str = "refs/dibs/landed/";
 
 /// A failure reading or changing a repository for lanes.
 #[derive(Debug, thiserror::Error)]
-pub enum LaneError {
+pub(crate) enum LaneError {
     /// libgit2 could not answer.
     #[error("{what}: {}", cause.message())]
     Read {
@@ -40,7 +40,7 @@ pub enum LaneError {
 }
 
 /// A `git` command run in `dir` (stdin closed, output captured, no pager, no prompts).
-pub fn git_command(dir: &Path) -> Command {
+pub(crate) fn git_command(dir: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)
         .stdin(Stdio::null())
@@ -53,7 +53,7 @@ pub fn git_command(dir: &Path) -> Command {
 }
 
 /// Run `git args` in `dir` and return its output, whatever the exit status.
-pub fn git_output(dir: &Path, args: &[&str]) -> Result<Output, LaneError> {
+pub(crate) fn git_output(dir: &Path, args: &[&str]) -> Result<Output, LaneError> {
     git_command(dir)
         .args(args)
         .output()
@@ -61,7 +61,7 @@ pub fn git_output(dir: &Path, args: &[&str]) -> Result<Output, LaneError> {
 }
 
 /// Run `git args` in `dir`; its trimmed stdout, or [`LaneError::Failed`] with its stderr.
-pub fn git(dir: &Path, args: &[&str]) -> Result<String, LaneError> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<String, LaneError> {
     let out = git_output(dir, args)?;
     if out.status.success() {
         return Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_owned());
@@ -78,7 +78,7 @@ pub fn git(dir: &Path, args: &[&str]) -> Result<String, LaneError> {
 
 /// The branch checked out in the worktree whose own git dir is `git_dir`, also in the middle of
 /// a rebase (when HEAD is detached but the rebase remembers the branch).
-pub fn checked_out_branch(git_dir: &Path) -> Option<String> {
+pub(crate) fn checked_out_branch(git_dir: &Path) -> Option<String> {
     let head = fs::read_to_string(git_dir.join("HEAD")).ok()?;
     match head.trim().strip_prefix("ref: refs/heads/") {
         // A reftable repository's stub: the real HEAD is in the reftable.
@@ -101,7 +101,7 @@ pub fn checked_out_branch(git_dir: &Path) -> Option<String> {
 }
 
 /// Whether a rebase or merge is in progress in the worktree whose git dir is `git_dir`.
-pub fn operation_in_progress(git_dir: &Path) -> Option<&'static str> {
+pub(crate) fn operation_in_progress(git_dir: &Path) -> Option<&'static str> {
     if git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists() {
         Some("rebase")
     } else if git_dir.join("MERGE_HEAD").exists() {
@@ -114,7 +114,7 @@ pub fn operation_in_progress(git_dir: &Path) -> Option<&'static str> {
 }
 
 /// A repository opened for lane reads.
-pub struct LaneRepo {
+pub(crate) struct LaneRepo {
     repo: git2::Repository,
     /// Set when libgit2 cannot open this repository (SHA-256, reftable): every read goes to git.
     cli: Option<CliRepo>,
@@ -127,7 +127,7 @@ fn read_err(what: impl Into<String>) -> impl FnOnce(git2::Error) -> LaneError {
 
 impl LaneRepo {
     /// Open the repository of the worktree (or git dir) at `path`.
-    pub fn open(path: &Path) -> Result<LaneRepo, LaneError> {
+    pub(crate) fn open(path: &Path) -> Result<LaneRepo, LaneError> {
         let what = || format!("cannot open {}", path.display());
         match git2::Repository::open(path) {
             Ok(repo) => Ok(LaneRepo { repo, cli: None }),
@@ -142,7 +142,7 @@ impl LaneRepo {
     }
 
     /// The commit `spec` names (a branch, remote branch, tag, id, `HEAD`), as a full id.
-    pub fn commit_of(&self, spec: &str) -> Option<String> {
+    pub(crate) fn commit_of(&self, spec: &str) -> Option<String> {
         if let Some(cli) = &self.cli {
             return cli.commit_of(spec);
         }
@@ -151,7 +151,7 @@ impl LaneRepo {
     }
 
     /// The tip of ref `name` (full name), if it exists.
-    pub fn ref_tip(&self, name: &str) -> Option<String> {
+    pub(crate) fn ref_tip(&self, name: &str) -> Option<String> {
         if let Some(cli) = &self.cli {
             return cli.ref_tip(name);
         }
@@ -160,13 +160,13 @@ impl LaneRepo {
     }
 
     /// The tip of local branch `name`.
-    pub fn branch_tip(&self, name: &str) -> Option<String> {
+    pub(crate) fn branch_tip(&self, name: &str) -> Option<String> {
         self.ref_tip(&format!("refs/heads/{name}"))
     }
 
     /// The full name of a ref `spec` resolves to by git's rules (`main` → `refs/heads/main`,
     /// `origin/main` → `refs/remotes/origin/main`), if it names a ref.
-    pub fn full_ref_name(&self, spec: &str) -> Option<String> {
+    pub(crate) fn full_ref_name(&self, spec: &str) -> Option<String> {
         if let Some(cli) = &self.cli {
             return cli.full_ref_name(spec);
         }
@@ -175,7 +175,7 @@ impl LaneRepo {
     }
 
     /// Whether `ancestor` is `descendant` or one of its ancestors.
-    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> bool {
+    pub(crate) fn is_ancestor(&self, ancestor: &str, descendant: &str) -> bool {
         if let Some(cli) = &self.cli {
             return cli.is_ancestor(ancestor, descendant);
         }
@@ -189,7 +189,7 @@ impl LaneRepo {
     }
 
     /// Commits `(ahead, behind)` of `tip` against `base`.
-    pub fn ahead_behind(&self, tip: &str, base: &str) -> Option<(usize, usize)> {
+    pub(crate) fn ahead_behind(&self, tip: &str, base: &str) -> Option<(usize, usize)> {
         if let Some(cli) = &self.cli {
             return cli.ahead_behind(tip, base);
         }
@@ -199,7 +199,7 @@ impl LaneRepo {
     }
 
     /// The best common ancestor of two commits.
-    pub fn merge_base(&self, a: &str, b: &str) -> Option<String> {
+    pub(crate) fn merge_base(&self, a: &str, b: &str) -> Option<String> {
         if let Some(cli) = &self.cli {
             return cli.merge_base(a, b);
         }
@@ -209,7 +209,7 @@ impl LaneRepo {
     }
 
     /// Full names and tips of every ref under `prefix` (such as `refs/remotes/`).
-    pub fn refs_under(&self, prefix: &str) -> Vec<(String, String)> {
+    pub(crate) fn refs_under(&self, prefix: &str) -> Vec<(String, String)> {
         if let Some(cli) = &self.cli {
             return cli.refs_under(prefix);
         }
@@ -223,7 +223,7 @@ impl LaneRepo {
     }
 
     /// Whether some remote-tracking ref (`refs/remotes/*`) contains `commit`.
-    pub fn on_remote(&self, commit: &str) -> bool {
+    pub(crate) fn on_remote(&self, commit: &str) -> bool {
         if let Some(cli) = &self.cli {
             return cli.on_remote(commit);
         }
@@ -233,7 +233,7 @@ impl LaneRepo {
     }
 
     /// A string value from the git config that applies here.
-    pub fn config(&self, key: &str) -> Option<String> {
+    pub(crate) fn config(&self, key: &str) -> Option<String> {
         if let Some(cli) = &self.cli {
             return cli.config(key);
         }
@@ -241,7 +241,7 @@ impl LaneRepo {
     }
 
     /// A boolean value from the git config (`false` when unset or unreadable).
-    pub fn config_bool(&self, key: &str) -> bool {
+    pub(crate) fn config_bool(&self, key: &str) -> bool {
         if let Some(cli) = &self.cli {
             return cli.config_bool(key);
         }
@@ -254,7 +254,7 @@ impl LaneRepo {
 
     /// The remote-tracking ref that local branch `branch` follows, by its configuration
     /// (`refs/remotes/<remote>/<name>`), whether or not that ref exists now.
-    pub fn upstream_ref(&self, branch: &str) -> Option<(String, String)> {
+    pub(crate) fn upstream_ref(&self, branch: &str) -> Option<(String, String)> {
         let remote = self.config(&format!("branch.{branch}.remote"))?;
         let merge = self.config(&format!("branch.{branch}.merge"))?;
         let name = merge.strip_prefix("refs/heads/")?;
@@ -263,7 +263,7 @@ impl LaneRepo {
 
     /// The remote base of a branch: the upstream of `base` when it exists, else
     /// `refs/remotes/origin/HEAD`'s target, else `origin/main` or `origin/master`.
-    pub fn remote_base(&self, base: Option<&str>) -> Option<String> {
+    pub(crate) fn remote_base(&self, base: Option<&str>) -> Option<String> {
         if let Some((_, up)) = base.and_then(|b| self.upstream_ref(b))
             && self.ref_tip(&up).is_some()
         {
@@ -291,7 +291,7 @@ impl LaneRepo {
     }
 
     /// Whether `rel` (relative to the worktree root) is ignored by git's rules here.
-    pub fn is_ignored(&self, rel: &Path) -> bool {
+    pub(crate) fn is_ignored(&self, rel: &Path) -> bool {
         if let Some(cli) = &self.cli {
             return cli.is_ignored(rel);
         }
@@ -299,7 +299,7 @@ impl LaneRepo {
     }
 
     /// A commit's committer time, seconds since the Unix epoch.
-    pub fn commit_time(&self, commit: &str) -> Option<i64> {
+    pub(crate) fn commit_time(&self, commit: &str) -> Option<i64> {
         if let Some(cli) = &self.cli {
             return cli.commit_line(commit).map(|(t, _)| t);
         }
@@ -307,36 +307,24 @@ impl LaneRepo {
         Some(self.repo.find_commit(id).ok()?.time().seconds())
     }
 
-    /// The first line of a commit's message.
-    pub fn summary(&self, commit: &str) -> String {
-        if let Some(cli) = &self.cli {
-            return cli.commit_line(commit).map(|(_, s)| s).unwrap_or_default();
-        }
-        git2::Oid::from_str(commit)
-            .ok()
-            .and_then(|o| self.repo.find_commit(o).ok())
-            .and_then(|c| c.summary().map(str::to_owned))
-            .unwrap_or_default()
-    }
-
     /// The recorded base branch of lane branch `lane`.
-    pub fn lane_base(&self, lane: &str) -> Option<String> {
+    pub(crate) fn lane_base(&self, lane: &str) -> Option<String> {
         self.config(&format!("branch.{lane}.{BASE_KEY}"))
     }
 
     /// The landed marker of lane branch `lane`: the lane tip that was landed.
-    pub fn landed_marker(&self, lane: &str) -> Option<String> {
+    pub(crate) fn landed_marker(&self, lane: &str) -> Option<String> {
         self.ref_tip(&format!("{LANDED_PREFIX}{lane}"))
     }
 }
 
 /// The first 7 characters of a commit id.
-pub fn short_sha(id: &str) -> &str {
+pub(crate) fn short_sha(id: &str) -> &str {
     id.get(..7).unwrap_or(id)
 }
 
 /// The main worktree's root for the common git dir `common_dir` (`None` for a bare clone).
-pub fn main_root(common_dir: &Path) -> Option<PathBuf> {
+pub(crate) fn main_root(common_dir: &Path) -> Option<PathBuf> {
     if common_dir.file_name().is_some_and(|n| n == ".git") {
         common_dir.parent().map(Path::to_path_buf)
     } else {

@@ -11,7 +11,7 @@ use super::facts::CommitInfo;
 /// `git` failing to answer.
 #[derive(Debug, thiserror::Error)]
 #[error("`git {args}` in {dir}: {message}")]
-pub struct PorcelainError {
+pub(crate) struct PorcelainError {
     args: String,
     dir: String,
     message: String,
@@ -40,7 +40,7 @@ fn run(dir: &Path, args: &[&str]) -> Result<String, PorcelainError> {
 
 /// Whether the fast reader may be wrong about the worktree at `root`: it has submodules, or
 /// its repository uses an extension, a split or sparse index.
-pub fn needs_git(root: &Path, git_dir: &Path, common_dir: &Path) -> bool {
+pub(crate) fn needs_git(root: &Path, git_dir: &Path, common_dir: &Path) -> bool {
     if root.join(".gitmodules").exists() {
         return true;
     }
@@ -64,19 +64,19 @@ pub fn needs_git(root: &Path, git_dir: &Path, common_dir: &Path) -> bool {
 /// What git reports of one worktree: status lines (`XY path`, ignored files left out, dirty
 /// submodules included), HEAD, and HEAD's commits on no remote-tracking ref.
 #[derive(Debug, Clone, Default)]
-pub struct GitView {
+pub(crate) struct GitView {
     /// `XY path` lines.
-    pub status: Vec<String>,
+    pub(crate) status: Vec<String>,
     /// HEAD's commit id.
-    pub head: Option<String>,
+    pub(crate) head: Option<String>,
     /// Commits of HEAD on no remote-tracking ref, newest first.
-    pub unpushed: Vec<CommitInfo>,
+    pub(crate) unpushed: Vec<CommitInfo>,
     /// Local branches (for the main worktree) whose tips are on no remote-tracking ref.
-    pub unpushed_branches: Vec<String>,
+    pub(crate) unpushed_branches: Vec<String>,
 }
 
 /// Ask git about the worktree at `root` (`limit` commits at most).
-pub fn view(root: &Path, main: bool, limit: usize) -> Result<GitView, PorcelainError> {
+pub(crate) fn view(root: &Path, main: bool, limit: usize) -> Result<GitView, PorcelainError> {
     let mut v = GitView::default();
     let status = run(
         root,

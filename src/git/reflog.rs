@@ -15,17 +15,17 @@ const MAX_READ: u64 = 64 << 10;
 
 /// One reflog file: whose it is, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reflog {
+pub(crate) struct Reflog {
     /// The branch it is the log of, or for a worktree's `HEAD` the branch checked out there
     /// (`detached/<folder>` when none).
-    pub label: String,
+    pub(crate) label: String,
     /// The file.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 /// The reflog files of the clone at `common_dir` whose worktrees are `worktrees`: each
 /// worktree's `HEAD` log, then every branch's.
-pub fn reflogs(common_dir: &Path, worktrees: &[super::Worktree]) -> Vec<Reflog> {
+pub(crate) fn reflogs(common_dir: &Path, worktrees: &[super::Worktree]) -> Vec<Reflog> {
     let mut out = Vec::new();
     for wt in worktrees {
         let label = wt.branch().unwrap_or_else(|| {
@@ -71,7 +71,7 @@ pub fn reflogs(common_dir: &Path, worktrees: &[super::Worktree]) -> Vec<Reflog> 
 /// their lengths now. When `before` is empty (the first look) every file is only measured, not
 /// read (its history is not this command's); later, a file not in `before` (a branch made since)
 /// and a file that shrank (expired, rewritten) are read from their start.
-pub fn gained(
+pub(crate) fn gained(
     logs: &[Reflog],
     before: &BTreeMap<PathBuf, u64>,
 ) -> (Vec<(String, String)>, BTreeMap<PathBuf, u64>) {

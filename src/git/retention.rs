@@ -10,32 +10,32 @@ use std::path::Path;
 use super::lanes::{LaneError, LaneRepo, checked_out_branch, git, short_sha};
 
 /// The prefix of every retention ref.
-pub const RETENTION_PREFIX: &str = "refs/dibs/retention/";
+pub(crate) const RETENTION_PREFIX: &str = "refs/dibs/retention/";
 
 /// What one retention call did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Retained {
+pub(crate) struct Retained {
     /// Retention refs created.
-    pub created: Vec<String>,
+    pub(crate) created: Vec<String>,
     /// Retention refs dropped because their commit reached a remote.
-    pub dropped: Vec<String>,
+    pub(crate) dropped: Vec<String>,
     /// Retention refs dropped because another retention ref holds their commit: `(dropped,
     /// the ref that holds it)`.
-    pub covered: Vec<(String, String)>,
+    pub(crate) covered: Vec<(String, String)>,
     /// What was pushed (`<remote> <refspec>`), with `dibs.retentionPush`.
-    pub pushed: Vec<String>,
+    pub(crate) pushed: Vec<String>,
     /// Pushes that failed (they never fail the call).
-    pub push_errors: Vec<String>,
+    pub(crate) push_errors: Vec<String>,
 }
 
 /// The retention ref name for `commit` kept for `branch`.
-pub fn retention_ref(branch: &str, commit: &str) -> String {
+pub(crate) fn retention_ref(branch: &str, commit: &str) -> String {
     format!("{RETENTION_PREFIX}{branch}/{}", short_sha(commit))
 }
 
 /// Keep local branch `branch`'s unpushed commits: a retention ref on its tip when the tip is on
 /// no remote-tracking ref; then sweep. Call after a commit and before deleting the branch.
-pub fn retain_branch(repo_dir: &Path, branch: &str) -> Result<Retained, LaneError> {
+pub(crate) fn retain_branch(repo_dir: &Path, branch: &str) -> Result<Retained, LaneError> {
     let repo = LaneRepo::open(repo_dir)?;
     let Some(tip) = repo.branch_tip(branch) else {
         return Ok(Retained::default());
@@ -45,7 +45,7 @@ pub fn retain_branch(repo_dir: &Path, branch: &str) -> Result<Retained, LaneErro
 
 /// Keep the HEAD of the worktree at `root` (its branch, or `detached/<folder>` when detached).
 /// Call after a commit there, and before removing that worktree.
-pub fn retain_head(root: &Path) -> Result<Retained, LaneError> {
+pub(crate) fn retain_head(root: &Path) -> Result<Retained, LaneError> {
     let Some(wt) = super::worktree_at(root) else {
         return Ok(Retained::default());
     };
@@ -62,7 +62,7 @@ pub fn retain_head(root: &Path) -> Result<Retained, LaneError> {
 
 /// Keep the commits of every local branch (for a sweep after many commits, or before a
 /// command that may delete several branches).
-pub fn retain_all(repo_dir: &Path) -> Result<Retained, LaneError> {
+pub(crate) fn retain_all(repo_dir: &Path) -> Result<Retained, LaneError> {
     let repo = LaneRepo::open(repo_dir)?;
     let mut all = Retained::default();
     for (name, tip) in repo.refs_under("refs/heads/") {
@@ -80,7 +80,7 @@ pub fn retain_all(repo_dir: &Path) -> Result<Retained, LaneError> {
 /// Keep what remote branch `<remote>/<branch>` holds before it is deleted on the remote: its
 /// tip counts as unpushed when no other remote-tracking ref contains it. Call before
 /// `git push <remote> --delete <branch>`.
-pub fn retain_remote_branch(
+pub(crate) fn retain_remote_branch(
     repo_dir: &Path,
     remote: &str,
     branch: &str,
@@ -95,7 +95,7 @@ pub fn retain_remote_branch(
 
 /// The newest commit a retention ref keeps for `branch` (the one the others are ancestors of,
 /// else the first by name); `None` when none is kept.
-pub fn retained_tip(repo_dir: &Path, branch: &str) -> Option<String> {
+pub(crate) fn retained_tip(repo_dir: &Path, branch: &str) -> Option<String> {
     let repo = LaneRepo::open(repo_dir).ok()?;
     let tips: Vec<String> = repo
         .refs_under(&format!("{RETENTION_PREFIX}{branch}/"))
@@ -208,7 +208,7 @@ fn push(dir: &Path, repo: &LaneRepo, branch: &str, commit: &str, out: &mut Retai
 
 /// Drop retention refs whose commit is on a remote-tracking ref, or is contained in another
 /// retention ref. Returns what was dropped, and why.
-pub fn sweep(repo_dir: &Path) -> Result<Retained, LaneError> {
+pub(crate) fn sweep(repo_dir: &Path) -> Result<Retained, LaneError> {
     sweep_with(repo_dir, &LaneRepo::open(repo_dir)?, None)
 }
 
@@ -241,7 +241,7 @@ fn sweep_with(dir: &Path, repo: &LaneRepo, keep: Option<&str>) -> Result<Retaine
 /// renames a file in its folder) and of a reftable's table list. Equal fingerprints mean no
 /// branch moved. Reads no ref and opens no repository; `None` when the folders are too many to
 /// look at cheaply (then every call looks at the branches).
-pub fn branch_fingerprint(common_dir: &Path) -> Option<String> {
+pub(crate) fn branch_fingerprint(common_dir: &Path) -> Option<String> {
     use std::fmt::Write as _;
     const MAX_FOLDERS: usize = 256;
     let mut out = String::new();
@@ -291,7 +291,7 @@ pub fn branch_fingerprint(common_dir: &Path) -> Option<String> {
 /// and then deleted keeps its commits. Looks at [`MAX_MOVED`] moved branches at most per call.
 /// Returns what it did, the tips as now known (a branch not looked at keeps its old entry, or
 /// none), and whether every moved branch was looked at.
-pub fn retain_moved_branches(
+pub(crate) fn retain_moved_branches(
     repo_dir: &Path,
     before: &std::collections::BTreeMap<String, String>,
 ) -> Result<(Retained, std::collections::BTreeMap<String, String>, bool), LaneError> {
@@ -326,16 +326,16 @@ pub fn retain_moved_branches(
 }
 
 /// How many moved branches one call of [`retain_moved_branches`] keeps at most.
-pub const MAX_MOVED: usize = 64;
+pub(crate) const MAX_MOVED: usize = 64;
 
 /// How many reflog commits one call of [`retain_reflog_commits`] looks at (the newest).
-pub const MAX_REFLOG_COMMITS: usize = 32;
+pub(crate) const MAX_REFLOG_COMMITS: usize = 32;
 
 /// Keep commits the reflogs gained (`label`, full id; see [`super::reflog::gained`]) that no
 /// local branch and no retention ref contains and that are on no remote: a command that made a
 /// commit and moved away from it (`git commit && git reset --hard HEAD~1`) leaves it only in a
 /// reflog, which `git reflog expire` empties.
-pub fn retain_reflog_commits(
+pub(crate) fn retain_reflog_commits(
     repo_dir: &Path,
     gained: &[(String, String)],
 ) -> Result<Retained, LaneError> {

@@ -41,10 +41,10 @@ const THREADS_MAX: usize = 4;
 #[derive(Debug, Default)]
 pub(crate) struct Scan {
     /// Modified, deleted, type-changed and untracked paths, as libgit2 would report them.
-    pub found: Vec<FileState>,
+    pub(crate) found: Vec<FileState>,
     /// Tracked files whose content must be hashed (stat data changed, size did not; or racily
     /// clean), and untracked paths whose ignore rules were not asked: ask libgit2 about these.
-    pub ask: Vec<String>,
+    pub(crate) ask: Vec<String>,
 }
 
 /// The status of the worktree of `repo`, when it can be read exactly without libgit2's status

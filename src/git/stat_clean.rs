@@ -23,7 +23,10 @@ use super::{GitError, Worktree, uncommitted_among, worktree_at};
 /// Of `paths` (relative, `/`-separated) in the worktree at `root`, those whose content differs
 /// from HEAD: changed, deleted, or new and not ignored, as [`super::uncommitted_among`] tells,
 /// which is asked only about the files stat data cannot settle.
-pub fn uncommitted_files(root: &Path, paths: &[String]) -> Result<BTreeSet<String>, GitError> {
+pub(crate) fn uncommitted_files(
+    root: &Path,
+    paths: &[String],
+) -> Result<BTreeSet<String>, GitError> {
     match worktree_at(root) {
         Some(wt) => uncommitted_files_in(&wt, paths),
         None => uncommitted_among(root, paths),
@@ -31,13 +34,16 @@ pub fn uncommitted_files(root: &Path, paths: &[String]) -> Result<BTreeSet<Strin
 }
 
 /// [`uncommitted_files`] in a worktree already located.
-pub fn uncommitted_files_in(wt: &Worktree, paths: &[String]) -> Result<BTreeSet<String>, GitError> {
+pub(crate) fn uncommitted_files_in(
+    wt: &Worktree,
+    paths: &[String],
+) -> Result<BTreeSet<String>, GitError> {
     uncommitted_files_at(wt, paths, None)
 }
 
 /// [`uncommitted_files_in`], told HEAD's tree (hex) when the caller already knows it (see
 /// [`head_commit`] and [`tree_of`]): then no object is read.
-pub fn uncommitted_files_at(
+pub(crate) fn uncommitted_files_at(
     wt: &Worktree,
     paths: &[String],
     head_tree: Option<&str>,
@@ -131,7 +137,7 @@ fn read_index(
 /// The id (hex) of HEAD's commit, from the ref files alone; `None` for an unborn branch, a ref
 /// outside `refs/heads/` or a read error. A SHA-256 id has 64 digits. In a reftable repository
 /// (its `HEAD` file is a stub, which shows in what is read anyway) git is asked.
-pub fn head_commit(wt: &Worktree) -> Option<String> {
+pub(crate) fn head_commit(wt: &Worktree) -> Option<String> {
     let head = fs::read_to_string(wt.git_dir.join("HEAD")).ok()?;
     let head = head.trim_end();
     let commit = match head.strip_prefix("ref: ") {
@@ -149,7 +155,7 @@ pub fn head_commit(wt: &Worktree) -> Option<String> {
 
 /// The id (hex) of the tree of `commit`, read from the object (loose or packed). A commit
 /// never changes, so a caller may keep the answer.
-pub fn tree_of(wt: &Worktree, commit: &str) -> Option<String> {
+pub(crate) fn tree_of(wt: &Worktree, commit: &str) -> Option<String> {
     let odb = git2::Odb::new().ok()?;
     odb.add_disk_alternate(wt.common_dir.join("objects").to_str()?)
         .ok()?;

@@ -9,7 +9,7 @@ use std::time::Duration;
 /// A failure reading a repository (the cause is in the text, once).
 #[derive(Debug, thiserror::Error)]
 #[error("{what}: {cause}")]
-pub struct GitError {
+pub(crate) struct GitError {
     what: String,
     cause: String,
 }
@@ -57,7 +57,7 @@ fn git_answer(
 
 /// Paths (relative, `/`-separated) that are modified, staged or untracked in the worktree at
 /// `root`. Ignored files do not count.
-pub fn dirty_paths(root: &Path) -> Result<BTreeSet<String>, GitError> {
+pub(crate) fn dirty_paths(root: &Path) -> Result<BTreeSet<String>, GitError> {
     let repo = match git2::Repository::open(root) {
         Ok(repo) => repo,
         Err(e) => {
@@ -111,7 +111,10 @@ pub(super) fn config_files(git_dir: &Path) -> Vec<(std::path::PathBuf, git2::Con
 /// the repository (no index is read). Content filters (`autocrlf`, clean filters) are not
 /// applied, so a filtered file can read as changed; a change staged and then undone in the
 /// worktree reads as clean.
-pub fn uncommitted_among(root: &Path, paths: &[String]) -> Result<BTreeSet<String>, GitError> {
+pub(crate) fn uncommitted_among(
+    root: &Path,
+    paths: &[String],
+) -> Result<BTreeSet<String>, GitError> {
     if paths.is_empty() {
         return Ok(BTreeSet::new());
     }
@@ -187,7 +190,7 @@ enum FileState {
 /// Read a duration setting such as `dibs.ttl` (`2h`, `90m`, `3600` seconds) from the config that
 /// applies to the worktree whose git dir is `git_dir`. `None` when unset or unreadable. No
 /// repository is opened: only the config files are read (includes are followed).
-pub fn read_config_duration(git_dir: &Path, key: &str) -> Option<Duration> {
+pub(crate) fn read_config_duration(git_dir: &Path, key: &str) -> Option<Duration> {
     let mut config = git2::Config::new().ok()?;
     for (file, level) in config_files(git_dir) {
         if file.is_file() {
@@ -199,7 +202,7 @@ pub fn read_config_duration(git_dir: &Path, key: &str) -> Option<Duration> {
 }
 
 /// Parse `90m`, `2h`, `1h 30m` or a bare number of seconds.
-pub fn parse_duration(text: &str) -> Option<Duration> {
+pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
     let text = text.trim();
     if let Ok(secs) = text.parse::<u64>() {
         return Some(Duration::from_secs(secs));

@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 
 /// One worktree registered in a clone.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorktreeEntry {
+pub(crate) struct WorktreeEntry {
     /// Its top folder (canonical when it exists).
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// Its own git dir (`.git` for the main one, `.git/worktrees/<id>` for linked ones).
-    pub git_dir: PathBuf,
+    pub(crate) git_dir: PathBuf,
     /// Whether this is the main worktree (whose `.git` is the whole repository).
-    pub main: bool,
+    pub(crate) main: bool,
     /// The lock reason when `git worktree lock` was used (empty reason → `Some("")`).
-    pub locked: Option<String>,
+    pub(crate) locked: Option<String>,
     /// A folder with no `.git` link left in it (or no folder at all): nothing to lose.
-    pub husk: bool,
+    pub(crate) husk: bool,
 }
 
 /// Canonical as far as the path exists.
@@ -26,7 +26,7 @@ fn canonical(p: &Path) -> PathBuf {
 }
 
 /// Every worktree of the clone whose common git dir is `common_dir`, main one first.
-pub fn list_worktrees(common_dir: &Path) -> Vec<WorktreeEntry> {
+pub(crate) fn list_worktrees(common_dir: &Path) -> Vec<WorktreeEntry> {
     let mut out = Vec::new();
     if common_dir.file_name().is_some_and(|n| n == ".git")
         && let Some(parent) = common_dir.parent()
@@ -69,7 +69,7 @@ pub fn list_worktrees(common_dir: &Path) -> Vec<WorktreeEntry> {
 /// Folders at or below `dir` that hold a `.git` entry (a worktree root or a whole clone), found
 /// breadth-first without following symlinks, at most `max_depth` levels down and looking at no
 /// more than `max_entries` entries. The second value is `true` when the limit cut the search.
-pub fn worktree_roots_under(
+pub(crate) fn worktree_roots_under(
     dir: &Path,
     max_depth: usize,
     max_entries: usize,

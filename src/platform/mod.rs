@@ -1,7 +1,7 @@
 //! What the operating system tells about processes, behind one interface: a process's command
 //! name, parent and start time, its argv, the boot it belongs to and the terminal on stdin.
 //! Linux reads `/proc` ([`linux`]); macOS asks the kernel through `proc_pidinfo` and `sysctl`
-//! ([`macos`]); elsewhere every answer is "cannot tell" and git-dibs falls back to leases.
+//! (`macos`); elsewhere every answer is "cannot tell" and git-dibs falls back to leases.
 //! The parsers of what the kernel returns are plain functions, tested on every system.
 //! [`files`] opens files someone else may have planted (no link followed, no FIFO read).
 
@@ -40,12 +40,12 @@ mod tests;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ProcInfo {
     /// The command name (at most 15 or 16 bytes on both systems).
-    pub comm: String,
+    pub(crate) comm: String,
     /// The parent's process id.
-    pub ppid: u32,
+    pub(crate) ppid: u32,
     /// When it started, in a unit fixed per system (Linux: clock ticks after boot; macOS:
     /// microseconds since the epoch): only ever compared with itself.
-    pub start: u64,
+    pub(crate) start: u64,
 }
 
 /// Process `pid`'s command name, parent and start time; `None` when there is no such process

@@ -7,21 +7,21 @@ use crate::store::{ListedClaim, Session};
 use super::claims::describe_to;
 
 /// The house rule, said once at session start when others are present.
-pub const HOUSE_RULE: &str = "House rule: never revert, stash, reset, clean or commit another \
+pub(crate) const HOUSE_RULE: &str = "House rule: never revert, stash, reset, clean or commit another \
                               session's changes; stage and commit your own files by explicit path.";
 
 /// A live peer in this checkout, with what the facts layer found about it.
 #[derive(Debug, Clone)]
-pub struct Peer {
+pub(crate) struct Peer {
     /// Its record.
-    pub session: Session,
+    pub(crate) session: Session,
     /// Its files that are dirty in git's eyes now (relative paths); `None` when git could not
     /// tell (then nothing is claimed about them).
-    pub dirty: Option<Vec<String>>,
+    pub(crate) dirty: Option<Vec<String>>,
 }
 
 /// "a, b, c and 4 more", each cleaned of control characters (file names are anyone's).
-pub fn few(items: &[String], shown: usize) -> String {
+pub(crate) fn few(items: &[String], shown: usize) -> String {
     let mut text = items
         .iter()
         .take(shown)
@@ -35,13 +35,13 @@ pub fn few(items: &[String], shown: usize) -> String {
 }
 
 /// The most explicit claims a session start names.
-pub const SHOWN_CLAIMS: usize = 8;
+pub(crate) const SHOWN_CLAIMS: usize = 8;
 
 /// At session start: disclose to session `viewer` the live peers of this checkout (`peers`
 /// named one by one, and `more` others counted) and every live explicit claim of another
 /// session (`claims`, newest first, at most [`SHOWN_CLAIMS`]) with its intent, whoever holds
 /// it; or say nothing when alone.
-pub fn session_start(
+pub(crate) fn session_start(
     peers: &[Peer],
     more: usize,
     claims: &[ListedClaim],
@@ -121,16 +121,16 @@ pub fn session_start(
 
 /// A live actor holding files, for the sub-agent start block.
 #[derive(Debug, Clone)]
-pub struct Holding {
+pub(crate) struct Holding {
     /// Its record.
-    pub session: Session,
+    pub(crate) session: Session,
     /// The files it holds in this checkout (relative paths).
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
 }
 
 /// After `/clear`: the line that tells the new session it holds what the session before it
 /// (`old`, a short id) claimed, `claims` as `target (intent)`; nothing when it claimed nothing.
-pub fn cleared(old: &str, claims: &[String]) -> Option<String> {
+pub(crate) fn cleared(old: &str, claims: &[String]) -> Option<String> {
     (!claims.is_empty()).then(|| {
         format!(
             "git-dibs: after /clear this session holds the claims of the one before it ({old}): \
@@ -143,7 +143,7 @@ pub fn cleared(old: &str, claims: &[String]) -> Option<String> {
 /// When a sub-agent starts: which files its live siblings, its main thread and other live
 /// sessions hold (`holdings` named one by one, `more` others counted), for the sub-agent's
 /// model; nothing when none holds a file.
-pub fn sub_agent_start(holdings: &[Holding], more: usize, viewer: &str) -> Response {
+pub(crate) fn sub_agent_start(holdings: &[Holding], more: usize, viewer: &str) -> Response {
     let named: Vec<&Holding> = holdings.iter().filter(|h| !h.files.is_empty()).collect();
     if named.is_empty() {
         return Response::Silent;
@@ -179,18 +179,18 @@ pub fn sub_agent_start(holdings: &[Holding], more: usize, viewer: &str) -> Respo
 
 /// A live peer sharing warm files with this session.
 #[derive(Debug, Clone)]
-pub struct Sharing {
+pub(crate) struct Sharing {
     /// The peer.
-    pub session: Session,
+    pub(crate) session: Session,
     /// The shared warm files (relative paths).
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Intents of the peer's explicit claims on those files.
-    pub intents: Vec<String>,
+    pub(crate) intents: Vec<String>,
 }
 
 /// At prompt time: at most two lines naming the peers that share warm files with session
 /// `viewer`, or nothing.
-pub fn prompt(sharing: &[Sharing], viewer: &str) -> Response {
+pub(crate) fn prompt(sharing: &[Sharing], viewer: &str) -> Response {
     if sharing.is_empty() {
         return Response::Silent;
     }

@@ -7,34 +7,34 @@ use crate::text;
 
 /// The facts a co-edit decision needs.
 #[derive(Debug, Clone)]
-pub struct EditFacts {
+pub(crate) struct EditFacts {
     /// The files the tool writes, resolved to worktrees.
-    pub files: Vec<FileKey>,
+    pub(crate) files: Vec<FileKey>,
     /// For each of `files`, the other live actors (sessions, sub-agents) that hold it.
-    pub holders: Vec<Vec<Holder>>,
+    pub(crate) holders: Vec<Vec<Holder>>,
     /// Now, seconds since the Unix epoch.
-    pub now: u64,
+    pub(crate) now: u64,
     /// The session id of the actor editing (its own session's threads are named as such).
-    pub viewer: String,
+    pub(crate) viewer: String,
     /// The (peer id, file) pairs this session was already warned about in full.
-    pub told: Vec<(String, FileKey)>,
+    pub(crate) told: Vec<(String, FileKey)>,
 }
 
 /// The facts the lost-update check needs, for a whole-file write of an existing file.
 #[derive(Debug, Clone)]
-pub struct OverwriteFacts {
+pub(crate) struct OverwriteFacts {
     /// The file.
-    pub file: FileKey,
+    pub(crate) file: FileKey,
     /// The content as this session last read or wrote it, if it ever did.
-    pub seen: Option<SeenFile>,
+    pub(crate) seen: Option<SeenFile>,
     /// The digest of the content on disk now.
-    pub current: String,
+    pub(crate) current: String,
     /// The session id of the actor writing.
-    pub viewer: String,
+    pub(crate) viewer: String,
 }
 
 /// "just now", "4 min ago", "2 h 5 min ago".
-pub fn ago(now: u64, then: u64) -> String {
+pub(crate) fn ago(now: u64, then: u64) -> String {
     let secs = now.saturating_sub(then);
     match secs {
         0..60 => "just now".to_owned(),
@@ -47,13 +47,13 @@ pub fn ago(now: u64, then: u64) -> String {
 /// holds the file itself. Both changed it, and refusing each of them would leave the file
 /// committable by no one; the one who commits is told whose work goes in with it. The guard
 /// (`git add`, `git commit -- PATH`) and the pre-commit hook both decide by this.
-pub fn may_commit_co_held(mine: &std::collections::BTreeSet<String>, path: &str) -> bool {
+pub(crate) fn may_commit_co_held(mine: &std::collections::BTreeSet<String>, path: &str) -> bool {
     mine.contains(path)
 }
 
 /// The key a co-edit warning remembers a peer by: its session id, and the sub-agent's id for a
 /// sub-agent.
-pub fn peer_key(s: &Session) -> String {
+pub(crate) fn peer_key(s: &Session) -> String {
     match &s.sub_agent {
         Some(a) => format!("{}#{}", s.id, a.id),
         None => s.id.clone(),
@@ -71,7 +71,7 @@ fn describe_short(s: &Session) -> String {
 
 /// How a session is named in a message: host, short id, the machine of a session from
 /// another machine, label; a sub-agent's record as that sub-agent of its session.
-pub fn describe(s: &Session) -> String {
+pub(crate) fn describe(s: &Session) -> String {
     describe_to(s, "")
 }
 
@@ -79,7 +79,7 @@ pub fn describe(s: &Session) -> String {
 /// and session (`sub-agent general-purpose a1b2c3d4 of this session`, `... of claude session
 /// 5f0c2b7e`), the main thread of the reader's own session as `the main thread of this
 /// session`, any other session as [`describe`] names it.
-pub fn describe_to(s: &Session, viewer: &str) -> String {
+pub(crate) fn describe_to(s: &Session, viewer: &str) -> String {
     let own = !viewer.is_empty() && s.id == viewer && s.origin.is_none();
     match (&s.sub_agent, own) {
         (None, true) => "the main thread of this session".to_owned(),
@@ -193,7 +193,7 @@ const MAX_HOLDER_LINES: usize = 4;
 ///
 /// The full warning is given once per peer and file; after that, a brief line says the peer
 /// still holds it.
-pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
+pub(crate) fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
     let mut changes = vec![Change::Touch(facts.files.clone())];
     let pairs = || {
         facts
@@ -285,7 +285,7 @@ pub fn before_edit(facts: &EditFacts) -> (Response, Vec<Change>) {
 /// session last saw it and one of `holders` (live peers holding the file) touched it since.
 /// A file this session never saw, or that only it changed, passes. A session on another
 /// machine cannot have changed the file here, so it never counts.
-pub fn lost_update(facts: &OverwriteFacts, holders: &[Holder]) -> Option<Response> {
+pub(crate) fn lost_update(facts: &OverwriteFacts, holders: &[Holder]) -> Option<Response> {
     let seen = facts.seen.as_ref()?;
     if seen.digest == facts.current {
         return None;
@@ -310,7 +310,7 @@ pub fn lost_update(facts: &OverwriteFacts, holders: &[Holder]) -> Option<Respons
 }
 
 /// A prompt's first line, shortened to a label.
-pub fn label_from_prompt(prompt: &str) -> Option<String> {
+pub(crate) fn label_from_prompt(prompt: &str) -> Option<String> {
     let line = prompt.lines().map(str::trim).find(|l| !l.is_empty())?;
     let mut label: String = line.chars().take(60).collect();
     if line.chars().count() > 60 {

@@ -1,8 +1,8 @@
 //! Pure decisions over an event and the facts gathered for it; no I/O happens here.
 
-pub mod awareness;
-pub mod claims;
+pub(crate) mod awareness;
+pub(crate) mod claims;
 pub mod guard;
-pub mod readers;
-pub mod sync;
-pub mod writes;
+pub(crate) mod readers;
+pub(crate) mod sync;
+pub(crate) mod writes;

@@ -115,7 +115,7 @@ fn reads_only(cmd: &SimpleCommand) -> bool {
 
 /// Whether every command of a parsed line can only read (see the module's note). An empty
 /// line reads only.
-pub fn only_reads(cmds: &[SimpleCommand]) -> bool {
+pub(crate) fn only_reads(cmds: &[SimpleCommand]) -> bool {
     cmds.iter().all(reads_only)
 }
 

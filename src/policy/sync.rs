@@ -12,14 +12,14 @@ use crate::store::{Claim, FileKey, FileTouch, Origin, Session, Target};
 
 /// A published session is not republished when only its last activity moved by less than this
 /// (seconds): leases are hours long.
-pub const REPUBLISH_AFTER: u64 = 5 * 60;
+pub(crate) const REPUBLISH_AFTER: u64 = 5 * 60;
 
 /// This clone's worktrees and the branch each has checked out.
-pub type Branches = BTreeMap<PathBuf, Option<String>>;
+pub(crate) type Branches = BTreeMap<PathBuf, Option<String>>;
 
 /// The shareable form of a target on this clone, if it has one: worktrees are local paths, and
 /// a file is shared by the branch of its worktree (none when detached).
-pub fn share_target(target: &Target, branches: &Branches) -> Option<SharedTarget> {
+pub(crate) fn share_target(target: &Target, branches: &Branches) -> Option<SharedTarget> {
     match target {
         Target::Branch { name } => Some(SharedTarget::Branch { name: name.clone() }),
         Target::Record { id } => Some(SharedTarget::Record { id: id.clone() }),
@@ -33,7 +33,7 @@ pub fn share_target(target: &Target, branches: &Branches) -> Option<SharedTarget
 
 /// What this clone publishes about its live session `s`. `dirty` holds the files that are
 /// uncommitted here now.
-pub fn export(
+pub(crate) fn export(
     s: &Session,
     machine: &str,
     now: u64,
@@ -71,7 +71,7 @@ pub fn export(
 }
 
 /// The remote claim record of this clone's exclusive claim `c` by session `session`.
-pub fn export_claim(
+pub(crate) fn export_claim(
     c: &Claim,
     session: &str,
     machine: &str,
@@ -110,7 +110,7 @@ fn places(branch: Option<&str>, machine: &str, branches: &Branches) -> Vec<PathB
 /// Another machine's session as a record of this clone's store: files and file claims mapped
 /// onto the worktrees that have the same branch checked out; a file still uncommitted there
 /// counts as touched when it was published, so it stays warm while that machine keeps syncing.
-pub fn import(shared: &SharedSession, remote: &str, branches: &Branches) -> Session {
+pub(crate) fn import(shared: &SharedSession, remote: &str, branches: &Branches) -> Session {
     let machine = shared.machine.as_str();
     let mut s = Session::new(
         &format!("{}@{machine}", shared.id),
@@ -165,18 +165,18 @@ pub fn import(shared: &SharedSession, remote: &str, branches: &Branches) -> Sess
 
 /// Whether another machine's session record has lapsed: its lease ended more than `skew`
 /// seconds ago (clocks differ between machines).
-pub fn session_lapsed(s: &SharedSession, now: u64, ttl: u64, skew: u64) -> bool {
+pub(crate) fn session_lapsed(s: &SharedSession, now: u64, ttl: u64, skew: u64) -> bool {
     s.last_seen.saturating_add(ttl).saturating_add(skew) < now
 }
 
 /// Whether a remote claim has lapsed, allowing for `skew`.
-pub fn claim_lapsed(c: &SharedClaim, now: u64, skew: u64) -> bool {
+pub(crate) fn claim_lapsed(c: &SharedClaim, now: u64, skew: u64) -> bool {
     c.until.saturating_add(skew) < now
 }
 
 /// Who may write a remote claim ref.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ClaimRef {
+pub(crate) enum ClaimRef {
     /// No one holds it: create it (expected absent).
     Free,
     /// This session of this machine holds it: renew it (expected its old value).
@@ -191,7 +191,7 @@ pub enum ClaimRef {
 
 /// Judge the remote claim ref of a target for `session` on `machine`. `existing` is `None`
 /// when there is no ref, `Some(None)` when its record cannot be read.
-pub fn judge_claim(
+pub(crate) fn judge_claim(
     existing: Option<Option<&SharedClaim>>,
     machine: &str,
     session: &str,
@@ -209,22 +209,22 @@ pub fn judge_claim(
 
 /// A remote ref as fetched: its name, commit, and record when readable.
 #[derive(Debug, Clone)]
-pub struct Fetched<T> {
+pub(crate) struct Fetched<T> {
     /// The full ref name.
-    pub name: String,
+    pub(crate) name: String,
     /// The commit it points at.
-    pub oid: String,
+    pub(crate) oid: String,
     /// Its record, when it could be read.
-    pub record: Option<T>,
+    pub(crate) record: Option<T>,
     /// Why its record was rejected as hostile or damaged (out of range, malformed), when it
     /// was: such a ref may be replaced. `None` with no record: a newer format, left alone.
-    pub rejected: Option<String>,
+    pub(crate) rejected: Option<String>,
 }
 
 impl<T> Fetched<T> {
     /// The record, or `Some(None)` for one this version cannot read and must leave alone; a
     /// rejected record reads as no ref at all (`None`), so a claim can be taken over it.
-    pub fn judged(&self) -> Option<Option<&T>> {
+    pub(crate) fn judged(&self) -> Option<Option<&T>> {
         match (&self.record, &self.rejected) {
             (None, Some(_)) => None,
             (record, _) => Some(record.as_ref()),
@@ -234,28 +234,28 @@ impl<T> Fetched<T> {
 
 /// Everything a sync decides over.
 #[derive(Debug, Clone)]
-pub struct SyncFacts {
+pub(crate) struct SyncFacts {
     /// This clone's machine name.
-    pub machine: String,
+    pub(crate) machine: String,
     /// Now, seconds since the Unix epoch.
-    pub now: u64,
+    pub(crate) now: u64,
     /// The lease, seconds.
-    pub ttl: u64,
+    pub(crate) ttl: u64,
     /// The allowance for clock skew, seconds.
-    pub skew: u64,
+    pub(crate) skew: u64,
     /// This clone's live sessions, as published.
-    pub local: Vec<SharedSession>,
+    pub(crate) local: Vec<SharedSession>,
     /// This clone's live exclusive claims that can be shared.
-    pub local_claims: Vec<SharedClaim>,
+    pub(crate) local_claims: Vec<SharedClaim>,
     /// The session refs on the remote.
-    pub sessions: Vec<Fetched<SharedSession>>,
+    pub(crate) sessions: Vec<Fetched<SharedSession>>,
     /// The claim refs on the remote.
-    pub claims: Vec<Fetched<SharedClaim>>,
+    pub(crate) claims: Vec<Fetched<SharedClaim>>,
 }
 
 /// One ref to write: a new record, where it goes, and the value it must replace.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Put<T> {
+pub(crate) enum Put<T> {
     /// Write `record` to `name`, replacing `expect` (`None`: the ref must not exist).
     Write {
         /// The ref.
@@ -276,28 +276,28 @@ pub enum Put<T> {
 
 /// What a sync does.
 #[derive(Debug, Clone, Default)]
-pub struct SyncPlan {
+pub(crate) struct SyncPlan {
     /// Session refs to write or delete.
-    pub sessions: Vec<Put<SharedSession>>,
+    pub(crate) sessions: Vec<Put<SharedSession>>,
     /// Claim refs to write or delete.
-    pub claims: Vec<Put<SharedClaim>>,
+    pub(crate) claims: Vec<Put<SharedClaim>>,
     /// The deletions that remove other machines' lapsed refs.
-    pub lapsed: Vec<String>,
+    pub(crate) lapsed: Vec<String>,
     /// Other machines' live sessions, to import.
-    pub import: Vec<SharedSession>,
+    pub(crate) import: Vec<SharedSession>,
     /// This clone's exclusive claims that another machine also holds, live.
-    pub conflicts: Vec<(SharedClaim, SharedClaim)>,
+    pub(crate) conflicts: Vec<(SharedClaim, SharedClaim)>,
     /// Other machines' records not imported because their machine is over a cap: `(ref, why)`.
-    pub rejected: Vec<(String, String)>,
+    pub(crate) rejected: Vec<(String, String)>,
 }
 
 /// The most sessions imported from one machine.
-pub const MAX_MACHINE_SESSIONS: usize = 64;
+pub(crate) const MAX_MACHINE_SESSIONS: usize = 64;
 /// The most files imported from one machine, over all its sessions.
-pub const MAX_MACHINE_FILES: usize = 10_000;
+pub(crate) const MAX_MACHINE_FILES: usize = 10_000;
 
 /// Decide a sync.
-pub fn plan(f: &SyncFacts) -> SyncPlan {
+pub(crate) fn plan(f: &SyncFacts) -> SyncPlan {
     let mut out = SyncPlan::default();
     let mine = |name: &str| machine_of_ref(name) == Some(f.machine.as_str());
     for s in &f.local {
@@ -411,7 +411,7 @@ fn plan_claims(f: &SyncFacts, out: &mut SyncPlan) {
     }
 }
 
-pub mod fetch;
+pub(crate) mod fetch;
 
 #[cfg(test)]
 mod tests;

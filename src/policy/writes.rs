@@ -8,11 +8,11 @@ use crate::shell::SimpleCommand;
 
 /// A file a command will write, relative to the directory the command runs in (or absolute).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Written {
+pub(crate) struct Written {
     /// The directory the command runs in.
-    pub cwd: PathBuf,
+    pub(crate) cwd: PathBuf,
     /// The path as written.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 fn basename(word: &str) -> &str {
@@ -138,7 +138,7 @@ fn git_writes(args: &[String]) -> Vec<&str> {
 
 /// Every file the parsed command line writes, as far as its words show. Commands whose
 /// directory is unknown are skipped (their paths could be anywhere).
-pub fn shell_writes(cmds: &[SimpleCommand]) -> Vec<Written> {
+pub(crate) fn shell_writes(cmds: &[SimpleCommand]) -> Vec<Written> {
     let mut out: Vec<Written> = Vec::new();
     for cmd in cmds.iter().filter(|c| c.cwd_known) {
         for path in writes_of(cmd) {

@@ -84,7 +84,7 @@ impl Output {
     }
 
     /// Exit 0 with one line for the person on stderr and nothing on stdout.
-    pub fn note(text: impl Into<String>) -> Output {
+    pub(crate) fn note(text: impl Into<String>) -> Output {
         Output {
             stderr: Some(text.into()),
             ..Output::default()

@@ -6,7 +6,7 @@ mod codex;
 mod common;
 mod cursor;
 mod gemini;
-pub mod settings;
+pub(crate) mod settings;
 
 #[cfg(test)]
 mod tests;
@@ -23,25 +23,25 @@ use std::path::PathBuf;
 use crate::store::Actor;
 
 /// Largest hook input read from stdin; anything longer is treated as unreadable.
-pub const MAX_INPUT: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_INPUT: usize = 4 * 1024 * 1024;
 
-pub use crate::host::{Host, SubAgent};
+pub(crate) use crate::host::{Host, SubAgent};
 
 /// One hook call, whatever host sent it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Event {
+pub(crate) struct Event {
     /// Who sent it.
-    pub host: Host,
+    pub(crate) host: Host,
     /// The host's durable session id.
-    pub session_id: String,
+    pub(crate) session_id: String,
     /// The directory the session was in when the hook fired.
-    pub cwd: PathBuf,
+    pub(crate) cwd: PathBuf,
     /// The host's own name for the event (echoed back in `hookEventName`).
-    pub event_name: String,
+    pub(crate) event_name: String,
     /// The sub-agent that made the call, when it was not the session's main thread.
-    pub actor: Option<SubAgent>,
+    pub(crate) actor: Option<SubAgent>,
     /// What happened.
-    pub kind: EventKind,
+    pub(crate) kind: EventKind,
 }
 
 impl<'a> From<&'a Event> for Actor<'a> {
@@ -56,7 +56,7 @@ impl<'a> From<&'a Event> for Actor<'a> {
 
 /// How a session started, as the host reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StartSource {
+pub(crate) enum StartSource {
     /// A new session.
     Startup,
     /// A resumed session (same id).
@@ -71,7 +71,7 @@ pub enum StartSource {
 
 /// The host-neutral meaning of a hook call.
 #[derive(Debug, Clone, PartialEq)]
-pub enum EventKind {
+pub(crate) enum EventKind {
     /// A session began.
     SessionStart {
         /// Why it began.
@@ -144,7 +144,7 @@ pub enum EventKind {
 
 /// What an edit tool will make of a file, as its input says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum EditChange {
+pub(crate) enum EditChange {
     /// Not read (not a settings file), or not a tool whose result can be told.
     #[default]
     Unknown,
@@ -157,7 +157,7 @@ pub enum EditChange {
 impl EditChange {
     /// The file's content after the tool ran on `current`; `None` when it cannot be told (or
     /// the tool would fail: a replaced string is not there).
-    pub fn apply(&self, current: &str) -> Option<String> {
+    pub(crate) fn apply(&self, current: &str) -> Option<String> {
         match self {
             EditChange::Unknown => None,
             EditChange::Whole(text) => Some(text.clone()),
@@ -181,7 +181,7 @@ impl EditChange {
 
 /// Why an input could not be turned into an [`Event`].
 #[derive(Debug, thiserror::Error)]
-pub enum ProtocolError {
+pub(crate) enum ProtocolError {
     /// stdin could not be read.
     #[error("could not read the hook input: {0}")]
     Read(#[from] std::io::Error),
@@ -201,7 +201,7 @@ pub enum ProtocolError {
 
 /// Read all of stdin (always to the end, so the host never sees a broken pipe), up to
 /// [`MAX_INPUT`] bytes kept.
-pub fn read_input(mut input: impl Read) -> Result<Vec<u8>, ProtocolError> {
+pub(crate) fn read_input(mut input: impl Read) -> Result<Vec<u8>, ProtocolError> {
     let mut buf = Vec::new();
     #[allow(
         clippy::large_stack_arrays,
@@ -230,7 +230,7 @@ pub fn read_input(mut input: impl Read) -> Result<Vec<u8>, ProtocolError> {
 }
 
 /// Turn raw hook input into an [`Event`]. `host` forces the host when the caller knows it.
-pub fn parse_event(bytes: &[u8], host: Option<Host>) -> Result<Event, ProtocolError> {
+pub(crate) fn parse_event(bytes: &[u8], host: Option<Host>) -> Result<Event, ProtocolError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ProtocolError::Empty);
     }
@@ -301,7 +301,7 @@ pub(crate) const CANNOT_ASK_PERSON: &str = " If it is deliberate, run it yoursel
 
 /// What a hook answers, before it is put in a host's format.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Response {
+pub(crate) enum Response {
     /// No objection, nothing to say: exit 0, print nothing.
     #[default]
     Silent,
@@ -329,7 +329,7 @@ pub enum Response {
 impl Response {
     /// This answer with `line` said first to the person and the model (a silent answer becomes
     /// a warning of that line alone; a refusal or question keeps its own text).
-    pub fn prepend(self, line: &str) -> Response {
+    pub(crate) fn prepend(self, line: &str) -> Response {
         match self {
             Response::Silent => Response::Warn {
                 person: line.to_owned(),
@@ -346,18 +346,18 @@ impl Response {
 
 /// A rendered answer: what to print and how to exit.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Output {
+pub(crate) struct Output {
     /// One JSON object for stdout, if any.
-    pub stdout: Option<String>,
+    pub(crate) stdout: Option<String>,
     /// Text for stderr, if any.
-    pub stderr: Option<String>,
+    pub(crate) stderr: Option<String>,
     /// Process exit code.
-    pub code: u8,
+    pub(crate) code: u8,
 }
 
 /// Whether a warning in answer to `event` reaches the host's model (Gemini CLI's `BeforeTool`
 /// tells only the person; its `AfterTool` tells the model).
-pub fn warning_reaches_model(event: &Event) -> bool {
+pub(crate) fn warning_reaches_model(event: &Event) -> bool {
     match event.host {
         Host::Gemini => gemini::takes_context(&event.event_name),
         _ => true,
@@ -365,7 +365,7 @@ pub fn warning_reaches_model(event: &Event) -> bool {
 }
 
 /// Render `response` for the host that sent `event`.
-pub fn render(event: &Event, response: &Response) -> Output {
+pub(crate) fn render(event: &Event, response: &Response) -> Output {
     match event.host {
         Host::Cursor => cursor::render(event, response),
         Host::Gemini => gemini::render(event, response),

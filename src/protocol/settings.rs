@@ -13,11 +13,11 @@ mod tests;
 #[cfg(test)]
 mod tests_hosts;
 
-pub use command::{hook_command, is_our_command, program_of};
+pub(crate) use command::{hook_command, is_our_command, program_of};
 use command::{is_our_program, quote_word, words};
-pub use hosts::{CLAUDE, CODEX, CURSOR, ConfigHost, GEMINI, Layout};
-pub use weaken::{host_of_file, partly_unwired, weakening};
-pub use wiring::Wiring;
+pub(crate) use hosts::{CLAUDE, ConfigHost, Layout};
+pub(crate) use weaken::{host_of_file, partly_unwired, weakening};
+pub(crate) use wiring::Wiring;
 
 use std::fmt;
 
@@ -27,23 +27,23 @@ use std::fmt;
 use serde_json::{Map, Value as Json, json};
 
 /// The program name git-dibs is wired under when it is on PATH.
-pub const PROGRAM: &str = "git-dibs";
+pub(crate) const PROGRAM: &str = "git-dibs";
 /// The name of git-dibs's Claude Code plugin (`plugins/claude` in its repository).
-pub const PLUGIN: &str = "git-dibs";
+pub(crate) const PLUGIN: &str = "git-dibs";
 /// The timeout, in seconds, written on every git-dibs handler.
-pub const TIMEOUT_SECS: u64 = 10;
+pub(crate) const TIMEOUT_SECS: u64 = 10;
 
 /// One place a git-dibs handler belongs: an event and, for tool events, a matcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HookSpec {
+pub(crate) struct HookSpec {
     /// Claude Code's event name (`PreToolUse`, `SessionStart`, ...).
-    pub event: &'static str,
+    pub(crate) event: &'static str,
     /// The matcher of the group; `None` for events without one.
-    pub matcher: Option<&'static str>,
+    pub(crate) matcher: Option<&'static str>,
     /// A guard: where the host can say so, a handler that cannot start, crashes or times out
     /// stops the tool call instead of letting it through (`onFailure: "block"`). Claim hooks
     /// never are: they must never stop an edit.
-    pub fail_closed: bool,
+    pub(crate) fail_closed: bool,
 }
 
 impl fmt::Display for HookSpec {
@@ -57,7 +57,7 @@ impl fmt::Display for HookSpec {
 
 impl HookSpec {
     /// A claim or awareness hook: it never stops anything, so a failure lets the call go on.
-    pub const fn new(event: &'static str, matcher: Option<&'static str>) -> HookSpec {
+    pub(crate) const fn new(event: &'static str, matcher: Option<&'static str>) -> HookSpec {
         HookSpec {
             event,
             matcher,
@@ -66,7 +66,7 @@ impl HookSpec {
     }
 
     /// A guard: where the host can say so, a failure of the handler stops the tool call.
-    pub const fn guard(event: &'static str, matcher: Option<&'static str>) -> HookSpec {
+    pub(crate) const fn guard(event: &'static str, matcher: Option<&'static str>) -> HookSpec {
         HookSpec {
             event,
             matcher,
@@ -76,7 +76,7 @@ impl HookSpec {
 }
 
 /// Every hook git-dibs wires for Claude Code, in the order a fresh file lists them.
-pub const HOOKS: [HookSpec; 11] = [
+pub(crate) const HOOKS: [HookSpec; 11] = [
     HookSpec::new("PreToolUse", Some("Edit|Write|MultiEdit|NotebookEdit")),
     HookSpec::guard("PreToolUse", Some("Bash")),
     HookSpec::guard("PreToolUse", Some("ExitWorktree")),
@@ -98,7 +98,7 @@ pub const HOOKS: [HookSpec; 11] = [
 
 /// Why a settings file cannot be merged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SettingsError {
+pub(crate) enum SettingsError {
     /// The bytes are not JSON.
     #[error("not valid JSON ({message})")]
     Invalid {
@@ -258,18 +258,18 @@ fn sweep(
 
 /// A parsed settings file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
+pub(crate) struct Settings {
     root: Map<String, Json>,
 }
 
 impl Settings {
     /// A file with nothing in it (`{}`).
-    pub fn empty() -> Settings {
+    pub(crate) fn empty() -> Settings {
         Settings { root: Map::new() }
     }
 
     /// Parse a file's bytes. Empty or blank bytes read as an empty file.
-    pub fn parse(bytes: &[u8]) -> Result<Settings, SettingsError> {
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Settings, SettingsError> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(Settings::empty());
         }
@@ -293,7 +293,7 @@ impl Settings {
     }
 
     /// The file as text: pretty-printed with two spaces, ending in a newline.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut text = serde_json::to_string_pretty(&self.root).unwrap_or_else(|_| "{}".to_owned());
         text.push('\n');
         text
@@ -301,7 +301,7 @@ impl Settings {
 
     /// The git-dibs plugins this file enables (`"enabledPlugins": {"git-dibs@<marketplace>":
     /// true}`), by their full name.
-    pub fn enabled_plugins(&self) -> Vec<String> {
+    pub(crate) fn enabled_plugins(&self) -> Vec<String> {
         let Some(Json::Object(plugins)) = self.root.get("enabledPlugins") else {
             return Vec::new();
         };
@@ -313,13 +313,13 @@ impl Settings {
     }
 
     /// Whether `disableAllHooks` is true here (no hook runs at all).
-    pub fn hooks_disabled(&self) -> bool {
+    pub(crate) fn hooks_disabled(&self) -> bool {
         self.root.get("disableAllHooks") == Some(&Json::Bool(true))
     }
 
     /// Wire every hook of [`HOOKS`] to run `command` in a Claude Code settings file; see
     /// [`Settings::install_in`].
-    pub fn install(&mut self, command: &str) -> Result<bool, SettingsError> {
+    pub(crate) fn install(&mut self, command: &str) -> Result<bool, SettingsError> {
         self.install_in(&CLAUDE, command)
     }
 
@@ -327,7 +327,11 @@ impl Settings {
     /// place are rewritten to the current form; out-of-place or duplicate ones are removed.
     /// Another handler's group with the same matcher is joined rather than repeated. Returns
     /// whether anything changed; on error nothing has.
-    pub fn install_in(&mut self, layout: &Layout, command: &str) -> Result<bool, SettingsError> {
+    pub(crate) fn install_in(
+        &mut self,
+        layout: &Layout,
+        command: &str,
+    ) -> Result<bool, SettingsError> {
         if let Some(Json::Object(hooks)) = self.hooks() {
             for spec in layout.hooks {
                 if let Some(v) = hooks.get(spec.event)
@@ -388,13 +392,13 @@ impl Settings {
 
     /// Remove every git-dibs handler, and the groups, event arrays and `hooks` object that
     /// become empty because of it. Returns how many handlers went.
-    pub fn uninstall(&mut self) -> usize {
+    pub(crate) fn uninstall(&mut self) -> usize {
         self.uninstall_in(&CLAUDE)
     }
 
     /// Remove every git-dibs handler from a file of `layout`, and what becomes empty because of
     /// it. Returns how many handlers went.
-    pub fn uninstall_in(&mut self, layout: &Layout) -> usize {
+    pub(crate) fn uninstall_in(&mut self, layout: &Layout) -> usize {
         let Some(Json::Object(hooks)) = self.root.get_mut("hooks") else {
             return 0;
         };
@@ -406,12 +410,12 @@ impl Settings {
     }
 
     /// How this Claude Code settings file is wired for git-dibs.
-    pub fn wiring(&self) -> Wiring {
+    pub(crate) fn wiring(&self) -> Wiring {
         self.wiring_in(&CLAUDE)
     }
 
     /// How this file of `layout` is wired for git-dibs.
-    pub fn wiring_in(&self, layout: &Layout) -> Wiring {
+    pub(crate) fn wiring_in(&self, layout: &Layout) -> Wiring {
         let mut wiring = Wiring {
             specs: layout.hooks,
             counts: vec![0; layout.hooks.len()],

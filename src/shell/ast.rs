@@ -7,50 +7,50 @@ use std::rc::Rc;
 /// expansion, tilde expansion and globbing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct WChar {
-    pub c: char,
-    pub quoted: bool,
+    pub(crate) c: char,
+    pub(crate) quoted: bool,
 }
 
 /// A word after quote removal; expansions are kept as their literal text (marked quoted).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Word {
-    pub chars: Vec<WChar>,
+    pub(crate) chars: Vec<WChar>,
     /// A `$name`, `${...}` or `$((...))` appears in the word.
-    pub has_var: bool,
+    pub(crate) has_var: bool,
     /// A `$(...)`, backtick or process substitution appears in the word.
-    pub has_cmdsub: bool,
+    pub(crate) has_cmdsub: bool,
     /// Some quoting character appeared (a quoted heredoc delimiter disables expansion).
-    pub any_quote: bool,
+    pub(crate) any_quote: bool,
     /// The command lists of the substitutions in this word; they run when the word expands.
-    pub subs: Vec<List>,
+    pub(crate) subs: Vec<List>,
     /// For each of `subs`, where its text sits in `chars` and whether it was double-quoted;
     /// `None` when it cannot be replaced by its output (inside `${...}`).
-    pub spans: Vec<Option<(usize, usize, bool)>>,
+    pub(crate) spans: Vec<Option<(usize, usize, bool)>>,
     /// Plain `$NAME` / `${NAME}` references: where their text sits in `chars`, the name, and
     /// whether they were double-quoted.
-    pub vars: Vec<(usize, usize, String, bool)>,
+    pub(crate) vars: Vec<(usize, usize, String, bool)>,
     /// An expansion whose value cannot be computed here (`$1`, `${x:-y}`, `$((...))`).
-    pub opaque: bool,
+    pub(crate) opaque: bool,
     /// Some expansion stands outside double quotes (its value may split into several words).
-    pub bare: bool,
+    pub(crate) bare: bool,
 }
 
 impl Word {
-    pub fn push(&mut self, c: char, quoted: bool) {
+    pub(crate) fn push(&mut self, c: char, quoted: bool) {
         self.chars.push(WChar { c, quoted });
     }
 
-    pub fn push_str(&mut self, s: &str, quoted: bool) {
+    pub(crate) fn push_str(&mut self, s: &str, quoted: bool) {
         self.chars.extend(s.chars().map(|c| WChar { c, quoted }));
     }
 
     /// The text after quote removal.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.chars.iter().map(|w| w.c).collect()
     }
 
     /// True when the word is exactly `s`, unquoted and without expansions (a reserved word).
-    pub fn is_plain(&self, s: &str) -> bool {
+    pub(crate) fn is_plain(&self, s: &str) -> bool {
         !self.any_quote
             && !self.has_var
             && !self.has_cmdsub
@@ -59,7 +59,7 @@ impl Word {
     }
 
     /// Split a leading `NAME=value` (or `NAME+=value`) assignment.
-    pub fn assignment(&self) -> Option<(String, Word)> {
+    pub(crate) fn assignment(&self) -> Option<(String, Word)> {
         let eq = self.chars.iter().position(|w| w.c == '=' && !w.quoted)?;
         let name_end = if eq > 0 && self.chars[eq - 1].c == '+' {
             eq - 1
@@ -105,9 +105,9 @@ impl Word {
 /// A heredoc body, filled in when the parser reaches the end of the line.
 #[derive(Clone, Debug, Default)]
 pub(super) struct HereDoc {
-    pub body: String,
+    pub(crate) body: String,
     /// Substitutions in an unquoted heredoc body; they run.
-    pub subs: Vec<List>,
+    pub(crate) subs: Vec<List>,
 }
 
 /// Redirection operators.
@@ -140,20 +140,20 @@ pub(super) enum RedirOp {
 /// One redirection.
 #[derive(Clone, Debug)]
 pub(super) struct Redir {
-    pub fd: Option<u32>,
-    pub op: RedirOp,
-    pub target: Word,
-    pub heredoc: Option<Rc<RefCell<HereDoc>>>,
+    pub(crate) fd: Option<u32>,
+    pub(crate) op: RedirOp,
+    pub(crate) target: Word,
+    pub(crate) heredoc: Option<Rc<RefCell<HereDoc>>>,
 }
 
 /// A simple command before expansion.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Simple {
-    pub assigns: Vec<Word>,
-    pub words: Vec<Word>,
-    pub redirs: Vec<Redir>,
+    pub(crate) assigns: Vec<Word>,
+    pub(crate) words: Vec<Word>,
+    pub(crate) redirs: Vec<Redir>,
     /// Parser nesting depth where the command appeared (a nested shell starts one deeper).
-    pub depth: u32,
+    pub(crate) depth: u32,
 }
 
 /// A command: simple or compound.
@@ -192,19 +192,19 @@ pub(super) enum Command {
 /// Commands joined by `|` or `|&`.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Pipeline {
-    pub cmds: Vec<Command>,
+    pub(crate) cmds: Vec<Command>,
 }
 
 /// Pipelines joined by `&&` and `||`.
 #[derive(Clone, Debug, Default)]
 pub(super) struct AndOr {
-    pub pipelines: Vec<Pipeline>,
+    pub(crate) pipelines: Vec<Pipeline>,
     /// The operator after each pipeline but the last: `true` for `||`, `false` for `&&`.
-    pub ors: Vec<bool>,
+    pub(crate) ors: Vec<bool>,
 }
 
 /// And-or lists separated by `;`, `&` or newlines; the flag is true for `&` (background).
 #[derive(Clone, Debug, Default)]
 pub(super) struct List {
-    pub items: Vec<(AndOr, bool)>,
+    pub(crate) items: Vec<(AndOr, bool)>,
 }

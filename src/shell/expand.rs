@@ -19,17 +19,17 @@ const MAX_GLOB_MATCHES: usize = 4096;
 /// One expanded argument and what it depends on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Arg {
-    pub text: String,
-    pub var: bool,
-    pub cmdsub: bool,
+    pub(crate) text: String,
+    pub(crate) var: bool,
+    pub(crate) cmdsub: bool,
     /// An unquoted expansion: the value may split into several words or be an option.
-    pub bare: bool,
+    pub(crate) bare: bool,
     /// A glob hit its work bound and was left as written: its matches are unknown.
-    pub cut: bool,
+    pub(crate) cut: bool,
 }
 
 impl Arg {
-    pub fn plain(text: &str) -> Arg {
+    pub(crate) fn plain(text: &str) -> Arg {
         Arg {
             text: text.to_string(),
             var: false,

@@ -33,7 +33,7 @@ pub(super) enum Tok {
 }
 
 impl Tok {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Tok::Word(w) => format!("word `{}`", w.text()),
             Tok::IoNum(n) => format!("`{n}`"),
@@ -76,7 +76,7 @@ pub(super) fn syntax(msg: &str) -> ParseError {
 }
 
 impl Parser {
-    pub fn new(text: &str, depth: u32) -> Self {
+    pub(crate) fn new(text: &str, depth: u32) -> Self {
         Parser {
             src: text.chars().collect(),
             pos: 0,

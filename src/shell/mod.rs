@@ -18,7 +18,7 @@ mod state;
 mod vars;
 mod wrappers;
 
-pub use vars::{Resolver, builtin_output};
+pub(crate) use vars::{Resolver, builtin_output};
 
 #[cfg(test)]
 mod tests;
@@ -29,9 +29,9 @@ mod tests_prop;
 
 use std::path::{Path, PathBuf};
 
-/// Largest command line accepted by [`parse`], in bytes.
+/// Largest command line accepted by [`parse()`], in bytes.
 pub const MAX_INPUT: usize = 256 * 1024;
-/// Deepest nesting (lists, substitutions, nested shells) accepted by [`parse`].
+/// Deepest nesting (lists, substitutions, nested shells) accepted by [`parse()`].
 pub const MAX_DEPTH: u32 = 16;
 
 /// One command that will run: its argv with wrappers peeled off, its environment prefix, the
@@ -71,13 +71,13 @@ pub struct SimpleCommand {
 pub struct Redirect {
     /// The descriptor written before the operator (`2>` is `Some(2)`); `None` when none was
     /// written (standard output, or both outputs for `&>`).
-    pub fd: Option<u32>,
+    pub(crate) fd: Option<u32>,
     /// True for `>>` and `&>>`.
-    pub append: bool,
+    pub(crate) append: bool,
     /// The target file, as written after quote removal.
-    pub target: String,
+    pub(crate) target: String,
     /// True when both standard output and standard error go to the target (`&>`, `&>>`, `>&FILE`).
-    pub both: bool,
+    pub(crate) both: bool,
 }
 
 /// Why part of a [`SimpleCommand`] cannot be known before it runs.
@@ -117,7 +117,7 @@ pub enum ParseError {
 
 /// A word quoted for shell text (left bare when it holds only characters no shell treats
 /// specially): what the guard shows in messages, and what nested command text is built from.
-pub fn quote_word(w: &str) -> String {
+pub(crate) fn quote_word(w: &str) -> String {
     if !w.is_empty()
         && !w.starts_with('~')
         && w.chars()
@@ -137,7 +137,7 @@ pub fn parse(command: &str, cwd: &Path) -> Result<Vec<SimpleCommand>, ParseError
     parse_with_home(command, cwd, home.as_deref())
 }
 
-/// [`parse`] with an explicit home directory (`None`: `cd` and `~` lead to an unknown cwd).
+/// [`parse()`] with an explicit home directory (`None`: `cd` and `~` lead to an unknown cwd).
 pub fn parse_with_home(
     command: &str,
     cwd: &Path,
@@ -152,7 +152,7 @@ pub fn parse_with_home(
 /// [`parse_with_home`] where `resolver` gives the output of commands whose output can be known
 /// without running them (`$(git rev-parse --show-toplevel)`); [`builtin_output`] knows `pwd`,
 /// `mktemp`, `dirname` and `basename`.
-pub fn parse_resolved(
+pub(crate) fn parse_resolved(
     command: &str,
     cwd: &Path,
     home: Option<&Path>,

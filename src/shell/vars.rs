@@ -15,7 +15,7 @@ pub(super) type Vars = BTreeMap<String, Option<String>>;
 const SHARED_ENV: &[&str] = &["HOME", "TMPDIR", "USER", "LOGNAME", "SHELL"];
 
 /// The output of a command that prints something knowable: `(argv, cwd) -> output`.
-pub type Resolver<'a> = &'a dyn Fn(&[String], &Path) -> Option<String>;
+pub(crate) type Resolver<'a> = &'a dyn Fn(&[String], &Path) -> Option<String>;
 
 /// The value of `$name`, when it can be known.
 pub(super) fn lookup(vars: &Vars, name: &str, cwd: Option<&Path>) -> Option<String> {
@@ -78,7 +78,7 @@ pub(super) fn resolve(
 
 /// What the shell itself knows the output of: `pwd`, `mktemp` (a fresh name, made nowhere
 /// that holds work), `dirname`, `basename`.
-pub fn builtin_output(argv: &[String], cwd: &Path) -> Option<String> {
+pub(crate) fn builtin_output(argv: &[String], cwd: &Path) -> Option<String> {
     let name = argv.first()?.rsplit('/').next()?;
     let args = &argv[1..];
     match name {

@@ -17,17 +17,17 @@ pub(super) enum Shell {
 /// An argv with its wrappers peeled off.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Peeled {
-    pub argv: Vec<Arg>,
+    pub(crate) argv: Vec<Arg>,
     /// Assignments given through `env NAME=v` or `sudo NAME=v`.
-    pub assignments: Vec<(String, String)>,
+    pub(crate) assignments: Vec<(String, String)>,
     /// A directory given by `env -C DIR` or `sudo -D DIR`.
-    pub chdir: Option<Arg>,
-    pub xargs: bool,
+    pub(crate) chdir: Option<Arg>,
+    pub(crate) xargs: bool,
     /// A wrapper runs the command as a separate process (so `cd` changes nothing).
-    pub external: bool,
-    pub shell: Option<Shell>,
+    pub(crate) external: bool,
+    pub(crate) shell: Option<Shell>,
     /// More wrappers than [`MAX_WRAPPERS`] were stacked; the rest was not peeled.
-    pub exhausted: bool,
+    pub(crate) exhausted: bool,
 }
 
 /// Most wrappers peeled off one command.

@@ -15,16 +15,16 @@ use crate::host::SubAgent;
 /// Who acts: a session's main thread (`agent: None`) or one of its live sub-agents. Each is a
 /// holder of its own in the store; they share the session's id, generation and agent process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Actor<'a> {
+pub(crate) struct Actor<'a> {
     /// The host's session id.
-    pub session: &'a str,
+    pub(crate) session: &'a str,
     /// The sub-agent, when it is not the main thread.
-    pub agent: Option<&'a SubAgent>,
+    pub(crate) agent: Option<&'a SubAgent>,
 }
 
 impl<'a> Actor<'a> {
     /// The main thread of session `id`.
-    pub fn main(id: &'a str) -> Actor<'a> {
+    pub(crate) fn main(id: &'a str) -> Actor<'a> {
         Actor {
             session: id,
             agent: None,
@@ -32,7 +32,7 @@ impl<'a> Actor<'a> {
     }
 
     /// The sub-agent's id, if it is one.
-    pub fn agent_id(&self) -> Option<&'a str> {
+    pub(crate) fn agent_id(&self) -> Option<&'a str> {
         self.agent.map(|a| a.id.as_str())
     }
 }
@@ -73,7 +73,7 @@ pub(super) fn actor_key(actor: Actor<'_>) -> String {
 
 impl Store {
     /// The records of session `id`'s sub-agents, live or not.
-    pub fn sub_agents_of(&self, id: &str) -> Result<Vec<Session>, StoreError> {
+    pub(crate) fn sub_agents_of(&self, id: &str) -> Result<Vec<Session>, StoreError> {
         let dir = self.dir.join("sessions");
         let prefix = format!("{}~", session_key(id));
         let mut out = Vec::new();
@@ -98,7 +98,7 @@ impl Store {
     /// Sub-agent `agent` of session `id` stopped: what it holds (touches, claims, seen
     /// contents) becomes the main thread's, and its record ends. Nothing happens when the
     /// store never saw it (a stop without a start), beyond creating nothing.
-    pub fn fold_sub_agent(
+    pub(crate) fn fold_sub_agent(
         &self,
         id: &str,
         agent: &SubAgent,

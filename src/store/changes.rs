@@ -9,7 +9,7 @@ pub(super) const MAX_SEEN: usize = 256;
 const MAX_WARNED: usize = 128;
 
 /// Time stamps that move by less than this are not worth a write on their own.
-pub const COALESCE: u64 = 60;
+pub(crate) const COALESCE: u64 = 60;
 
 pub(super) fn apply_all(session: &mut Session, now: u64, changes: &[Change]) {
     session.last_seen = session.last_seen.max(now);
@@ -126,6 +126,5 @@ fn apply_change(session: &mut Session, now: u64, change: &Change) {
             session.warned.drain(..extra);
         }
         Change::End => session.ended = Some(now),
-        Change::DeathReported => session.death_reported = true,
     }
 }

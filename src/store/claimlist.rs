@@ -21,28 +21,28 @@ const MAX_LISTED: usize = 512;
 /// One explicit claim, as listed: the claim (its target as shown, `branch:x`, `src/a.rs`) and
 /// who holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ListedClaim {
+pub(crate) struct ListedClaim {
     /// The holding session's id.
-    pub session: String,
+    pub(crate) session: String,
     /// The sub-agent of that session that holds it, if a sub-agent does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// Its host.
-    pub host: Host,
+    pub(crate) host: Host,
     /// Its label, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
+    pub(crate) label: Option<String>,
     /// The worktree of a file claim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub worktree: Option<PathBuf>,
+    pub(crate) worktree: Option<PathBuf>,
     /// The claim.
     #[serde(flatten)]
-    pub claim: Claim<String>,
+    pub(crate) claim: Claim<String>,
 }
 
 impl ListedClaim {
     /// The holder's short id, as messages print it.
-    pub fn short_id(&self) -> &str {
+    pub(crate) fn short_id(&self) -> &str {
         super::record::short_id(&self.session)
     }
 }
@@ -70,7 +70,7 @@ fn listed_of(s: &Session) -> Vec<ListedClaim> {
 
 impl Store {
     /// Every listed explicit claim, newest first; lines that cannot be read are skipped.
-    pub fn explicit_claims(&self) -> Vec<ListedClaim> {
+    pub(crate) fn explicit_claims(&self) -> Vec<ListedClaim> {
         let path = self.dir.join(LIST);
         let Ok(meta) = fs::symlink_metadata(&path) else {
             return Vec::new();

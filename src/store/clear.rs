@@ -12,7 +12,7 @@ use crate::host::Host;
 
 impl Store {
     /// Remember that `process` just ended session `id` with `/clear`.
-    pub fn note_cleared(&self, process: &AgentProcess, id: &str) -> Result<(), StoreError> {
+    pub(crate) fn note_cleared(&self, process: &AgentProcess, id: &str) -> Result<(), StoreError> {
         let dir = self.dir.join("cleared");
         self.make_dir(&dir)?;
         let path = dir.join(process.key());
@@ -23,7 +23,7 @@ impl Store {
     /// that process cleared, and that record ends. Returns the old id when there was one. The
     /// cleared session is the one `SessionEnd` noted, else (hosts do not always send it first,
     /// Gemini CLI never waits) the latest other session of the same agent process.
-    pub fn take_over_cleared(
+    pub(crate) fn take_over_cleared(
         &self,
         process: &AgentProcess,
         id: &str,

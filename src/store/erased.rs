@@ -80,7 +80,7 @@ impl Store {
     }
 
     /// What was lost lately (within a day), as a sentence, if anything was.
-    pub fn erasure(&self) -> Option<String> {
+    pub(crate) fn erasure(&self) -> Option<String> {
         let text = fsio::read_text(&self.dir.join(NOTE)).ok()?;
         let (at, what) = text.split_once(' ')?;
         let at: u64 = at.parse().ok()?;

@@ -11,10 +11,17 @@ const MAX_FORMER: usize = 8;
 
 /// Who is writing, for the fencing check.
 #[derive(Debug, Clone, Copy)]
-pub enum Writer<'a> {
+pub(crate) enum Writer<'a> {
     /// A caller with no process identity (a person's command): writes at the current generation.
     Anonymous,
     /// A caller that holds a known generation; refused when the record's is newer.
+    #[cfg_attr(
+        not(test),
+        allow(
+            dead_code,
+            reason = "only the store's tests write with a held generation; hooks are fenced by their agent process"
+        )
+    )]
     Stamped(u64),
     /// A hook call from an agent process. A new process (or `register`, a session start) takes
     /// the session over and raises its generation; a superseded process is refused.
@@ -28,7 +35,7 @@ pub enum Writer<'a> {
 
 impl<'a> Writer<'a> {
     /// A non-registering call from `process` when the agent process is known, else anonymous.
-    pub fn from_process(process: Option<&'a AgentProcess>) -> Writer<'a> {
+    pub(crate) fn from_process(process: Option<&'a AgentProcess>) -> Writer<'a> {
         match process {
             Some(process) => Writer::Agent {
                 process,

@@ -15,37 +15,37 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use crate::platform::files::{self, Links, TEMP_MARK};
 
 /// The largest store file read (a session record with thousands of files is a few megabytes).
-pub const MAX_FILE: u64 = 32 << 20;
+pub(crate) const MAX_FILE: u64 = 32 << 20;
 /// How old a temporary file must be before another writer takes it for a killed writer's.
-pub const STALE_TEMP: Duration = Duration::from_secs(10 * 60);
+pub(crate) const STALE_TEMP: Duration = Duration::from_secs(10 * 60);
 
 /// The bytes of the store file at `path`: a plain file of at most [`MAX_FILE`] bytes, no link
 /// followed. Anything else is an error for which [`is_foreign`] holds.
-pub fn read(path: &Path) -> io::Result<Vec<u8>> {
+pub(crate) fn read(path: &Path) -> io::Result<Vec<u8>> {
     files::read_regular(path, Links::Refuse, MAX_FILE)
 }
 
 /// [`read`] as text (lossy).
-pub fn read_text(path: &Path) -> io::Result<String> {
+pub(crate) fn read_text(path: &Path) -> io::Result<String> {
     read(path).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// Whether a read failed because the file is not a plain file of the store (a link, a FIFO, a
 /// folder, a device, or a file too large to be one of ours).
-pub fn is_foreign(err: &io::Error) -> bool {
+pub(crate) fn is_foreign(err: &io::Error) -> bool {
     files::is_foreign(err)
 }
 
 /// Replace `path` with `bytes` atomically: write a temporary file in the same folder, then
 /// rename it over the target. A reader sees the old whole file or the new whole file. The
 /// rename replaces a link there, never what it points to.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     files::replace_atomically(path, |tmp| files::create_new(tmp)?.write_all(bytes))
 }
 
 /// [`write_atomic`]'s new file written beside `path`, put in place by its `commit` (one
 /// rename) or removed when dropped: a writer prepares it before taking a lock.
-pub fn stage(path: &Path, bytes: &[u8]) -> io::Result<files::Staged> {
+pub(crate) fn stage(path: &Path, bytes: &[u8]) -> io::Result<files::Staged> {
     files::stage(path, |tmp| files::create_new(tmp)?.write_all(bytes))
 }
 
@@ -54,7 +54,7 @@ pub fn stage(path: &Path, bytes: &[u8]) -> io::Result<files::Staged> {
 /// through. The bytes go over the old ones and the file is then cut to their length:
 /// truncating a file to nothing first makes ext4 flush it when it is closed (its
 /// replace-by-truncate safeguard), milliseconds of waiting on the disk.
-pub fn write_in_place(path: &Path, bytes: &[u8]) -> io::Result<File> {
+pub(crate) fn write_in_place(path: &Path, bytes: &[u8]) -> io::Result<File> {
     use std::os::unix::fs::FileExt;
     let file = open_plain(path, false)?;
     if bytes.is_empty() {
@@ -72,7 +72,7 @@ pub fn write_in_place(path: &Path, bytes: &[u8]) -> io::Result<File> {
 
 /// Append `bytes` to `path` (created when missing); a link or anything but a plain file there
 /// is set aside first.
-pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
     open_plain(path, true)?.write_all(bytes)
 }
 
@@ -124,11 +124,11 @@ fn open_locked(path: &Path) -> io::Result<Option<File>> {
 
 /// How long [`append_locked`] and [`replace_locked`] wait for the file's lock (held by others
 /// only while they append a few lines or compact a log).
-pub const FILE_LOCK_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const FILE_LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// Append `bytes` to `path` in one write, under the file's own lock (see [`replace_locked`]):
 /// no file is created but the first time, none replaced. Returns the file's length after.
-pub fn append_locked(path: &Path, bytes: &[u8]) -> io::Result<u64> {
+pub(crate) fn append_locked(path: &Path, bytes: &[u8]) -> io::Result<u64> {
     let Some(mut file) = open_locked(path)? else {
         return Err(io::Error::new(
             ErrorKind::TimedOut,
@@ -143,7 +143,7 @@ pub fn append_locked(path: &Path, bytes: &[u8]) -> io::Result<u64> {
 /// it returns `None`), atomically and under the file's own lock, so that no [`append_locked`]
 /// of another process is lost: one that opened the old file finds it replaced once it gets the
 /// lock, and appends to the new one.
-pub fn replace_locked(
+pub(crate) fn replace_locked(
     path: &Path,
     rewrite: impl FnOnce(&[u8]) -> Option<Vec<u8>>,
 ) -> io::Result<()> {
@@ -157,13 +157,13 @@ pub fn replace_locked(
 }
 
 /// Whether `path` is a folder itself (not a link to one).
-pub fn is_real_dir(path: &Path) -> bool {
+pub(crate) fn is_real_dir(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
 }
 
 /// Make sure `path` is a folder of its own: a link, a file or anything else there is set aside
 /// and a folder made. Its parent must already be one.
-pub fn ensure_dir(path: &Path) -> io::Result<()> {
+pub(crate) fn ensure_dir(path: &Path) -> io::Result<()> {
     match fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => return Ok(()),
         Ok(_) => {
@@ -180,7 +180,7 @@ pub fn ensure_dir(path: &Path) -> io::Result<()> {
 
 /// Rename a damaged or foreign file (or link) aside as `<name>.corrupt-<unix seconds>`; never
 /// deletes it, never follows it.
-pub fn set_aside(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn set_aside(path: &Path) -> io::Result<PathBuf> {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -195,7 +195,7 @@ pub fn set_aside(path: &Path) -> io::Result<PathBuf> {
 /// Remove the temporary files in `dir` (a real folder of the store) that writers killed
 /// mid-write left behind: only those older than [`STALE_TEMP`], so that a live writer's is never
 /// taken. Returns how many were removed.
-pub fn sweep_temps(dir: &Path) -> usize {
+pub(crate) fn sweep_temps(dir: &Path) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };
@@ -222,7 +222,7 @@ pub fn sweep_temps(dir: &Path) -> usize {
 
 /// A lock on a file of the store, released on drop.
 #[derive(Debug)]
-pub struct LockGuard {
+pub(crate) struct LockGuard {
     file: File,
 }
 
@@ -233,7 +233,7 @@ impl Drop for LockGuard {
 }
 
 /// Outcome of waiting for the lock.
-pub enum Locked {
+pub(crate) enum Locked {
     /// Got it.
     Held(LockGuard),
     /// Someone else held it for the whole timeout.
@@ -243,12 +243,12 @@ pub enum Locked {
 /// Take the exclusive lock on `path` (created if missing), waiting at most `timeout`. Anything
 /// but a plain file there (a folder, a symbolic link, which is never followed, a device) is set
 /// aside first and a fresh lock file made.
-pub fn lock(path: &Path, timeout: Duration) -> io::Result<Locked> {
+pub(crate) fn lock(path: &Path, timeout: Duration) -> io::Result<Locked> {
     lock_until(path, Instant::now() + timeout, false)
 }
 
 /// As [`lock`], until `deadline`; `shared`: a shared hold, which excludes only exclusive ones.
-pub fn lock_until(path: &Path, deadline: Instant, shared: bool) -> io::Result<Locked> {
+pub(crate) fn lock_until(path: &Path, deadline: Instant, shared: bool) -> io::Result<Locked> {
     let file = match files::open_for_write(path, true) {
         Ok(f) => f,
         Err(_) if fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) => {

@@ -12,11 +12,11 @@ use super::{Store, StoreError};
 use crate::host::Host;
 
 /// The label of the stand-in for a session whose record was set aside.
-pub const DAMAGED_LABEL: &str = "its record was damaged and set aside";
+pub(crate) const DAMAGED_LABEL: &str = "its record was damaged and set aside";
 
 /// What a set-aside file was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A session record (`sessions/<key>.json`).
     Session,
     /// A worktree's roster (rebuilt from the index when set aside).
@@ -30,30 +30,19 @@ pub enum Kind {
     Other,
 }
 
-impl Kind {
-    /// A few words for messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Session => "session record",
-            Kind::Roster => "worktree roster",
-            Kind::Lock => "lock",
-            Kind::Foreign => "link or special file (never followed)",
-            Kind::Other => "store file",
-        }
-    }
-}
+impl Kind {}
 
 /// A file the store set aside because it could not use it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SetAside {
+pub(crate) struct SetAside {
     /// Where it is now.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// What it was.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// When it was set aside, seconds since the Unix epoch.
-    pub at: u64,
+    pub(crate) at: u64,
     /// For a session record: the session's key (its id when that is a plain name).
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
 }
 
 /// The time stamp of a set-aside name (`<name>.corrupt-<secs>`), and the original name.
@@ -66,7 +55,7 @@ impl Store {
     /// Every file the store has set aside, oldest first: in the store folder, `sessions/` and
     /// each index folder. Costs one listing per index folder (for `status` and `doctor`, never
     /// on a hook's path).
-    pub fn set_aside(&self) -> Vec<SetAside> {
+    pub(crate) fn set_aside(&self) -> Vec<SetAside> {
         let mut out = Vec::new();
         let mut scan = |dir: &Path, kind_of: &dyn Fn(&str) -> Kind| {
             let Ok(entries) = fs::read_dir(dir) else {
@@ -158,7 +147,7 @@ impl Store {
     /// Mend what can be rebuilt: a lock that is not a file (set aside, made anew), every
     /// worktree roster that cannot be read (set aside, rebuilt from the index), index markers of
     /// records that are gone. `Ok(false)` when another process held the lock throughout.
-    pub fn repair(&self, ttl: Duration, now: u64) -> Result<bool, StoreError> {
+    pub(crate) fn repair(&self, ttl: Duration, now: u64) -> Result<bool, StoreError> {
         if let Ok(index) = fs::read_dir(self.dir.join("index")) {
             for dir in index
                 .flatten()
@@ -181,7 +170,7 @@ impl Store {
     /// holding those of `paths` (relative to the worktree at `root`) that the index still lists
     /// under it. One listing of `sessions/` when there are none (no index folder is listed); for the guard, which reads
     /// sessions' files from their records.
-    pub fn stand_ins_holding(
+    pub(crate) fn stand_ins_holding(
         &self,
         root: &Path,
         paths: impl Fn() -> Vec<String>,

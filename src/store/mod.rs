@@ -1,4 +1,4 @@
-//! The one [`Store`]: session records, the lookup index, the audit log; atomic writes under a
+//! The one `Store`: session records, the lookup index, the audit log; atomic writes under a
 //! lock with a timeout, fencing by generation, pruning and recovery. Nothing outside this module
 //! knows the layout of `$(git rev-parse --git-common-dir)/dibs/`.
 //!
@@ -9,7 +9,7 @@
 //! `lock` is the write lock; `audit.log` is JSON lines; `pruned` stamps the last pruning;
 //! `settings.json` keeps the `dibs.*` settings with the fingerprint of the config they came from;
 //! `trees` keeps the tree of the last few HEAD commits; `snapshots/<key>.log` holds a session's
-//! snapshot state (see [`SnapState`]), `heads` the HEAD each worktree had when last looked at.
+//! snapshot state (see `SnapState`), `heads` the HEAD each worktree had when last looked at.
 
 mod actors;
 mod changes;
@@ -36,37 +36,34 @@ use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-pub use actors::Actor;
+pub(crate) use actors::Actor;
 use actors::actor_key;
-pub use changes::COALESCE;
-pub use claimlist::ListedClaim;
-pub use fence::Writer;
-pub use health::{DAMAGED_LABEL, Kind as AsideKind, SetAside};
+pub(crate) use changes::COALESCE;
+pub(crate) use claimlist::ListedClaim;
+pub(crate) use fence::Writer;
+pub(crate) use health::{Kind as AsideKind, SetAside};
 pub(crate) use record::fnv1a;
-pub use record::{
-    Change, Claim, FileKey, FileTouch, FormerAgent, Origin, SeenFile, Session, SessionHead, Target,
-    short_id,
+pub(crate) use record::{
+    Change, Claim, FileKey, FileTouch, Origin, SeenFile, Session, SessionHead, Target, short_id,
 };
-pub use remote::{SyncDue, SyncLock};
-pub use roster::{LISTED_LAG, Listed};
-pub use snapshots::{
-    DEFAULT_SNAPSHOT_EXPIRY, MAX_WATCHED, SnapState, SnapshotFailure, Stamp, Watched,
-};
-pub use tips::{BranchTips, MAX_TIPS};
-pub use write::{ClaimRequest, Grant};
+pub(crate) use remote::SyncDue;
+pub(crate) use roster::LISTED_LAG;
+pub(crate) use snapshots::{DEFAULT_SNAPSHOT_EXPIRY, SnapState, Stamp, Watched};
+pub(crate) use tips::BranchTips;
+pub(crate) use write::{ClaimRequest, Grant};
 
 /// How long a writer waits for the lock before giving up.
-pub const LOCK_TIMEOUT: Duration = Duration::from_secs(3);
+pub(crate) const LOCK_TIMEOUT: Duration = Duration::from_secs(3);
 /// The default lease: a session is live while idle for less than this.
-pub const DEFAULT_TTL: Duration = Duration::from_secs(2 * 60 * 60);
+pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(2 * 60 * 60);
 /// The shortest lease a claim may ask for.
-pub const MIN_LEASE: Duration = Duration::from_secs(60);
+pub(crate) const MIN_LEASE: Duration = Duration::from_secs(60);
 /// The longest lease a claim may ask for (a year).
-pub const MAX_LEASE: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+pub(crate) const MAX_LEASE: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
 /// What can go wrong in the store.
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
+pub(crate) enum StoreError {
     /// The store folder could not be created or opened.
     #[error("the git-dibs store at {path} cannot be used: {source}")]
     Unavailable {
@@ -113,7 +110,7 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
 /// Seconds since the Unix epoch. Debug builds (the tests' builds) honour `DIBS_NOW` (seconds
 /// since the epoch), a test-only clock so that snapshots of messages with times in them are
 /// stable without sleeping; release builds never read it.
-pub fn now_secs() -> u64 {
+pub(crate) fn now_secs() -> u64 {
     #[cfg(debug_assertions)]
     if let Some(now) = std::env::var("DIBS_NOW")
         .ok()
@@ -128,12 +125,12 @@ pub fn now_secs() -> u64 {
 }
 
 /// The latest time [`rfc3339`] writes as a date: the end of year 9999.
-pub const LATEST_TIME: u64 = 253_402_300_799;
+pub(crate) const LATEST_TIME: u64 = 253_402_300_799;
 
 /// `secs` since the Unix epoch as an RFC 3339 time (`2026-11-29T06:41:07Z`). A time past year
 /// 9999, which only a damaged record or an old version's unchecked lease holds, is written as
 /// that year's last second rather than failing.
-pub fn rfc3339(secs: u64) -> String {
+pub(crate) fn rfc3339(secs: u64) -> String {
     let secs = secs.min(LATEST_TIME);
     humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(secs)).to_string()
 }
@@ -182,7 +179,7 @@ fn read_small(path: &Path) -> Option<Vec<u8>> {
 }
 
 /// A digest of file content, as kept in [`SeenFile`].
-pub fn content_digest(bytes: &[u8]) -> String {
+pub(crate) fn content_digest(bytes: &[u8]) -> String {
     format!("{:016x}-{}", record::fnv1a(bytes), bytes.len())
 }
 
@@ -198,24 +195,24 @@ struct KeptSettings {
 
 /// Another session holding a file, with its touch of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Holder {
+pub(crate) struct Holder {
     /// The holding session's record.
-    pub session: Session,
+    pub(crate) session: Session,
     /// Its touch of the file, if it touched it.
-    pub touch: Option<FileTouch>,
+    pub(crate) touch: Option<FileTouch>,
     /// Its explicit claim on the file, if it made one.
-    pub claim: Option<Claim>,
+    pub(crate) claim: Option<Claim>,
 }
 
 /// The shared record of one clone, in `<common dir>/dibs/`.
 #[derive(Debug, Clone)]
-pub struct Store {
+pub(crate) struct Store {
     dir: PathBuf,
 }
 
 impl Store {
     /// Open (creating if needed) the store of the clone whose common git dir is `common_dir`.
-    pub fn open(common_dir: &Path) -> Result<Store, StoreError> {
+    pub(crate) fn open(common_dir: &Path) -> Result<Store, StoreError> {
         let store = Store {
             dir: common_dir.join("dibs"),
         };
@@ -251,7 +248,7 @@ impl Store {
     }
 
     /// The store folder.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
@@ -295,13 +292,16 @@ impl Store {
     }
 
     /// The record of `actor` (a session id is its main thread), if any.
-    pub fn session<'a>(&self, actor: impl Into<Actor<'a>>) -> Result<Option<Session>, StoreError> {
+    pub(crate) fn session<'a>(
+        &self,
+        actor: impl Into<Actor<'a>>,
+    ) -> Result<Option<Session>, StoreError> {
         self.read_record(&self.session_path(actor), false)
     }
 
     /// This clone's own session records, live or not, ordered by first activity: everything
     /// but the sessions imported from other machines.
-    pub fn sessions(&self) -> Result<Vec<Session>, StoreError> {
+    pub(crate) fn sessions(&self) -> Result<Vec<Session>, StoreError> {
         let mut all = self.everyone()?;
         all.retain(|s| s.origin.is_none());
         Ok(all)
@@ -309,7 +309,7 @@ impl Store {
 
     /// Every record in the store, live or not, this clone's own and those imported from other
     /// machines by `git dibs sync`, ordered by first activity.
-    pub fn everyone(&self) -> Result<Vec<Session>, StoreError> {
+    pub(crate) fn everyone(&self) -> Result<Vec<Session>, StoreError> {
         let dir = self.dir.join("sessions");
         let mut out = Vec::new();
         for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
@@ -329,7 +329,7 @@ impl Store {
 
     /// Records listed under `digest` in the index, other than actor `except`'s. A session
     /// whose record was set aside is listed by a stand-in holding `file` (see
-    /// [`health`](self::health)).
+    /// [`health`]).
     fn indexed(
         &self,
         digest: &str,
@@ -367,7 +367,7 @@ impl Store {
     /// Actors other than `except` whose records hold `key` (touched it, or claim it): other
     /// sessions, and the other threads (main or sub-agent) of `except`'s own session. Liveness
     /// is the caller's question. Costs one directory listing plus one read per holder.
-    pub fn holders<'a>(
+    pub(crate) fn holders<'a>(
         &self,
         key: &FileKey,
         except: impl Into<Actor<'a>>,
@@ -390,7 +390,8 @@ impl Store {
     }
 
     /// Sessions other than `except` that hold an unexpired explicit claim on `target`.
-    pub fn claimants<'a>(
+    #[cfg(test)]
+    pub(crate) fn claimants<'a>(
         &self,
         target: &Target,
         except: impl Into<Actor<'a>>,
@@ -405,7 +406,7 @@ impl Store {
 
     /// The `dibs.*` settings kept for config files with this `fingerprint`, if they are the
     /// ones kept (`settings.json`): a hook then needs no config parser.
-    pub fn cached_settings(&self, fingerprint: &str) -> Option<BTreeMap<String, String>> {
+    pub(crate) fn cached_settings(&self, fingerprint: &str) -> Option<BTreeMap<String, String>> {
         let bytes = read_small(&self.dir.join("settings.json"))?;
         let kept: KeptSettings = serde_json::from_slice(&bytes).ok()?;
         (kept.fingerprint == fingerprint).then_some(kept.values)
@@ -413,7 +414,7 @@ impl Store {
 
     /// Keep `values` as the settings of config files with this `fingerprint`. Best effort: a
     /// lost race or a failed write only means the next call reads the config again.
-    pub fn cache_settings(&self, fingerprint: &str, values: &BTreeMap<String, String>) {
+    pub(crate) fn cache_settings(&self, fingerprint: &str, values: &BTreeMap<String, String>) {
         let kept = KeptSettings {
             fingerprint: fingerprint.to_owned(),
             values: values.clone(),
@@ -425,7 +426,7 @@ impl Store {
 
     /// The tree (hex) of `commit`, as kept by [`Store::remember_tree`]: a commit never
     /// changes, so this saves reading its object on a hook's path.
-    pub fn tree_of(&self, commit: &str) -> Option<String> {
+    pub(crate) fn tree_of(&self, commit: &str) -> Option<String> {
         let bytes = read_small(&self.dir.join("trees"))?;
         let text = std::str::from_utf8(&bytes).ok()?;
         text.lines()
@@ -435,7 +436,7 @@ impl Store {
     }
 
     /// Keep the tree of `commit` (the last few commits asked about). Best effort.
-    pub fn remember_tree(&self, commit: &str, tree: &str) {
+    pub(crate) fn remember_tree(&self, commit: &str, tree: &str) {
         let path = self.dir.join("trees");
         let old = read_small(&path).unwrap_or_default();
         let old = String::from_utf8_lossy(&old);
@@ -453,7 +454,7 @@ impl Store {
 
     /// Append one line to the audit log (`audit.log`, JSON lines), under the lock. A link there
     /// is set aside, never appended through.
-    pub fn append_audit(&self, line: &str) -> Result<(), StoreError> {
+    pub(crate) fn append_audit(&self, line: &str) -> Result<(), StoreError> {
         let _guard = self.lock()?;
         let path = self.dir.join("audit.log");
         let mut text = line.replace('\n', " ");
@@ -462,7 +463,7 @@ impl Store {
     }
 
     /// The audit log's lines, oldest first (empty when there is none).
-    pub fn audit_lines(&self) -> Result<Vec<String>, StoreError> {
+    pub(crate) fn audit_lines(&self) -> Result<Vec<String>, StoreError> {
         let path = self.dir.join("audit.log");
         match fsio::read_text(&path) {
             Ok(text) => Ok(text.lines().map(str::to_owned).collect()),

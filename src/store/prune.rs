@@ -16,7 +16,7 @@ impl Store {
     /// Prune when due. Cheap when not due (one `stat`); never waits for the lock. `ttl` is only
     /// asked for when pruning is due. Says whether it pruned (the caller then expires what the
     /// store cannot, such as old snapshot refs).
-    pub fn prune_if_due(
+    pub(crate) fn prune_if_due(
         &self,
         ttl: impl FnOnce() -> Duration,
         now: u64,

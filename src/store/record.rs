@@ -35,14 +35,14 @@ fn digest(kind: &str, parts: &[&[u8]]) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct FileKey {
     /// The worktree root (canonical).
-    pub worktree: PathBuf,
+    pub(crate) worktree: PathBuf,
     /// The path relative to the worktree root, `/`-separated.
-    pub path: String,
+    pub(crate) path: String,
 }
 
 impl FileKey {
     /// A file key for `path` inside the worktree at `worktree`.
-    pub fn new(worktree: impl Into<PathBuf>, path: impl Into<String>) -> Self {
+    pub(crate) fn new(worktree: impl Into<PathBuf>, path: impl Into<String>) -> Self {
         FileKey {
             worktree: worktree.into(),
             path: path.into(),
@@ -114,26 +114,26 @@ pub(crate) fn worktree_digest(root: &Path) -> String {
 
 /// One file a session has touched, with when.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileTouch {
+pub(crate) struct FileTouch {
     /// Which file.
     #[serde(flatten)]
-    pub key: FileKey,
+    pub(crate) key: FileKey,
     /// First touch, seconds since the Unix epoch.
-    pub first: u64,
+    pub(crate) first: u64,
     /// Latest touch, seconds since the Unix epoch.
-    pub last: u64,
+    pub(crate) last: u64,
 }
 
 /// The content of a file as a session last read or wrote it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SeenFile {
+pub(crate) struct SeenFile {
     /// Which file.
     #[serde(flatten)]
-    pub key: FileKey,
+    pub(crate) key: FileKey,
     /// Digest of the content.
-    pub digest: String,
+    pub(crate) digest: String,
     /// When, seconds since the Unix epoch.
-    pub at: u64,
+    pub(crate) at: u64,
 }
 
 /// An explicit claim made with `git dibs claim`: on a [`Target`] of this clone, or (as
@@ -160,7 +160,7 @@ pub struct Claim<T = Target> {
 
 impl<T> Claim<T> {
     /// The same claim on another form of its target.
-    pub fn on<U>(&self, target: U) -> Claim<U> {
+    pub(crate) fn on<U>(&self, target: U) -> Claim<U> {
         Claim {
             target,
             intent: self.intent.clone(),
@@ -175,85 +175,85 @@ impl<T> Claim<T> {
 
 /// An agent process that used to run a session, with the generation it held.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FormerAgent {
+pub(crate) struct FormerAgent {
     /// The process.
-    pub process: AgentProcess,
+    pub(crate) process: AgentProcess,
     /// The generation it held.
-    pub generation: u64,
+    pub(crate) generation: u64,
 }
 
 /// Everything the store knows about one session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Session {
+pub(crate) struct Session {
     /// The host's durable session id.
-    pub id: String,
+    pub(crate) id: String,
     /// For a sub-agent's record: which sub-agent of session `id` (absent for the main thread).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sub_agent: Option<SubAgent>,
+    pub(crate) sub_agent: Option<SubAgent>,
     /// Which host runs it.
-    pub host: Host,
+    pub(crate) host: Host,
     /// A short human label (the first prompt, shortened), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
+    pub(crate) label: Option<String>,
     /// The fencing generation: raised when the session re-registers from a new agent process.
     #[serde(default)]
-    pub generation: u64,
+    pub(crate) generation: u64,
     /// First activity, seconds since the Unix epoch.
-    pub first_seen: u64,
+    pub(crate) first_seen: u64,
     /// Latest activity, seconds since the Unix epoch.
-    pub last_seen: u64,
+    pub(crate) last_seen: u64,
     /// The worktree the session works in (its cwd's worktree), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub worktree: Option<PathBuf>,
+    pub(crate) worktree: Option<PathBuf>,
     /// The branch checked out there, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// When the host said the session ended, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ended: Option<u64>,
+    pub(crate) ended: Option<u64>,
     /// The agent process running the session now, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<AgentProcess>,
+    pub(crate) agent: Option<AgentProcess>,
     /// Processes that ran it before (their hook calls are refused).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub former: Vec<FormerAgent>,
+    pub(crate) former: Vec<FormerAgent>,
     /// Files touched, in first-touch order.
     #[serde(default)]
-    pub files: Vec<FileTouch>,
+    pub(crate) files: Vec<FileTouch>,
     /// Explicit claims.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub claims: Vec<Claim>,
+    pub(crate) claims: Vec<Claim>,
     /// File contents as last seen by this session, newest last (bounded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub seen: Vec<SeenFile>,
+    pub(crate) seen: Vec<SeenFile>,
     /// The (peer, file) pairs this session was warned about in full; later co-edit warnings
     /// about them are brief (bounded, oldest dropped first).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warned: Vec<Warned>,
+    pub(crate) warned: Vec<Warned>,
     /// Set once `status` had reported that the session died holding dirty files (kept for
     /// records of older versions; `status` now lists such work until it is dealt with).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub death_reported: bool,
+    pub(crate) death_reported: bool,
     /// Whether the lookup index currently lists this session (cleared when pruned).
     #[serde(default = "yes")]
     pub(crate) indexed: bool,
     /// For a session imported from another machine by `git dibs sync`: where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub origin: Option<Origin>,
+    pub(crate) origin: Option<Origin>,
 }
 
 /// One co-edit warning given in full: about `peer`'s hold on the file with this digest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Warned {
+pub(crate) struct Warned {
     /// The peer's session id.
-    pub peer: String,
+    pub(crate) peer: String,
     /// The file's digest (as in the index).
-    pub file: String,
+    pub(crate) file: String,
 }
 
 impl Session {
     /// Whether this session was already warned in full that `peer` holds `key`.
-    pub fn was_warned(&self, peer: &str, key: &FileKey) -> bool {
+    pub(crate) fn was_warned(&self, peer: &str, key: &FileKey) -> bool {
         let digest = key.digest();
         self.warned
             .iter()
@@ -263,18 +263,18 @@ impl Session {
 
 /// Where a session imported from another machine came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Origin {
+pub(crate) struct Origin {
     /// The machine that published it (its `dibs.machine`).
-    pub machine: String,
+    pub(crate) machine: String,
     /// The remote it was fetched from.
-    pub remote: String,
+    pub(crate) remote: String,
     /// When that machine published this version (its clock).
-    pub published: u64,
+    pub(crate) published: u64,
     /// The session's id on that machine.
-    pub id: String,
+    pub(crate) id: String,
     /// Its files that were uncommitted there when published (relative paths).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub dirty: Vec<String>,
+    pub(crate) dirty: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -283,7 +283,7 @@ fn yes() -> bool {
 
 impl Session {
     /// A new, empty record.
-    pub fn new(id: &str, host: Host, now: u64) -> Self {
+    pub(crate) fn new(id: &str, host: Host, now: u64) -> Self {
         Session {
             id: id.to_owned(),
             sub_agent: None,
@@ -309,12 +309,12 @@ impl Session {
 
     /// The first 8 characters of the id, as shown to people (of the id on its own machine,
     /// for a session imported from another machine).
-    pub fn short_id(&self) -> &str {
+    pub(crate) fn short_id(&self) -> &str {
         short_id(self.origin.as_ref().map_or(&self.id, |o| &o.id))
     }
 
     /// The actor this record belongs to: the session's main thread or one of its sub-agents.
-    pub fn actor(&self) -> Actor<'_> {
+    pub(crate) fn actor(&self) -> Actor<'_> {
         Actor {
             session: &self.id,
             agent: self.sub_agent.as_ref(),
@@ -322,25 +322,25 @@ impl Session {
     }
 
     /// Whether this record is `actor`'s own.
-    pub fn is(&self, actor: Actor<'_>) -> bool {
+    pub(crate) fn is(&self, actor: Actor<'_>) -> bool {
         self.id == actor.session
             && self.sub_agent.as_ref().map(|a| a.id.as_str()) == actor.agent_id()
     }
 
     /// The machine of a session imported from another machine; `None` for this clone's own.
-    pub fn machine(&self) -> Option<&str> {
+    pub(crate) fn machine(&self) -> Option<&str> {
         self.origin.as_ref().map(|o| o.machine.as_str())
     }
 
     /// Live by the record alone: not ended, and active within `ttl` of `now`. Whether its agent
     /// process still runs is a separate fact ([`AgentProcess::is_gone`]).
-    pub fn is_live(&self, now: u64, ttl: Duration) -> bool {
+    pub(crate) fn is_live(&self, now: u64, ttl: Duration) -> bool {
         self.ended.is_none() && now.saturating_sub(self.last_seen) < ttl.as_secs()
     }
 
     /// Live by the record and by its agent process: [`Session::is_live`], and the agent
     /// process, where one is recorded and this system can tell, has not ended.
-    pub fn is_alive(&self, now: u64, ttl: Duration) -> bool {
+    pub(crate) fn is_alive(&self, now: u64, ttl: Duration) -> bool {
         self.is_live(now, ttl)
             && self
                 .agent
@@ -349,19 +349,19 @@ impl Session {
     }
 
     /// The touch of `key`, if this session holds it.
-    pub fn touch_of(&self, key: &FileKey) -> Option<&FileTouch> {
+    pub(crate) fn touch_of(&self, key: &FileKey) -> Option<&FileTouch> {
         self.files.iter().find(|f| &f.key == key)
     }
 
     /// The unexpired explicit claim on `target`, if any.
-    pub fn claim_on(&self, target: &Target, now: u64) -> Option<&Claim> {
+    pub(crate) fn claim_on(&self, target: &Target, now: u64) -> Option<&Claim> {
         self.claims
             .iter()
             .find(|c| &c.target == target && c.until > now)
     }
 
     /// Whether this session works in, or holds files in, the worktree at `root`.
-    pub fn works_in(&self, root: &Path) -> bool {
+    pub(crate) fn works_in(&self, root: &Path) -> bool {
         self.worktree.as_deref() == Some(root) || self.files.iter().any(|f| f.key.worktree == root)
     }
 
@@ -381,23 +381,23 @@ impl Session {
 /// The header of a [`Session`] record: everything but its files, claims and digests, read
 /// without building those (for listing many sessions cheaply).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionHead {
+pub(crate) struct SessionHead {
     /// The host's durable session id.
-    pub id: String,
+    pub(crate) id: String,
     /// The sub-agent, for a sub-agent's record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sub_agent: Option<SubAgent>,
+    pub(crate) sub_agent: Option<SubAgent>,
     /// Latest activity, seconds since the Unix epoch.
-    pub last_seen: u64,
+    pub(crate) last_seen: u64,
     /// When the host said the session ended, if it did.
     #[serde(default)]
-    pub ended: Option<u64>,
+    pub(crate) ended: Option<u64>,
     /// The agent process running the session now, when known.
     #[serde(default)]
-    pub agent: Option<AgentProcess>,
+    pub(crate) agent: Option<AgentProcess>,
     /// The worktree the session works in, if known.
     #[serde(default)]
-    pub worktree: Option<PathBuf>,
+    pub(crate) worktree: Option<PathBuf>,
 }
 
 impl From<&Session> for SessionHead {
@@ -415,7 +415,7 @@ impl From<&Session> for SessionHead {
 
 impl SessionHead {
     /// The actor the header belongs to.
-    pub fn actor(&self) -> Actor<'_> {
+    pub(crate) fn actor(&self) -> Actor<'_> {
         Actor {
             session: &self.id,
             agent: self.sub_agent.as_ref(),
@@ -423,7 +423,7 @@ impl SessionHead {
     }
 
     /// As [`Session::is_alive`].
-    pub fn is_alive(&self, now: u64, ttl: Duration) -> bool {
+    pub(crate) fn is_alive(&self, now: u64, ttl: Duration) -> bool {
         self.ended.is_none()
             && now.saturating_sub(self.last_seen) < ttl.as_secs()
             && self
@@ -435,7 +435,7 @@ impl SessionHead {
 
 /// The first 8 characters of a session id; a person's session (`person-<user>-<tty>`) whole,
 /// up to 48 characters, since its first 8 (`person-s`) would say nothing.
-pub fn short_id(id: &str) -> &str {
+pub(crate) fn short_id(id: &str) -> &str {
     let keep = if id.starts_with("person-") { 48 } else { 8 };
     match id.char_indices().nth(keep) {
         Some((i, _)) => &id[..i],
@@ -445,7 +445,7 @@ pub fn short_id(id: &str) -> &str {
 
 /// A change to one session's record, as decided by policy and applied by the store.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     /// The session was active now, in this worktree and branch (when known).
     Activity {
         /// Its cwd's worktree root.
@@ -463,8 +463,6 @@ pub enum Change {
     ReleaseAll,
     /// The host ended the session.
     End,
-    /// `status` reported the session's death.
-    DeathReported,
     /// The session was warned in full that these peers (ids) hold these files.
     Warned(Vec<(String, FileKey)>),
 }

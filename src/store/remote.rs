@@ -12,7 +12,7 @@ use super::{Store, StoreError, actor_key, fsio, io_err};
 
 /// Whether a background sync is due, by the `sync/due` stamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SyncDue {
+pub(crate) enum SyncDue {
     /// No stamp: sync has not run in this clone (or was turned off).
     Never,
     /// Not before the stamp's time.
@@ -22,7 +22,7 @@ pub enum SyncDue {
 }
 
 /// The held lock of a running sync; dropping it lets the next one run.
-pub struct SyncLock {
+pub(crate) struct SyncLock {
     _guard: fsio::LockGuard,
 }
 
@@ -36,7 +36,11 @@ impl Store {
     /// Replace every session imported from `remote` with `sessions` (each with its origin set),
     /// under the lock. A record of this clone's own is never overwritten. Returns how many
     /// imported records were written or removed.
-    pub fn import_remote(&self, remote: &str, sessions: Vec<Session>) -> Result<usize, StoreError> {
+    pub(crate) fn import_remote(
+        &self,
+        remote: &str,
+        sessions: Vec<Session>,
+    ) -> Result<usize, StoreError> {
         let _guard = self.lock()?;
         let mut changed = 0;
         let mut keep = BTreeSet::new();
@@ -87,7 +91,7 @@ impl Store {
     }
 
     /// Whether a background sync is due now.
-    pub fn sync_due(&self) -> SyncDue {
+    pub(crate) fn sync_due(&self) -> SyncDue {
         let stamp = self.dir.join("sync").join("due");
         match fs::symlink_metadata(&stamp).and_then(|m| m.modified()) {
             Ok(at) if at > std::time::SystemTime::now() => SyncDue::NotYet,
@@ -97,7 +101,7 @@ impl Store {
     }
 
     /// Set the next background sync no earlier than `at` (seconds since the Unix epoch).
-    pub fn set_sync_due(&self, at: u64) -> Result<(), StoreError> {
+    pub(crate) fn set_sync_due(&self, at: u64) -> Result<(), StoreError> {
         let stamp = self.sync_dir()?.join("due");
         let file = fsio::write_in_place(&stamp, b"").map_err(io_err(&stamp))?;
         file.set_modified(UNIX_EPOCH + Duration::from_secs(at))
@@ -105,12 +109,12 @@ impl Store {
     }
 
     /// Stop background syncs (sync was turned off).
-    pub fn clear_sync_due(&self) {
+    pub(crate) fn clear_sync_due(&self) {
         let _ = fs::remove_file(self.dir.join("sync").join("due"));
     }
 
     /// Take the sync lock, waiting at most `wait`; `None` when another sync holds it.
-    pub fn sync_lock(&self, wait: Duration) -> Result<Option<SyncLock>, StoreError> {
+    pub(crate) fn sync_lock(&self, wait: Duration) -> Result<Option<SyncLock>, StoreError> {
         let path = self.sync_dir()?.join("lock");
         match fsio::lock(&path, wait).map_err(io_err(&path))? {
             fsio::Locked::Held(guard) => Ok(Some(SyncLock { _guard: guard })),
@@ -119,13 +123,13 @@ impl Store {
     }
 
     /// Keep the outcome of the last sync (a JSON document) for `doctor` and `status`.
-    pub fn write_sync_report(&self, json: &[u8]) -> Result<(), StoreError> {
+    pub(crate) fn write_sync_report(&self, json: &[u8]) -> Result<(), StoreError> {
         let path = self.sync_dir()?.join("last.json");
         fsio::write_atomic(&path, json).map_err(io_err(&path))
     }
 
     /// The outcome of the last sync, if one ran.
-    pub fn sync_report(&self) -> Option<Vec<u8>> {
+    pub(crate) fn sync_report(&self) -> Option<Vec<u8>> {
         fsio::read(&self.dir.join("sync").join("last.json")).ok()
     }
 }

@@ -18,9 +18,9 @@ use super::{Store, StoreError, actor_key, fsio, io_err, list_index, read_small};
 pub(super) const ROSTER: &str = ".roster";
 /// A session's listed time is rewritten only once its activity moved on by this much (seconds):
 /// a listing trails the session's last activity by at most this plus [`super::COALESCE`].
-pub const ROSTER_STEP: u64 = 5 * 60;
+pub(crate) const ROSTER_STEP: u64 = 5 * 60;
 /// How far a worktree listing's time may trail the session's last activity (seconds).
-pub const LISTED_LAG: u64 = ROSTER_STEP + super::COALESCE;
+pub(crate) const LISTED_LAG: u64 = ROSTER_STEP + super::COALESCE;
 
 /// The lines of a roster file.
 fn parse(text: &str) -> impl Iterator<Item = (u64, &str)> {
@@ -46,11 +46,11 @@ fn well_formed(bytes: &[u8]) -> bool {
 
 /// A session listed under a worktree, found by [`Store::recent_in`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listed {
+pub(crate) struct Listed {
     marker: PathBuf,
     key: String,
     /// When its listing was last written, seconds since the Unix epoch.
-    pub written: u64,
+    pub(crate) written: u64,
 }
 
 impl Store {
@@ -59,7 +59,7 @@ impl Store {
     /// of the worktree's roster (a store written before rosters: one `stat` per marker). The
     /// recorded activity trails the session's last by at most the coalescing window; ended
     /// sessions are not listed.
-    pub fn recent_in<'a>(
+    pub(crate) fn recent_in<'a>(
         &self,
         root: &Path,
         except: impl Into<Actor<'a>>,
@@ -111,7 +111,7 @@ impl Store {
 
     /// The header of a session found by [`Store::recent_in`], from its marker (or, when that is
     /// torn, its record); `None` when neither can be read.
-    pub fn head_of(&self, listed: &Listed) -> Option<SessionHead> {
+    pub(crate) fn head_of(&self, listed: &Listed) -> Option<SessionHead> {
         read_small(&listed.marker)
             .and_then(|b| serde_json::from_slice::<SessionHead>(&b).ok())
             .or_else(|| {

@@ -11,17 +11,17 @@ use crate::host::Host;
 /// The version of the shared format this build writes and reads.
 pub const SHARED_VERSION: u32 = 1;
 /// Where every shared ref lives on the remote.
-pub const REFS_PREFIX: &str = "refs/dibs/";
+pub(crate) const REFS_PREFIX: &str = "refs/dibs/";
 /// The folder of session refs: `refs/dibs/sessions/<machine>/<session>`.
-pub const SESSIONS_PREFIX: &str = "refs/dibs/sessions/";
+pub(crate) const SESSIONS_PREFIX: &str = "refs/dibs/sessions/";
 /// The folder of claim refs: `refs/dibs/claims/<digest>`.
-pub const CLAIMS_PREFIX: &str = "refs/dibs/claims/";
+pub(crate) const CLAIMS_PREFIX: &str = "refs/dibs/claims/";
 /// The file in a session ref's tree.
-pub const SESSION_FILE: &str = "session.json";
+pub(crate) const SESSION_FILE: &str = "session.json";
 /// The file in a claim ref's tree.
-pub const CLAIM_FILE: &str = "claim.json";
+pub(crate) const CLAIM_FILE: &str = "claim.json";
 /// The largest shared record read (a record is a few kilobytes).
-pub const MAX_RECORD: usize = 1 << 20;
+pub(crate) const MAX_RECORD: usize = 1 << 20;
 /// The most files one shared session may list.
 pub const MAX_SHARED_FILES: usize = 2_000;
 /// The most explicit claims one shared session may list.
@@ -134,7 +134,7 @@ pub enum SharedTarget {
 
 impl SharedTarget {
     /// The claim ref of this target on the remote.
-    pub fn claim_ref(&self) -> String {
+    pub(crate) fn claim_ref(&self) -> String {
         let mut bytes = Vec::new();
         match self {
             SharedTarget::Branch { name } => {
@@ -192,7 +192,7 @@ pub struct SharedFile {
 }
 
 /// One explicit claim of a shared session.
-pub type SharedClaimEntry = Claim<SharedTarget>;
+pub(crate) type SharedClaimEntry = Claim<SharedTarget>;
 
 /// What one machine publishes about one of its live sessions (`session.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,7 +228,8 @@ pub struct SharedSession {
 impl SharedSession {
     /// The record as read from a fetched blob, when it is of this version and well formed
     /// (see [`SharedSession::check`], at this machine's clock).
-    pub fn parse(bytes: &[u8]) -> Option<SharedSession> {
+    #[cfg(test)]
+    pub(crate) fn parse(bytes: &[u8]) -> Option<SharedSession> {
         SharedSession::check(bytes, super::now_secs()).ok()
     }
 
@@ -277,7 +278,7 @@ impl SharedSession {
 
     /// Whether `other` says the same as this record, apart from its publishing time and a
     /// last activity moved forward by less than `slack` seconds.
-    pub fn same_as(&self, other: &SharedSession, slack: u64) -> bool {
+    pub(crate) fn same_as(&self, other: &SharedSession, slack: u64) -> bool {
         let mut a = self.clone();
         let mut b = other.clone();
         let close = a.last_seen.abs_diff(b.last_seen) < slack;
@@ -311,12 +312,6 @@ pub struct SharedClaim {
 }
 
 impl SharedClaim {
-    /// The record as read from a fetched blob, when it is of this version and well formed
-    /// (see [`SharedClaim::check`], at this machine's clock).
-    pub fn parse(bytes: &[u8]) -> Option<SharedClaim> {
-        SharedClaim::check(bytes, super::now_secs()).ok()
-    }
-
     /// The record in a fetched blob, checked at `now` as [`SharedSession::check`] checks a
     /// session's claims.
     pub fn check(bytes: &[u8], now: u64) -> Result<SharedClaim, Rejected> {
@@ -338,7 +333,7 @@ impl SharedClaim {
 
 /// `text` made safe as one ref name component: `[A-Za-z0-9._-]`, other bytes as `-`, no
 /// leading dot, no `..`, no `.lock` ending; empty becomes `unnamed`.
-pub fn ref_component(text: &str) -> String {
+pub(crate) fn ref_component(text: &str) -> String {
     let mut out: String = text
         .chars()
         .take(100)
@@ -364,7 +359,7 @@ pub fn ref_component(text: &str) -> String {
 
 /// The session ref of session `id` published by `machine`. An id that is not already a safe
 /// component is named by its digest, so two ids never share a ref.
-pub fn session_ref(machine: &str, id: &str) -> String {
+pub(crate) fn session_ref(machine: &str, id: &str) -> String {
     let plain = ref_component(id) == id;
     let name = if plain {
         id.to_owned()
@@ -375,7 +370,7 @@ pub fn session_ref(machine: &str, id: &str) -> String {
 }
 
 /// The machine a session ref belongs to, from its name.
-pub fn machine_of_ref(name: &str) -> Option<&str> {
+pub(crate) fn machine_of_ref(name: &str) -> Option<&str> {
     name.strip_prefix(SESSIONS_PREFIX)?.split('/').next()
 }
 

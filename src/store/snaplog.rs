@@ -106,7 +106,7 @@ fn unescape(field: &str) -> String {
 }
 
 /// The `s` line.
-pub fn session_line(out: &mut String, session: &str, host: &str) {
+pub(crate) fn session_line(out: &mut String, session: &str, host: &str) {
     out.push_str("s\t");
     escape(out, session);
     out.push('\t');
@@ -115,7 +115,7 @@ pub fn session_line(out: &mut String, session: &str, host: &str) {
 }
 
 /// The `c` line.
-pub fn commit_line(out: &mut String, commit: &str, at: u64) {
+pub(crate) fn commit_line(out: &mut String, commit: &str, at: u64) {
     out.push_str("c\t");
     escape(out, commit);
     out.push('\t');
@@ -124,7 +124,7 @@ pub fn commit_line(out: &mut String, commit: &str, at: u64) {
 }
 
 /// The `w` line of the worktree at `root`, whose id is `wid`.
-pub fn worktree_line(out: &mut String, wid: &str, root: &str) {
+pub(crate) fn worktree_line(out: &mut String, wid: &str, root: &str) {
     out.push_str("w\t");
     escape(out, wid);
     out.push('\t');
@@ -133,7 +133,7 @@ pub fn worktree_line(out: &mut String, wid: &str, root: &str) {
 }
 
 /// The `f` line of `w`, whose worktree's id is `wid`.
-pub fn file_line(out: &mut String, wid: &str, w: &Watched) {
+pub(crate) fn file_line(out: &mut String, wid: &str, w: &Watched) {
     use std::fmt::Write as _;
     let s = &w.stamp;
     out.push_str("f\t");
@@ -152,7 +152,7 @@ pub fn file_line(out: &mut String, wid: &str, w: &Watched) {
 }
 
 /// The whole text of `state`, as a compaction writes it: each worktree once, each file once.
-pub fn encode(state: &SnapState, wid_of: impl Fn(&std::path::Path) -> String) -> String {
+pub(crate) fn encode(state: &SnapState, wid_of: impl Fn(&std::path::Path) -> String) -> String {
     let mut out = String::new();
     session_line(&mut out, &state.session, &state.host);
     if let Some(c) = &state.commit {
@@ -172,7 +172,7 @@ pub fn encode(state: &SnapState, wid_of: impl Fn(&std::path::Path) -> String) ->
 }
 
 /// The state a log's text describes, and how many lines it has; `None` without an `s` line.
-pub fn decode(text: &str) -> Option<(SnapState, usize)> {
+pub(crate) fn decode(text: &str) -> Option<(SnapState, usize)> {
     let mut state = SnapState::default();
     let mut named = false;
     let mut roots: FnvMap<&str, PathBuf> = FnvMap::default();

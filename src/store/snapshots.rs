@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 use super::{Store, StoreError, fsio, io_err, read_small, session_key, snaplog};
 
 /// How many files one session's state watches at most (the most recently snapshotted).
-pub const MAX_WATCHED: usize = 4096;
+pub(crate) const MAX_WATCHED: usize = 4096;
 /// How long a snapshot is kept by default.
-pub const DEFAULT_SNAPSHOT_EXPIRY: Duration = Duration::from_secs(14 * 24 * 60 * 60);
+pub(crate) const DEFAULT_SNAPSHOT_EXPIRY: Duration = Duration::from_secs(14 * 24 * 60 * 60);
 /// The largest state file read back (bytes).
 const MAX_STATE_BYTES: u64 = 8 << 20;
 /// A state log is compacted once it is longer than this and mostly superseded lines.
@@ -25,23 +25,23 @@ const COMPACT_AT: u64 = 64 << 10;
 /// The stat data that tells whether a file changed: size, modification and change times to the
 /// nanosecond, inode and mode. Equal stamps mean unchanged, as git's index assumes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     /// Size in bytes.
-    pub len: u64,
+    pub(crate) len: u64,
     /// Modification time, nanoseconds since the Unix epoch.
-    pub mtime: i128,
+    pub(crate) mtime: i128,
     /// Status change time, nanoseconds since the Unix epoch.
-    pub ctime: i128,
+    pub(crate) ctime: i128,
     /// Inode.
-    pub ino: u64,
+    pub(crate) ino: u64,
     /// File type and permission bits.
-    pub mode: u32,
+    pub(crate) mode: u32,
 }
 
 impl Stamp {
     /// The stamp of `meta` (from `symlink_metadata`).
     #[cfg(unix)]
-    pub fn of(meta: &fs::Metadata) -> Stamp {
+    pub(crate) fn of(meta: &fs::Metadata) -> Stamp {
         use std::os::unix::fs::MetadataExt;
         let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
         Stamp {
@@ -55,7 +55,7 @@ impl Stamp {
 
     /// The stamp of `meta` (from `symlink_metadata`).
     #[cfg(not(unix))]
-    pub fn of(meta: &fs::Metadata) -> Stamp {
+    pub(crate) fn of(meta: &fs::Metadata) -> Stamp {
         let mtime = meta
             .modified()
             .ok()
@@ -73,37 +73,37 @@ impl Stamp {
 
 /// One file a session's snapshots watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Watched {
+pub(crate) struct Watched {
     /// Its worktree root.
-    pub worktree: PathBuf,
+    pub(crate) worktree: PathBuf,
     /// Relative to the root.
-    pub path: String,
+    pub(crate) path: String,
     /// Its stat data when last snapshotted (or last skipped).
-    pub stamp: Stamp,
+    pub(crate) stamp: Stamp,
     /// Why it was left out last time, when it was.
-    pub skipped: Option<String>,
+    pub(crate) skipped: Option<String>,
     /// The blob id of the content snapshotted, when it was.
-    pub blob: Option<String>,
+    pub(crate) blob: Option<String>,
 }
 
 /// The snapshot state of one session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SnapState {
+pub(crate) struct SnapState {
     /// The session's id.
-    pub session: String,
+    pub(crate) session: String,
     /// Its host's name.
-    pub host: String,
+    pub(crate) host: String,
     /// The newest snapshot commit, when there is one.
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// When it was made, seconds since the Unix epoch.
-    pub at: u64,
+    pub(crate) at: u64,
     /// The files watched, oldest snapshot first.
-    pub files: Vec<Watched>,
+    pub(crate) files: Vec<Watched>,
 }
 
 impl SnapState {
     /// The watched entry of `path` in the worktree at `root`.
-    pub fn watched(&self, root: &Path, path: &str) -> Option<&Watched> {
+    pub(crate) fn watched(&self, root: &Path, path: &str) -> Option<&Watched> {
         self.files
             .iter()
             .find(|w| w.worktree == root && w.path == path)
@@ -111,7 +111,7 @@ impl SnapState {
 
     /// Record `entry` as the newest state of its file (moved to the end), keeping at most
     /// [`MAX_WATCHED`] files.
-    pub fn watch(&mut self, entry: Watched) {
+    pub(crate) fn watch(&mut self, entry: Watched) {
         self.files
             .retain(|w| !(w.worktree == entry.worktree && w.path == entry.path));
         self.files.push(entry);
@@ -124,11 +124,11 @@ impl SnapState {
 
 /// The last snapshot failure, for `doctor`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SnapshotFailure {
+pub(crate) struct SnapshotFailure {
     /// When, seconds since the Unix epoch.
-    pub at: u64,
+    pub(crate) at: u64,
     /// What went wrong.
-    pub what: String,
+    pub(crate) what: String,
 }
 
 impl Store {
@@ -137,14 +137,14 @@ impl Store {
     }
 
     /// Whether any session ever snapshotted here (one `lstat`).
-    pub fn has_snapshots(&self) -> bool {
+    pub(crate) fn has_snapshots(&self) -> bool {
         fsio::is_real_dir(&self.snapshots_dir())
     }
 
     /// The store of the clone whose common git dir is `common_dir`, when some session ever
     /// snapshotted there; `None` otherwise, and nothing is created (an everyday command in a
     /// clone without a store leaves none).
-    pub fn with_snapshots(common_dir: &Path) -> Option<Store> {
+    pub(crate) fn with_snapshots(common_dir: &Path) -> Option<Store> {
         let store = Store {
             dir: common_dir.join("dibs"),
         };
@@ -152,7 +152,7 @@ impl Store {
     }
 
     /// The name session `id`'s snapshot ref ends with (safe as a ref component).
-    pub fn snapshot_key(id: &str) -> String {
+    pub(crate) fn snapshot_key(id: &str) -> String {
         session_key(id)
     }
 
@@ -162,7 +162,7 @@ impl Store {
     }
 
     /// The snapshot state of session `id`; `None` when it has none (or it cannot be read).
-    pub fn snapshot_state(&self, id: &str) -> Option<SnapState> {
+    pub(crate) fn snapshot_state(&self, id: &str) -> Option<SnapState> {
         read_state(&self.state_path(id)).filter(|s| s.session == id)
     }
 
@@ -170,7 +170,7 @@ impl Store {
     /// `commit` was made at `at`, when one was, and the newest stat data of `files`: `state`
     /// is updated as its log now reads, and the lines are appended to the log (one append, no
     /// file created but the first time, none replaced but when the log is compacted).
-    pub fn add_snapshot_state(
+    pub(crate) fn add_snapshot_state(
         &self,
         state: &mut SnapState,
         commit: Option<&str>,
@@ -223,7 +223,7 @@ impl Store {
     /// The snapshot states written at or after `since` (seconds since the Unix epoch): one
     /// listing of `snapshots/`, one `stat` per state, one read per recent one. Empty (and no
     /// more than one failed listing) when no session ever snapshotted.
-    pub fn snapshot_states_since(&self, since: u64) -> Vec<SnapState> {
+    pub(crate) fn snapshot_states_since(&self, since: u64) -> Vec<SnapState> {
         let Ok(entries) = fs::read_dir(self.snapshots_dir()) else {
             return Vec::new();
         };
@@ -250,13 +250,13 @@ impl Store {
     }
 
     /// Every snapshot state, whatever its age.
-    pub fn snapshot_states(&self) -> Vec<SnapState> {
+    pub(crate) fn snapshot_states(&self) -> Vec<SnapState> {
         self.snapshot_states_since(0)
     }
 
     /// Delete the snapshot states last written before `cutoff` (their refs expire with them),
     /// and those of the JSON format used before the logs.
-    pub fn drop_snapshot_states_before(&self, cutoff: u64) {
+    pub(crate) fn drop_snapshot_states_before(&self, cutoff: u64) {
         let Ok(entries) = fs::read_dir(self.snapshots_dir()) else {
             return;
         };
@@ -278,7 +278,7 @@ impl Store {
     }
 
     /// Remember that a snapshot failed (best effort).
-    pub fn note_snapshot_failure(&self, at: u64, what: &str) {
+    pub(crate) fn note_snapshot_failure(&self, at: u64, what: &str) {
         let dir = self.snapshots_dir();
         if !dir.is_dir() && self.make_dir(&dir).is_err() {
             return;
@@ -289,13 +289,13 @@ impl Store {
     }
 
     /// The last snapshot failure, if one was recorded.
-    pub fn last_snapshot_failure(&self) -> Option<SnapshotFailure> {
+    pub(crate) fn last_snapshot_failure(&self) -> Option<SnapshotFailure> {
         let bytes = read_small(&self.snapshots_dir().join("failed"))?;
         serde_json::from_slice(&bytes).ok()
     }
 
     /// The HEAD commit the worktree at `root` had when last looked at ([`Store::remember_head`]).
-    pub fn last_head(&self, root: &Path) -> Option<String> {
+    pub(crate) fn last_head(&self, root: &Path) -> Option<String> {
         let bytes = read_state_bytes(&self.dir.join("heads"))?;
         let text = String::from_utf8_lossy(&bytes);
         let root = root.to_string_lossy();
@@ -307,7 +307,7 @@ impl Store {
 
     /// Remember `commit` as the HEAD of the worktree at `root` (best effort; the last few
     /// dozen worktrees are kept).
-    pub fn remember_head(&self, root: &Path, commit: &str) {
+    pub(crate) fn remember_head(&self, root: &Path, commit: &str) {
         let path = self.dir.join("heads");
         let old = read_state_bytes(&path).unwrap_or_default();
         let old = String::from_utf8_lossy(&old);

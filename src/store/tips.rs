@@ -11,22 +11,22 @@ use std::collections::BTreeMap;
 use super::{Store, fsio};
 
 /// The most branches remembered; a clone with more has the rest looked at again next time.
-pub const MAX_TIPS: usize = 4096;
+pub(crate) const MAX_TIPS: usize = 4096;
 /// The largest tips file read back (bytes).
 const MAX_TIPS_BYTES: u64 = 1 << 20;
 
 /// Branch tips as last looked at.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct BranchTips {
+pub(crate) struct BranchTips {
     /// The fingerprint of the branch storage when they were read.
-    pub fingerprint: String,
+    pub(crate) fingerprint: String,
     /// Full ref name (`refs/heads/...`) to commit id.
-    pub tips: BTreeMap<String, String>,
+    pub(crate) tips: BTreeMap<String, String>,
 }
 
 impl Store {
     /// The branch tips last remembered; empty when none were, or the file is unusable.
-    pub fn branch_tips(&self) -> BranchTips {
+    pub(crate) fn branch_tips(&self) -> BranchTips {
         let path = self.dir.join("branch-tips");
         let bytes = match std::fs::symlink_metadata(&path) {
             Ok(m) if m.is_file() && m.len() <= MAX_TIPS_BYTES => {
@@ -46,7 +46,7 @@ impl Store {
     }
 
     /// Remember `tips` (best effort: a failure means the branches are looked at again).
-    pub fn remember_branch_tips(&self, tips: &BranchTips) {
+    pub(crate) fn remember_branch_tips(&self, tips: &BranchTips) {
         let fingerprint = tips.fingerprint.replace(['\n', '\r'], " ");
         let mut text = format!("{fingerprint}\n");
         for (name, commit) in tips
@@ -63,7 +63,7 @@ impl Store {
 
 impl Store {
     /// The reflog lengths last remembered (file to bytes); empty when none were.
-    pub fn reflog_lengths(&self) -> BTreeMap<std::path::PathBuf, u64> {
+    pub(crate) fn reflog_lengths(&self) -> BTreeMap<std::path::PathBuf, u64> {
         let path = self.dir.join("reflogs");
         let bytes = match std::fs::symlink_metadata(&path) {
             Ok(m) if m.is_file() && m.len() <= MAX_TIPS_BYTES => {
@@ -79,7 +79,7 @@ impl Store {
     }
 
     /// Remember the reflog lengths `lengths` (best effort).
-    pub fn remember_reflog_lengths(&self, lengths: &BTreeMap<std::path::PathBuf, u64>) {
+    pub(crate) fn remember_reflog_lengths(&self, lengths: &BTreeMap<std::path::PathBuf, u64>) {
         let mut text = String::new();
         for (path, len) in lengths.iter().take(MAX_TIPS) {
             let p = path.to_string_lossy();
@@ -94,14 +94,14 @@ impl Store {
 impl Store {
     /// Whether the last scan for unseen changes of `session` stopped at its budget, so the next
     /// call scans even after a line that only reads.
-    pub fn scan_pending(&self, session: &str) -> bool {
+    pub(crate) fn scan_pending(&self, session: &str) -> bool {
         let path = self.dir.join("scan-pending");
         std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= MAX_TIPS_BYTES)
             && fsio::read_text(&path).is_ok_and(|t| t.lines().any(|l| l == session))
     }
 
     /// Remember whether `session`'s scan stopped at its budget (best effort).
-    pub fn set_scan_pending(&self, session: &str, pending: bool) {
+    pub(crate) fn set_scan_pending(&self, session: &str, pending: bool) {
         if pending == self.scan_pending(session) || session.contains(['\n', '\r']) {
             return;
         }

@@ -16,20 +16,20 @@ const OPTIMISTIC_TRIES: usize = 3;
 
 /// One explicit claim asked for.
 #[derive(Debug, Clone)]
-pub struct ClaimRequest {
+pub(crate) struct ClaimRequest {
     /// What to claim.
-    pub target: Target,
+    pub(crate) target: Target,
     /// Why.
-    pub intent: Option<String>,
+    pub(crate) intent: Option<String>,
     /// No one else at the same time.
-    pub exclusive: bool,
+    pub(crate) exclusive: bool,
     /// Lease.
-    pub ttl: Duration,
+    pub(crate) ttl: Duration,
 }
 
 /// The answer to one claim request.
 #[derive(Debug, Clone)]
-pub enum Grant {
+pub(crate) enum Grant {
     /// Granted (or renewed).
     Granted(Claim),
     /// Refused: someone else holds it.
@@ -50,7 +50,7 @@ impl Store {
     /// A change that only moves time stamps forward by less than a minute is not written
     /// (no lock, no rename): hooks fire on every tool call, and a replacing rename is the most
     /// expensive thing a hook does. Leases are hours long, so the record lags by seconds at most.
-    pub fn apply<'a>(
+    pub(crate) fn apply<'a>(
         &self,
         actor: impl Into<Actor<'a>>,
         host: Host,
@@ -120,7 +120,13 @@ impl Store {
     }
 
     /// Raise session `id`'s generation by hand and return it.
-    pub fn bump_generation(&self, id: &str, host: Host, now: u64) -> Result<u64, StoreError> {
+    #[cfg(test)]
+    pub(crate) fn bump_generation(
+        &self,
+        id: &str,
+        host: Host,
+        now: u64,
+    ) -> Result<u64, StoreError> {
         let _guard = self.lock()?;
         let old = self.read_record(&self.session_path(id), true)?;
         let mut session = old.clone().unwrap_or_else(|| Session::new(id, host, now));
@@ -133,7 +139,7 @@ impl Store {
     /// Grant explicit claims to session `id`, all or none: under the lock, a request is refused
     /// when another session for which `is_live` holds the target exclusively, or holds it at
     /// all and the request is exclusive. Of racing processes exactly one wins.
-    pub fn claim(
+    pub(crate) fn claim(
         &self,
         id: &str,
         host: Host,
@@ -216,7 +222,7 @@ impl Store {
 
     /// End explicit claims of `actor` (a session id is its main thread; all when `targets` is
     /// `None`; file targets also drop the touch). Returns what was released.
-    pub fn release<'a>(
+    pub(crate) fn release<'a>(
         &self,
         actor: impl Into<Actor<'a>>,
         writer: Writer<'_>,
@@ -253,7 +259,7 @@ impl Store {
 
     /// Withdraw session `id`'s explicit claims on `targets`, keeping its touches: undoes a
     /// grant that the remote then refused.
-    pub fn withdraw(
+    pub(crate) fn withdraw(
         &self,
         id: &str,
         writer: Writer<'_>,

@@ -24,17 +24,17 @@ pub(crate) const HOOKS: [&str; 3] = ["pre-commit", "reference-transaction", "pos
 
 /// Arguments of the hidden `githook` subcommand, as a shim passes them.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Which git hook is running (`pre-commit`, `reference-transaction`, `post-commit`).
-    pub name: String,
+    pub(crate) name: String,
     /// The arguments git passed to the hook.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
 }
 
 /// Run one git hook and return the exit code git acts on. An unknown hook name (a shim newer
 /// than this binary) lets git go on.
-pub fn run(args: Args) -> ExitCode {
+pub(crate) fn run(args: Args) -> ExitCode {
     match args.name.as_str() {
         "pre-commit" => pre_commit::run(),
         "reference-transaction" => reference_transaction::run(&args.args),

@@ -91,7 +91,7 @@ fn clock_ns() -> i128 {
 /// line that can only read is not scanned. When the host said how long the command ran
 /// (`took`), the files changed within that time also become the session's, as files an edit
 /// tool writes do, so the guard protects them from its peers. Best effort, never fails the hook.
-pub fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<Duration>) {
+pub(crate) fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<Duration>) {
     // After a line that only reads there is nothing new, unless an earlier scan of this
     // session's clone stopped at its budget.
     if cmds.is_some_and(readers::only_reads)

@@ -27,7 +27,7 @@ fn digest_of(l: &Located) -> Option<String> {
 }
 
 /// Before an edit tool runs.
-pub fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, StoreError> {
+pub(crate) fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, StoreError> {
     let located = locate_all(ctx, paths);
     let Some(first) = located.first() else {
         return Ok(Response::Silent);
@@ -114,7 +114,7 @@ fn snapshot_written(ctx: &Ctx<'_>, store: &Store, located: &[Located]) {
 }
 
 /// After an edit tool ran: renew the touch and remember the content this session wrote.
-pub fn after(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Result<Response, StoreError> {
+pub(crate) fn after(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Result<Response, StoreError> {
     let located = locate_all(ctx, paths);
     let Some(first) = located.first() else {
         return Ok(Response::Silent);
@@ -136,7 +136,7 @@ pub fn after(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Result<Response, StoreError> {
 }
 
 /// After a read: remember the content this session saw (no claim is made by reading).
-pub fn after_read(ctx: &Ctx<'_>, path: &PathBuf) -> Result<Response, StoreError> {
+pub(crate) fn after_read(ctx: &Ctx<'_>, path: &PathBuf) -> Result<Response, StoreError> {
     let Some(l) = locate_all(ctx, std::slice::from_ref(path)).pop() else {
         return Ok(Response::Silent);
     };

@@ -12,7 +12,7 @@ use crate::store::{self, Actor, Change, Session, Store, StoreError, Writer};
 
 /// The `dibs.*` settings of the worktree `wt`, kept in the store while the config files stay
 /// the same: no config parser (and no libgit2 start-up) on the hooks' path.
-pub fn settings_of(wt: &Worktree) -> Settings {
+pub(crate) fn settings_of(wt: &Worktree) -> Settings {
     let fingerprint = Settings::fingerprint(&wt.git_dir);
     let store = Store::open(&wt.common_dir).ok();
     if let (Some(fp), Some(store)) = (&fingerprint, &store)
@@ -28,21 +28,21 @@ pub fn settings_of(wt: &Worktree) -> Settings {
 }
 
 /// The context of one hook call.
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     /// The event.
-    pub event: &'a Event,
+    pub(crate) event: &'a Event,
     /// The worktree of the event's cwd, if any.
-    pub here: Option<Located>,
+    pub(crate) here: Option<Located>,
     /// Now, seconds since the Unix epoch.
-    pub now: u64,
+    pub(crate) now: u64,
     /// The agent process running the session, when it can be known.
-    pub agent: Option<AgentProcess>,
+    pub(crate) agent: Option<AgentProcess>,
     settings: OnceCell<Settings>,
 }
 
 impl<'a> Ctx<'a> {
     /// Gather the shared facts for `event`.
-    pub fn new(event: &'a Event) -> Self {
+    pub(crate) fn new(event: &'a Event) -> Self {
         Ctx {
             event,
             here: git::locate(&event.cwd, Path::new(".")),
@@ -53,31 +53,31 @@ impl<'a> Ctx<'a> {
     }
 
     /// The `dibs.*` settings of the worktree, on first use.
-    pub fn settings(&self, wt: &Worktree) -> &Settings {
+    pub(crate) fn settings(&self, wt: &Worktree) -> &Settings {
         self.settings.get_or_init(|| settings_of(wt))
     }
 
     /// The lease (`dibs.ttl`, default 2 h), read from git config on first use.
-    pub fn ttl(&self, wt: &Worktree) -> Duration {
+    pub(crate) fn ttl(&self, wt: &Worktree) -> Duration {
         self.settings(wt)
             .duration("dibs.ttl")
             .unwrap_or(store::DEFAULT_TTL)
     }
 
     /// How long a touched file stays warm (`dibs.warm`, default 30 min).
-    pub fn warm(&self, wt: &Worktree) -> Duration {
+    pub(crate) fn warm(&self, wt: &Worktree) -> Duration {
         self.settings(wt)
             .duration("dibs.warm")
             .unwrap_or(Duration::from_secs(30 * 60))
     }
 
     /// Whether `s` is live: within its lease, not ended, and its agent process not gone.
-    pub fn alive(&self, s: &Session, wt: &Worktree) -> bool {
+    pub(crate) fn alive(&self, s: &Session, wt: &Worktree) -> bool {
         s.is_alive(self.now, self.ttl(wt))
     }
 
     /// This call's identity for the store's fencing check.
-    pub fn writer(&self, register: bool) -> Writer<'_> {
+    pub(crate) fn writer(&self, register: bool) -> Writer<'_> {
         match &self.agent {
             Some(process) => Writer::Agent { process, register },
             None => Writer::Anonymous,
@@ -85,7 +85,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The activity change for this call (cwd's worktree and branch).
-    pub fn activity(&self) -> Change {
+    pub(crate) fn activity(&self) -> Change {
         Change::Activity {
             worktree: self.here.as_ref().map(|l| l.worktree.root.clone()),
             branch: self.here.as_ref().and_then(|l| l.worktree.branch()),
@@ -94,7 +94,7 @@ impl<'a> Ctx<'a> {
 
     /// Lock or unlock the lane at `wt` as this session's files there say (see
     /// `lane::refresh_autolock`).
-    pub fn refresh_autolock(&self, store: &Store, wt: &Worktree) {
+    pub(crate) fn refresh_autolock(&self, store: &Store, wt: &Worktree) {
         crate::cli::lane::refresh_autolock(
             store,
             wt,
@@ -107,7 +107,7 @@ impl<'a> Ctx<'a> {
     /// [`Ctx::record`] after `response` was worked out: a warning or refusal is delivered
     /// even when the store write fails (held lock, read-only or full disk), with the failure
     /// on stderr; a silent answer passes the failure on.
-    pub fn record_then(
+    pub(crate) fn record_then(
         &self,
         store: &Store,
         wt: &Worktree,
@@ -125,7 +125,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Apply `changes` for this session, then prune when due.
-    pub fn record(
+    pub(crate) fn record(
         &self,
         store: &Store,
         wt: &Worktree,

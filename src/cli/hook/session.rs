@@ -130,7 +130,7 @@ fn alive(
 
 /// A session starts: register it (a new agent process takes the id over), hand over claims
 /// after `/clear`, export its id, and disclose the live peers in this checkout.
-pub fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError> {
+pub(crate) fn start(ctx: &Ctx<'_>, source: StartSource) -> Result<Response, StoreError> {
     export_session_id(&ctx.event.session_id);
     let Some(here) = &ctx.here else {
         return Ok(Response::Silent);
@@ -261,7 +261,7 @@ pub(super) fn live_others(
 
 /// A session ends: release its claims and mark it ended. After `/clear` the agent process's
 /// next session takes the claims over instead.
-pub fn end(ctx: &Ctx<'_>, reason: &str) -> Result<Response, StoreError> {
+pub(crate) fn end(ctx: &Ctx<'_>, reason: &str) -> Result<Response, StoreError> {
     let Some(here) = &ctx.here else {
         return Ok(Response::Silent);
     };
@@ -289,7 +289,7 @@ pub fn end(ctx: &Ctx<'_>, reason: &str) -> Result<Response, StoreError> {
 }
 
 /// A prompt: label the session, renew it, and name live peers sharing its warm files.
-pub fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
+pub(crate) fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError> {
     let Some(here) = &ctx.here else {
         return Ok(Response::Silent);
     };

@@ -33,7 +33,7 @@ fn keys(located: &[Located]) -> Vec<FileKey> {
 }
 
 /// Before a shell command: an advisory co-edit warning for the files it writes. Never blocks.
-pub fn before(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreError> {
+pub(crate) fn before(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreError> {
     let groups = written(cmds);
     if groups.is_empty() {
         return Ok(Response::Silent);
@@ -105,7 +105,7 @@ fn moved_commits(cmds: &[SimpleCommand]) -> Vec<crate::git::Worktree> {
 
 /// After a shell command ran: the files it wrote are touched by the session, and a linked
 /// worktree where it made or pushed commits is locked or unlocked as its unpushed commits say.
-pub fn after(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreError> {
+pub(crate) fn after(event: &Event, cmds: &[SimpleCommand]) -> Result<Response, StoreError> {
     let moved = moved_commits(cmds);
     let groups = written(cmds);
     if groups.is_empty() && moved.is_empty() {

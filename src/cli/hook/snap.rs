@@ -23,7 +23,7 @@ use crate::shell::SimpleCommand;
 use crate::store::{self, BranchTips, SnapState, Stamp, Store, Watched};
 
 /// Files larger than this are left out of snapshots.
-pub const MAX_SNAPSHOT_BYTES: u64 = 8 << 20;
+pub(crate) const MAX_SNAPSHOT_BYTES: u64 = 8 << 20;
 /// How many changed files one sweep before a shell command reads at most.
 const SWEEP_LIMIT: usize = 512;
 
@@ -250,7 +250,7 @@ pub(super) fn failed(store: Option<&Store>, now: u64, what: &str) {
 
 /// After an edit tool or a shell command wrote `located` (all in one clone): snapshot them for
 /// the event's session. `from_shell` leaves out files git ignores.
-pub fn after_write(event: &Event, store: &Store, located: &[Located], from_shell: bool) {
+pub(crate) fn after_write(event: &Event, store: &Store, located: &[Located], from_shell: bool) {
     let Some(first) = located.first() else {
         return;
     };
@@ -301,7 +301,7 @@ fn clones(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
 /// [`SWEEP_LIMIT`] files read) go into new snapshots. Costs one listing of the store's
 /// `snapshots/` when no session snapshotted anything, and opens no repository when nothing
 /// changed. Returns the snapshots made.
-pub fn sweep(event: &Event, cmds: &[SimpleCommand]) -> Vec<String> {
+pub(crate) fn sweep(event: &Event, cmds: &[SimpleCommand]) -> Vec<String> {
     let mut made = Vec::new();
     for wt in clones(event, cmds) {
         let Some(store) = Store::with_snapshots(&wt.common_dir) else {
@@ -360,7 +360,7 @@ pub fn sweep(event: &Event, cmds: &[SimpleCommand]) -> Vec<String> {
 /// After a shell command: every worktree of the clones it ran in whose HEAD moved since last
 /// looked at (ref files only, no repository opened when none moved) gets its new HEAD kept by
 /// a retention ref while that commit is on no remote.
-pub fn retain_new_commits(event: &Event, cmds: &[SimpleCommand]) {
+pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand]) {
     for wt in clones(event, cmds) {
         let Ok(store) = Store::open(&wt.common_dir) else {
             continue;
@@ -432,7 +432,7 @@ fn retain_moved_branches(store: &Store, wt: &Worktree) {
 
 /// Delete expired snapshots (`dibs.snapshotExpiry`, default 14 days): their refs, then their
 /// states. Called when the store prunes; best effort.
-pub fn expire(store: &Store, wt: &Worktree, expiry: Option<Duration>, now: u64) {
+pub(crate) fn expire(store: &Store, wt: &Worktree, expiry: Option<Duration>, now: u64) {
     let expiry = expiry.unwrap_or(store::DEFAULT_SNAPSHOT_EXPIRY);
     let cutoff = now.saturating_sub(expiry.as_secs());
     if !store.has_snapshots() {

@@ -15,7 +15,7 @@ const SHOWN_HOLDERS: usize = 6;
 
 /// A sub-agent starts: record it (under its session's generation) and disclose what others
 /// hold in this checkout.
-pub fn start(ctx: &Ctx<'_>) -> Result<Response, StoreError> {
+pub(crate) fn start(ctx: &Ctx<'_>) -> Result<Response, StoreError> {
     let Some(here) = &ctx.here else {
         return Ok(Response::Silent);
     };
@@ -46,7 +46,7 @@ pub fn start(ctx: &Ctx<'_>) -> Result<Response, StoreError> {
 
 /// A sub-agent stopped: its files and claims become the main thread's, its record ends, and
 /// the autolock of its worktree follows.
-pub fn stop(ctx: &Ctx<'_>) -> Result<Response, StoreError> {
+pub(crate) fn stop(ctx: &Ctx<'_>) -> Result<Response, StoreError> {
     let (Some(here), Some(agent)) = (&ctx.here, &ctx.event.actor) else {
         return Ok(Response::Silent);
     };

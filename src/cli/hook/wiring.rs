@@ -9,7 +9,11 @@ use crate::protocol::settings::{host_of_file, weakening};
 use crate::protocol::{EditChange, Event, Response};
 
 /// The refusal of an edit of `paths` by `change` that weakens git-dibs, if it does.
-pub fn refuse_weakening(event: &Event, paths: &[PathBuf], change: &EditChange) -> Option<Response> {
+pub(crate) fn refuse_weakening(
+    event: &Event,
+    paths: &[PathBuf],
+    change: &EditChange,
+) -> Option<Response> {
     let path = paths.first()?;
     let host = host_of_file(path)?;
     let path = if path.is_absolute() {
@@ -26,7 +30,7 @@ pub fn refuse_weakening(event: &Event, paths: &[PathBuf], change: &EditChange) -
 }
 
 /// The refusal naming what the change of `path` would take away.
-pub fn refusal(path: &Path, found: &[String]) -> Response {
+pub(crate) fn refusal(path: &Path, found: &[String]) -> Response {
     let reason = format!(
         "git-dibs refused this change to {}: {}. git-dibs's hooks keep every session's work \
          guarded, and only the person may unwire them (`git dibs uninstall`, or by editing the \
@@ -44,7 +48,7 @@ pub fn refusal(path: &Path, found: &[String]) -> Response {
 /// holds now weakens git-dibs on its face: the bypass or a `dibs.*` setting in its `env`,
 /// all hooks disabled, or some of git-dibs's hooks gone while others remain. (A file with
 /// no git-dibs hook at all may simply not be where git-dibs is wired.)
-pub fn config_change(path: Option<&Path>) -> Response {
+pub(crate) fn config_change(path: Option<&Path>) -> Response {
     let Some(path) = path else {
         return Response::Silent;
     };

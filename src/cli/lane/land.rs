@@ -19,7 +19,7 @@ use crate::policy::claims::describe;
 
 /// How the lane's work lands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Rebase the lane onto the base, then fast-forward the base (the default).
     Rebase,
     /// Merge the base into the lane, then fast-forward the base to the lane.
@@ -30,21 +30,21 @@ pub enum Mode {
 
 /// Options of `lane land`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The lane's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Rebase the lane onto its base first (default).
     #[arg(long, group = "how")]
-    pub rebase: bool,
+    pub(crate) rebase: bool,
     /// Merge the base into the lane first.
     #[arg(long, group = "how")]
-    pub merge: bool,
+    pub(crate) merge: bool,
     /// Land the lane as one squashed commit.
     #[arg(long, group = "how")]
-    pub squash: bool,
+    pub(crate) squash: bool,
     /// Print one JSON object: what landed, or why not (`refused`, `paths`).
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// The `--json` answer: what landed, or why nothing did.
@@ -108,7 +108,7 @@ impl Answer {
 }
 
 /// Run `lane land`.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let mode = if args.merge {
         Mode::Merge
     } else if args.squash {

@@ -15,56 +15,56 @@ use crate::store::Session;
 
 /// Options of `lane list`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print JSON.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// A lane's holder, as shown.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct HolderView {
-    pub session: String,
-    pub short_id: String,
-    pub host: &'static str,
-    pub label: Option<String>,
-    pub live: bool,
+    pub(crate) session: String,
+    pub(crate) short_id: String,
+    pub(crate) host: &'static str,
+    pub(crate) label: Option<String>,
+    pub(crate) live: bool,
 }
 
 /// Everything known about one lane.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct LaneView {
-    pub name: String,
-    pub path: PathBuf,
-    pub branch: Option<String>,
-    pub base: Option<String>,
-    pub tip: Option<String>,
-    pub holder: Option<HolderView>,
-    pub ahead: Option<usize>,
-    pub behind: Option<usize>,
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
+    pub(crate) branch: Option<String>,
+    pub(crate) base: Option<String>,
+    pub(crate) tip: Option<String>,
+    pub(crate) holder: Option<HolderView>,
+    pub(crate) ahead: Option<usize>,
+    pub(crate) behind: Option<usize>,
     /// Dirty file names.
-    pub dirty: Vec<String>,
+    pub(crate) dirty: Vec<String>,
     /// The full `git status --porcelain` lines.
-    pub porcelain: Vec<String>,
+    pub(crate) porcelain: Vec<String>,
     /// Every commit of the lane is on a remote-tracking ref.
-    pub pushed: bool,
+    pub(crate) pushed: bool,
     /// The lane's commits are on its base (local or remote), or it was landed by `land`.
-    pub landed: bool,
+    pub(crate) landed: bool,
     /// Whether the lane has commits of its own (ahead of its base, or landed by `land`); a new
     /// lane has none and is neither pushed nor landed in `lane list`'s words.
-    pub own_commits: bool,
+    pub(crate) own_commits: bool,
     /// The remote base the lane's work is on, by the same tests as `git dibs landed` (without
     /// the pull-request one); `null` when it is not there (or the lane has no commits of its
     /// own).
-    pub landed_on: Option<String>,
+    pub(crate) landed_on: Option<String>,
     /// The lock reason, when locked.
-    pub locked: Option<String>,
+    pub(crate) locked: Option<String>,
     /// A registered worktree with no `.git` link left (or no folder).
-    pub husk: bool,
+    pub(crate) husk: bool,
     /// A rebase or merge in progress there.
-    pub in_progress: Option<&'static str>,
+    pub(crate) in_progress: Option<&'static str>,
     /// The host that made the worktree (`claude` for `claude -w NAME`), `null` for a lane.
-    pub made_by: Option<&'static str>,
+    pub(crate) made_by: Option<&'static str>,
 }
 
 /// Gather the facts of `lane`.
@@ -155,7 +155,7 @@ pub(crate) fn view(ctx: &Ctx, repo: &LaneRepo, sessions: &[Session], lane: &Lane
 }
 
 /// Run `lane list`.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let ctx = Ctx::open()?;
     let repo = LaneRepo::open(&ctx.here.root)?;
     let sessions = ctx.store.sessions()?;

@@ -35,15 +35,15 @@ pub(crate) const CLAUDE_WORKTREES: &str = ".claude/worktrees";
 
 /// Options of `lane`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// What to do with lanes.
     #[command(subcommand)]
-    pub command: LaneCommand,
+    pub(crate) command: LaneCommand,
 }
 
 /// The lane subcommands.
 #[derive(Debug, Subcommand)]
-pub enum LaneCommand {
+pub(crate) enum LaneCommand {
     /// Create a lane: a linked worktree on a new branch `lane/NAME`, claimed for the session.
     New(new::Args),
     /// Every lane with its holder, base, ahead/behind, dirty files, pushed, landed and lock.
@@ -57,7 +57,7 @@ pub enum LaneCommand {
 }
 
 /// Run a lane subcommand.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     match args.command {
         LaneCommand::New(a) => new::run(a),
         LaneCommand::List(a) => list::run(a),
@@ -70,24 +70,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// Everything the lane commands share: the clone, its store, the lanes folder, now, the lease.
 pub(crate) struct Ctx {
     /// The worktree the command runs in.
-    pub here: Worktree,
+    pub(crate) here: Worktree,
     /// The main worktree's root.
-    pub main_root: PathBuf,
+    pub(crate) main_root: PathBuf,
     /// The common git dir.
-    pub common: PathBuf,
+    pub(crate) common: PathBuf,
     /// The store.
-    pub store: Store,
+    pub(crate) store: Store,
     /// The lanes folder (absolute).
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Now, seconds since the Unix epoch.
-    pub now: u64,
+    pub(crate) now: u64,
     /// The lease (`dibs.ttl`).
-    pub ttl: Duration,
+    pub(crate) ttl: Duration,
 }
 
 impl Ctx {
     /// Open the clone the current directory is in.
-    pub fn open() -> Result<Ctx> {
+    pub(crate) fn open() -> Result<Ctx> {
         let (here, store) = super::current_store()?;
         let main_root = main_root(&here.common_dir)
             .context("lanes need a clone with a main worktree (this one is bare)")?;
@@ -115,7 +115,7 @@ impl Ctx {
 
     /// Every lane: a linked worktree on a `lane/` branch or inside the lanes folder, and every
     /// worktree a host made (`.claude/worktrees/NAME`).
-    pub fn lanes(&self) -> Vec<Lane> {
+    pub(crate) fn lanes(&self) -> Vec<Lane> {
         let host_dir = self.main_root.join(CLAUDE_WORKTREES);
         git::list_worktrees(&self.common)
             .into_iter()
@@ -144,7 +144,7 @@ impl Ctx {
     }
 
     /// The lane called `name`, or a clear error.
-    pub fn lane(&self, name: &str) -> Result<Lane> {
+    pub(crate) fn lane(&self, name: &str) -> Result<Lane> {
         let name = name.strip_prefix(LANE_PREFIX).unwrap_or(name);
         let lanes = self.lanes();
         let names: Vec<&str> = lanes.iter().map(|l| l.name.as_str()).collect();
@@ -158,7 +158,7 @@ impl Ctx {
     }
 
     /// Whether `s` is alive (record within the lease, agent process not gone).
-    pub fn alive(&self, s: &Session) -> bool {
+    pub(crate) fn alive(&self, s: &Session) -> bool {
         s.is_alive(self.now, self.ttl)
     }
 }
@@ -167,18 +167,18 @@ impl Ctx {
 #[derive(Debug, Clone)]
 pub(crate) struct Lane {
     /// Its name (`lane/NAME` without the prefix, or the folder name).
-    pub name: String,
+    pub(crate) name: String,
     /// The branch checked out there.
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// Its worktree entry.
-    pub entry: WorktreeEntry,
+    pub(crate) entry: WorktreeEntry,
     /// The host that made it (`claude` for `.claude/worktrees/NAME`), `None` for a lane.
-    pub made_by: Option<&'static str>,
+    pub(crate) made_by: Option<&'static str>,
 }
 
 impl Lane {
     /// The lane's root.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.entry.root
     }
 }
@@ -187,9 +187,9 @@ impl Lane {
 /// working or holding files there.
 pub(crate) struct Holder {
     /// The session.
-    pub session: Session,
+    pub(crate) session: Session,
     /// Whether it is alive.
-    pub live: bool,
+    pub(crate) live: bool,
 }
 
 /// The holder of the worktree at `root`, from every record in the store.

@@ -18,26 +18,26 @@ use crate::store::{ClaimRequest, Grant, Target, Writer};
 
 /// Options of `lane new`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The lane's name (default: the session's short id); the branch is `lane/NAME`.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Where the lane starts: a branch, remote branch or commit (default: the current branch's
     /// upstream, else HEAD). A branch (or a remote branch with a local twin) becomes the lane's
     /// base for `land`.
     #[arg(long, value_name = "REF")]
-    pub base: Option<String>,
+    pub(crate) base: Option<String>,
     /// The session that holds the lane (default: `DIBS_SESSION`, `CLAUDE_CODE_SESSION_ID`, you).
     #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// Build into the main worktree's cargo target folder (see the README for why and how).
     #[arg(long)]
-    pub shared_target: bool,
+    pub(crate) shared_target: bool,
     /// Start from a local branch even though its checkout has uncommitted changes.
     #[arg(long)]
-    pub allow_dirty_base: bool,
+    pub(crate) allow_dirty_base: bool,
     /// Print JSON.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// The `--json` answer.
@@ -223,7 +223,7 @@ fn roll_back(ctx: &Ctx, path: &Path, branch: &str, made_dir: bool) {
 }
 
 /// Run `lane new`.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let ctx = Ctx::open()?;
     let repo = LaneRepo::open(&ctx.here.root)?;
     let (id, host, process) = caller_session(args.session.as_deref());

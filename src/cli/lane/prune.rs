@@ -20,13 +20,13 @@ use crate::store::{Session, Target, Writer};
 
 /// Options of `lane prune`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Say what would be removed and kept; change nothing.
     #[arg(long)]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
     /// Print one JSON object: each lane and orphan folder with what was done to it and why.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// The `--json` answer of `lane prune`.
@@ -237,7 +237,7 @@ fn orphans(ctx: &Ctx, registered: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Run `lane prune`.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let ctx = Ctx::open()?;
     let repo = LaneRepo::open(&ctx.main_root)?;
     let sessions = ctx.store.sessions()?;

@@ -11,18 +11,18 @@ use crate::git::retention::{self, Retained};
 
 /// Options of `lane retain`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Branches to retain (default: the current worktree's HEAD).
-    pub branches: Vec<String>,
+    pub(crate) branches: Vec<String>,
     /// Retain every local branch.
     #[arg(long, conflicts_with = "branches")]
-    pub all: bool,
+    pub(crate) all: bool,
     /// Only drop retention refs whose commits are on a remote now.
     #[arg(long, conflicts_with_all = ["branches", "all"])]
-    pub sweep: bool,
+    pub(crate) sweep: bool,
     /// Print one JSON object: the refs made, dropped and pushed.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// The `--json` answer of `lane retain`.
@@ -49,7 +49,7 @@ struct Covered<'a> {
 }
 
 /// Run `lane retain`.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let wt = super::super::current_worktree()?;
     let mut done = Retained::default();
     if args.sweep {

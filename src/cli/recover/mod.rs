@@ -85,25 +85,25 @@ pub(crate) fn point_at(common_dir: &Path, at_risk: &[AtRisk], response: &mut Res
 
 /// Options of `recover`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A file (or folder) to bring back; without it, list what can be brought back.
-    pub path: Option<PathBuf>,
+    pub(crate) path: Option<PathBuf>,
     /// Restore a removed worktree at this path: its branch (or retained commit) checked out
     /// again, and its files from the snapshots.
     #[arg(long, value_name = "PATH", conflicts_with = "path")]
-    pub worktree: Option<PathBuf>,
+    pub(crate) worktree: Option<PathBuf>,
     /// Only this session's snapshots (an id or its first characters).
     #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
+    pub(crate) session: Option<String>,
     /// The version as it was at this time (RFC 3339, or a duration ago such as `20m`).
     #[arg(long, value_name = "TIME")]
-    pub at: Option<String>,
+    pub(crate) at: Option<String>,
     /// Overwrite a file whose current content differs (otherwise it is written beside it).
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
     /// Print JSON.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 /// One stored version of a file.
@@ -293,7 +293,7 @@ struct Listing<'a> {
 }
 
 /// Run `recover`.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let wt = super::current_worktree()?;
     let catalog = Catalog::load(&wt.common_dir)?;

@@ -13,9 +13,9 @@ use super::{Here, fetch_all, to_update};
 #[derive(Debug, Clone)]
 pub(crate) struct Refusal {
     /// The target, as the person wrote it.
-    pub target: String,
+    pub(crate) target: String,
     /// Who holds it, for a person.
-    pub holder: String,
+    pub(crate) holder: String,
 }
 
 fn holder_of(c: &SharedClaim) -> String {

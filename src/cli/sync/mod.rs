@@ -25,32 +25,32 @@ use crate::store::shared::{CLAIM_FILE, SESSION_FILE};
 use crate::store::{self, Store};
 
 /// The default `dibs.syncInterval`.
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
 /// The default `dibs.clockSkew`.
-pub const DEFAULT_SKEW: Duration = Duration::from_secs(5 * 60);
+pub(crate) const DEFAULT_SKEW: Duration = Duration::from_secs(5 * 60);
 /// How long a foreground sync waits for a running one.
 const WAIT_FOR_RUNNING: Duration = Duration::from_secs(45);
 
 /// Options of `sync`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The remote to sync with (default: `dibs.remote`, else `origin`, else the only remote).
-    pub remote: Option<String>,
+    pub(crate) remote: Option<String>,
     /// Print JSON.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Run as the hooks' background sync: quiet, and skipped when another sync is running.
     #[arg(long, hide = true)]
-    pub background: bool,
+    pub(crate) background: bool,
 }
 
 /// Everything a sync needs about this clone.
 pub(crate) struct Here {
-    pub wt: Worktree,
-    pub store: Store,
-    pub settings: Settings,
-    pub machine: String,
-    pub now: u64,
+    pub(crate) wt: Worktree,
+    pub(crate) store: Store,
+    pub(crate) settings: Settings,
+    pub(crate) machine: String,
+    pub(crate) now: u64,
 }
 
 impl Here {
@@ -117,7 +117,7 @@ fn hostname() -> String {
 }
 
 /// Run `sync`.
-pub fn run(args: Args) -> Result<ExitCode> {
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let (wt, store) = super::current_store()?;
     let here = Here::new(wt, store);
     let wait = if args.background {

@@ -13,33 +13,33 @@ use super::Here;
 /// What one sync did, as `--json` prints it and `sync/last.json` keeps it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Report {
+pub(crate) struct Report {
     /// When, seconds since the Unix epoch.
-    pub at: u64,
+    pub(crate) at: u64,
     /// The remote.
-    pub remote: String,
+    pub(crate) remote: String,
     /// This clone's machine name.
-    pub machine: String,
+    pub(crate) machine: String,
     /// This clone's live sessions now on the remote.
-    pub published_sessions: usize,
+    pub(crate) published_sessions: usize,
     /// This clone's exclusive claims now on the remote.
-    pub published_claims: usize,
+    pub(crate) published_claims: usize,
     /// Sessions of other machines now in the local store.
-    pub imported_sessions: usize,
+    pub(crate) imported_sessions: usize,
     /// Those machines.
-    pub machines: Vec<String>,
+    pub(crate) machines: Vec<String>,
     /// Other machines' lapsed refs removed.
-    pub removed: usize,
+    pub(crate) removed: usize,
     /// Problems worth a person's attention (claims held twice, refs that could not be written).
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
     /// Remote records not taken, each as `ref: why` (out of range, malformed, over a cap).
-    pub rejected: Vec<String>,
+    pub(crate) rejected: Vec<String>,
     /// Remote refs not even fetched, over the caps a sync reads (per machine, machines, claim
     /// refs): one line for each reason, with how many.
-    pub skipped: Vec<String>,
+    pub(crate) skipped: Vec<String>,
     /// Why the sync failed, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 /// For `doctor`: whether sync is on, and how the last one went (`Err` is a problem to fix).

@@ -8,25 +8,25 @@
 //! too, only slower.
 
 mod repo;
-pub mod snapshots;
+pub(crate) mod snapshots;
 mod status;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use repo::CliRepo;
+pub(crate) use repo::CliRepo;
 pub(crate) use repo::commits_of;
 pub(crate) use status::parse_status;
 
 /// A repository format libgit2 cannot open, as its config declares it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Format {
+pub(crate) struct Format {
     /// `extensions.objectFormat`, when it is not `sha1` (`sha256`).
-    pub objects: Option<String>,
+    pub(crate) objects: Option<String>,
     /// `extensions.refStorage`, when it is not `files` (`reftable`).
-    pub refs: Option<String>,
+    pub(crate) refs: Option<String>,
     /// Other extensions set that libgit2 does not know, by name.
-    pub other: Vec<String>,
+    pub(crate) other: Vec<String>,
 }
 
 /// Extensions libgit2 1.9 opens a repository with.
@@ -41,13 +41,13 @@ const LIBGIT2_KNOWS: [&str; 5] = [
 impl Format {
     /// The format declared by the config of the clone whose common git dir is `common_dir`;
     /// `None` when it declares nothing libgit2 lacks (or the config cannot be read).
-    pub fn of_common_dir(common_dir: &Path) -> Option<Format> {
+    pub(crate) fn of_common_dir(common_dir: &Path) -> Option<Format> {
         let text = std::fs::read_to_string(common_dir.join("config")).ok()?;
         Format::parse(&text)
     }
 
     /// The format of the repository at `path`: a worktree root, a path inside one, or a git dir.
-    pub fn of(path: &Path) -> Option<Format> {
+    pub(crate) fn of(path: &Path) -> Option<Format> {
         Format::of_common_dir(&repository_common_dir(path)?)
     }
 
@@ -82,7 +82,7 @@ impl Format {
     }
 
     /// Whether object ids are SHA-256 (64 hex digits).
-    pub fn sha256(&self) -> bool {
+    pub(crate) fn sha256(&self) -> bool {
         self.objects.as_deref() == Some("sha256")
     }
 }
@@ -141,7 +141,7 @@ pub(crate) fn placeholder() -> Result<git2::Repository, git2::Error> {
 /// `git` failing to answer in a repository of a format libgit2 cannot open.
 #[derive(Debug, thiserror::Error)]
 #[error("`git {args}` failed: {message}")]
-pub struct CliError {
+pub(crate) struct CliError {
     args: String,
     message: String,
 }

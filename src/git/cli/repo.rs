@@ -8,7 +8,7 @@ use crate::git::{CommitInfo, FileState};
 
 /// A repository read through the `git` command.
 #[derive(Debug, Clone)]
-pub struct CliRepo {
+pub(crate) struct CliRepo {
     /// Where git runs: a worktree root, or the git dir of a bare clone.
     dir: PathBuf,
     /// Why libgit2 could not open it (`None` when it opened but could not read something,
@@ -19,7 +19,7 @@ pub struct CliRepo {
 impl CliRepo {
     /// The repository at `path` (a worktree root, a path in one, or a git dir), to be read
     /// through git because of `format`.
-    pub fn open(path: &Path, format: Option<Format>) -> CliRepo {
+    pub(crate) fn open(path: &Path, format: Option<Format>) -> CliRepo {
         CliRepo {
             dir: worktree_of(path),
             format,
@@ -28,17 +28,17 @@ impl CliRepo {
 
     /// The repository at `path` when libgit2 failed to open it because of its format (read from
     /// its config now, on the failure path only); `None` when the format is not the reason.
-    pub fn for_format(path: &Path) -> Option<CliRepo> {
+    pub(crate) fn for_format(path: &Path) -> Option<CliRepo> {
         Format::of(path).map(|f| CliRepo::open(path, Some(f)))
     }
 
     /// The format that sends this repository to git, if that is why.
-    pub fn format(&self) -> Option<&Format> {
+    pub(crate) fn format(&self) -> Option<&Format> {
         self.format.as_ref()
     }
 
     /// Where git runs.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
@@ -48,7 +48,7 @@ impl CliRepo {
 
     /// The worktree's changed, staged and untracked paths (untracked folders file by file,
     /// ignored files left out), or only those at or below `paths` when any are given; sorted.
-    pub fn status(&self, paths: &[&str]) -> Result<Vec<FileState>, CliError> {
+    pub(crate) fn status(&self, paths: &[&str]) -> Result<Vec<FileState>, CliError> {
         let mut args = vec!["status", "--porcelain=v2", "-z", "--untracked-files=all"];
         if !paths.is_empty() {
             args.push("--");
@@ -61,7 +61,7 @@ impl CliRepo {
     }
 
     /// The commit `spec` names, as a full id.
-    pub fn commit_of(&self, spec: &str) -> Option<String> {
+    pub(crate) fn commit_of(&self, spec: &str) -> Option<String> {
         let peeled = format!("{spec}^{{commit}}");
         self.text(&["rev-parse", "-q", "--verify", "--end-of-options", &peeled])
             .ok()
@@ -69,13 +69,13 @@ impl CliRepo {
     }
 
     /// Whether `spec` names an object (a branch, tag, id, `HEAD~2`, …).
-    pub fn is_rev(&self, spec: &str) -> bool {
+    pub(crate) fn is_rev(&self, spec: &str) -> bool {
         self.text(&["rev-parse", "-q", "--verify", "--end-of-options", spec])
             .is_ok()
     }
 
     /// The object ref `name` (full name) points at, symbolic refs resolved.
-    pub fn ref_tip(&self, name: &str) -> Option<String> {
+    pub(crate) fn ref_tip(&self, name: &str) -> Option<String> {
         if !name.starts_with("refs/") && name != "HEAD" {
             return None;
         }
@@ -85,20 +85,20 @@ impl CliRepo {
     }
 
     /// The branch `HEAD` names (`refs/heads/…` stripped), `None` when detached or unreadable.
-    pub fn head_branch(&self) -> Option<String> {
+    pub(crate) fn head_branch(&self) -> Option<String> {
         let name = self.text(&["symbolic-ref", "-q", "HEAD"]).ok()?;
         name.strip_prefix("refs/heads/").map(str::to_owned)
     }
 
     /// The target of symbolic ref `name`.
-    pub fn symbolic_target(&self, name: &str) -> Option<String> {
+    pub(crate) fn symbolic_target(&self, name: &str) -> Option<String> {
         self.text(&["symbolic-ref", "-q", name])
             .ok()
             .filter(|s| !s.is_empty())
     }
 
     /// The full name `spec` resolves to (`main` → `refs/heads/main`), when it names a ref.
-    pub fn full_ref_name(&self, spec: &str) -> Option<String> {
+    pub(crate) fn full_ref_name(&self, spec: &str) -> Option<String> {
         self.text(&[
             "rev-parse",
             "--symbolic-full-name",
@@ -110,7 +110,7 @@ impl CliRepo {
     }
 
     /// Full names and ids of the direct refs under `prefix` (symbolic ones left out).
-    pub fn refs_under(&self, prefix: &str) -> Vec<(String, String)> {
+    pub(crate) fn refs_under(&self, prefix: &str) -> Vec<(String, String)> {
         let Ok(out) = self.text(&[
             "for-each-ref",
             "--format=%(objectname) %(refname) %(symref)",
@@ -129,7 +129,7 @@ impl CliRepo {
 
     /// Commits reachable from `tip` that no ref in `hide` (`--remotes`, `--all`, with
     /// `--exclude=` before them) contains, newest first, at most `limit`.
-    pub fn log_not(
+    pub(crate) fn log_not(
         &self,
         tip: &str,
         hide: &[&str],
@@ -142,13 +142,13 @@ impl CliRepo {
     }
 
     /// Whether some remote-tracking ref contains `commit`.
-    pub fn on_remote(&self, commit: &str) -> bool {
+    pub(crate) fn on_remote(&self, commit: &str) -> bool {
         self.log_not(commit, &["--remotes"], 1)
             .is_ok_and(|v| v.is_empty())
     }
 
     /// Whether `ancestor` is `descendant` or one of its ancestors.
-    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> bool {
+    pub(crate) fn is_ancestor(&self, ancestor: &str, descendant: &str) -> bool {
         ancestor == descendant
             || self
                 .text(&["merge-base", "--is-ancestor", ancestor, descendant])
@@ -156,7 +156,7 @@ impl CliRepo {
     }
 
     /// Commits `(ahead, behind)` of `tip` against `base`.
-    pub fn ahead_behind(&self, tip: &str, base: &str) -> Option<(usize, usize)> {
+    pub(crate) fn ahead_behind(&self, tip: &str, base: &str) -> Option<(usize, usize)> {
         let range = format!("{tip}...{base}");
         let out = self
             .text(&["rev-list", "--left-right", "--count", &range])
@@ -166,25 +166,25 @@ impl CliRepo {
     }
 
     /// The best common ancestor of two commits.
-    pub fn merge_base(&self, a: &str, b: &str) -> Option<String> {
+    pub(crate) fn merge_base(&self, a: &str, b: &str) -> Option<String> {
         self.text(&["merge-base", a, b])
             .ok()
             .filter(|s| !s.is_empty())
     }
 
     /// A config value that applies here.
-    pub fn config(&self, key: &str) -> Option<String> {
+    pub(crate) fn config(&self, key: &str) -> Option<String> {
         self.text(&["config", "--get", key]).ok()
     }
 
     /// A boolean config value (`false` when unset or not a boolean).
-    pub fn config_bool(&self, key: &str) -> bool {
+    pub(crate) fn config_bool(&self, key: &str) -> bool {
         self.text(&["config", "--type=bool", "--get", key])
             .is_ok_and(|v| v == "true")
     }
 
     /// Every configured remote with its URLs (`url`, then `pushurl`).
-    pub fn remotes(&self) -> Vec<(String, Vec<String>)> {
+    pub(crate) fn remotes(&self) -> Vec<(String, Vec<String>)> {
         let names = self.text(&["remote"]).unwrap_or_default();
         names
             .lines()
@@ -206,7 +206,7 @@ impl CliRepo {
     }
 
     /// Whether `rel` (relative to the worktree root) is ignored by git's rules.
-    pub fn is_ignored(&self, rel: &Path) -> bool {
+    pub(crate) fn is_ignored(&self, rel: &Path) -> bool {
         let Some(rel) = rel.to_str() else {
             return false;
         };
@@ -215,7 +215,7 @@ impl CliRepo {
     }
 
     /// A commit's committer time (seconds since the epoch) and the first line of its message.
-    pub fn commit_line(&self, commit: &str) -> Option<(i64, String)> {
+    pub(crate) fn commit_line(&self, commit: &str) -> Option<(i64, String)> {
         let out = self
             .text(&["log", "-1", "--format=%ct %s", commit, "--"])
             .ok()?;
@@ -224,7 +224,7 @@ impl CliRepo {
     }
 
     /// Of `oids`, those this repository does not have (one `cat-file --batch-check`).
-    pub fn missing_objects(&self, oids: &[String]) -> Result<Vec<String>, CliError> {
+    pub(crate) fn missing_objects(&self, oids: &[String]) -> Result<Vec<String>, CliError> {
         if oids.is_empty() {
             return Ok(Vec::new());
         }
@@ -242,7 +242,7 @@ impl CliRepo {
     }
 
     /// The bytes of `file` in the tree of commit `oid`, when it is here and at most `limit`.
-    pub fn file_of(&self, oid: &str, file: &str, limit: usize) -> Option<Vec<u8>> {
+    pub(crate) fn file_of(&self, oid: &str, file: &str, limit: usize) -> Option<Vec<u8>> {
         let spec = format!("{oid}:{file}");
         let size: usize = self.text(&["cat-file", "-s", &spec]).ok()?.parse().ok()?;
         if size > limit {
@@ -253,7 +253,7 @@ impl CliRepo {
 
     /// Write a parentless commit whose tree holds `file` with `bytes`, by `name <email>` at
     /// `at` (seconds, UTC), with `message`; its id.
-    pub fn record(
+    pub(crate) fn record(
         &self,
         file: &str,
         bytes: &[u8],
@@ -287,7 +287,7 @@ impl CliRepo {
     }
 
     /// How many entries the stash holds.
-    pub fn stash_entries(&self) -> usize {
+    pub(crate) fn stash_entries(&self) -> usize {
         self.text(&["log", "-g", "--format=%H", "refs/stash", "--"])
             .map_or(0, |o| o.lines().count())
     }

@@ -17,7 +17,7 @@ use crate::git::snapshot::{
 const ATTEMPTS: usize = 5;
 
 /// The snapshots of one clone, through git.
-pub struct Cli {
+pub(crate) struct Cli {
     common_dir: PathBuf,
     format: Format,
 }
@@ -25,7 +25,7 @@ pub struct Cli {
 impl Cli {
     /// The clone whose common git dir is `common_dir`, when its format is why libgit2 could not
     /// open it.
-    pub fn for_format(common_dir: &Path) -> Option<Cli> {
+    pub(crate) fn for_format(common_dir: &Path) -> Option<Cli> {
         Some(Cli {
             common_dir: common_dir.to_path_buf(),
             format: Format::of_common_dir(common_dir)?,
@@ -33,7 +33,7 @@ impl Cli {
     }
 
     /// Whether its object ids are SHA-256.
-    pub fn sha256(&self) -> bool {
+    pub(crate) fn sha256(&self) -> bool {
         self.format.sha256()
     }
 
@@ -47,7 +47,7 @@ impl Cli {
 
     /// Write snapshot `new` on the chain of the session whose store key is `key` (see
     /// [`snapshot::write`]); returns the new commit's id.
-    pub fn write(&self, key: &str, new: &NewSnapshot<'_>) -> Result<String, SnapshotError> {
+    pub(crate) fn write(&self, key: &str, new: &NewSnapshot<'_>) -> Result<String, SnapshotError> {
         let name = snapshot::snapshot_ref(key);
         for _ in 0..ATTEMPTS {
             let parent = self.tip_and_message(&name)?;
@@ -91,7 +91,7 @@ impl Cli {
     }
 
     /// Every snapshot ref: name, tip, and the tip's committer time.
-    pub fn refs(&self) -> Result<Vec<(String, String, u64)>, SnapshotError> {
+    pub(crate) fn refs(&self) -> Result<Vec<(String, String, u64)>, SnapshotError> {
         let out = self.text(&[
             "for-each-ref",
             "--format=%(refname) %(objectname) %(committerdate:unix)",
@@ -111,7 +111,7 @@ impl Cli {
     }
 
     /// The chain from `tip` back, newest first (see [`snapshot::Snapshots::history`]).
-    pub fn history(&self, tip: &str) -> Vec<Snapshot> {
+    pub(crate) fn history(&self, tip: &str) -> Vec<Snapshot> {
         let n = format!("-n{}", snapshot::HISTORY_LIMIT);
         let Ok(out) = run(
             &self.common_dir,
@@ -146,7 +146,7 @@ impl Cli {
     }
 
     /// Every file the snapshot `commit` holds.
-    pub fn files(&self, commit: &str) -> Result<Vec<Held>, SnapshotError> {
+    pub(crate) fn files(&self, commit: &str) -> Result<Vec<Held>, SnapshotError> {
         let out = run(
             &self.common_dir,
             &["ls-tree", "-r", "-z", "--full-tree", commit],
@@ -182,12 +182,12 @@ impl Cli {
     }
 
     /// The bytes of blob `id`.
-    pub fn blob(&self, id: &str) -> Result<Vec<u8>, SnapshotError> {
+    pub(crate) fn blob(&self, id: &str) -> Result<Vec<u8>, SnapshotError> {
         run(&self.common_dir, &["cat-file", "blob", id], None).map_err(self.err())
     }
 
     /// Delete the snapshot refs whose newest snapshot is older than `cutoff`.
-    pub fn expire(&self, cutoff: u64) -> Result<Vec<String>, SnapshotError> {
+    pub(crate) fn expire(&self, cutoff: u64) -> Result<Vec<String>, SnapshotError> {
         let mut gone = Vec::new();
         for (name, tip, at) in self.refs()? {
             if at < cutoff {
@@ -200,7 +200,7 @@ impl Cli {
 
     /// The blob id (hex, this repository's hash) the file at `full` would have now, a symlink's
     /// target hashed; `None` when there is no such file.
-    pub fn current_blob(&self, full: &Path) -> Option<String> {
+    pub(crate) fn current_blob(&self, full: &Path) -> Option<String> {
         let meta = std::fs::symlink_metadata(full).ok()?;
         let bytes = if meta.file_type().is_symlink() {
             std::fs::read_link(full)

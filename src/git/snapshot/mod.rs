@@ -27,15 +27,15 @@ mod tests;
 mod tree;
 
 /// The prefix of every snapshot ref.
-pub const SNAPSHOT_PREFIX: &str = "refs/dibs/snapshots/";
+pub(crate) const SNAPSHOT_PREFIX: &str = "refs/dibs/snapshots/";
 /// The first line of every snapshot commit's message.
 const SUBJECT: &str = "git-dibs snapshot";
 /// How many commits of one session's chain are read at most.
-pub const HISTORY_LIMIT: usize = 5000;
+pub(crate) const HISTORY_LIMIT: usize = 5000;
 
 /// What can go wrong writing or reading snapshots.
 #[derive(Debug, thiserror::Error)]
-pub enum SnapshotError {
+pub(crate) enum SnapshotError {
     /// libgit2 failed.
     #[error(transparent)]
     Git(#[from] git2::Error),
@@ -49,7 +49,7 @@ pub enum SnapshotError {
 
 /// A file's content as it goes into a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Content {
+pub(crate) enum Content {
     /// A regular file's bytes, and whether it is executable.
     File {
         /// The bytes.
@@ -78,7 +78,7 @@ impl Content {
     }
 
     /// The bytes stored: the file's content, or the link's target.
-    pub fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Content::File { bytes, .. } | Content::Link(bytes) => bytes,
         }
@@ -87,95 +87,95 @@ impl Content {
 
 /// One file to put into a snapshot.
 #[derive(Debug, Clone)]
-pub struct Put {
+pub(crate) struct Put {
     /// Its worktree's root.
-    pub worktree: PathBuf,
+    pub(crate) worktree: PathBuf,
     /// Relative to the root, `/`-separated.
-    pub path: String,
+    pub(crate) path: String,
     /// What it holds now.
-    pub content: Content,
+    pub(crate) content: Content,
 }
 
 /// A worktree as a snapshot records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorktreeMeta {
+pub(crate) struct WorktreeMeta {
     /// The root.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The branch checked out there at the time, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// Its HEAD commit at the time, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub head: Option<String>,
+    pub(crate) head: Option<String>,
 }
 
 /// A file a snapshot changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Changed {
+pub(crate) struct Changed {
     /// The worktree id (a key of [`Meta::worktrees`]).
-    pub worktree: String,
+    pub(crate) worktree: String,
     /// The path.
-    pub path: String,
+    pub(crate) path: String,
 }
 
 /// A file left out of a snapshot, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Skipped {
+pub(crate) struct Skipped {
     /// The worktree root.
-    pub worktree: PathBuf,
+    pub(crate) worktree: PathBuf,
     /// The path.
-    pub path: String,
+    pub(crate) path: String,
     /// Why, in a few words (`larger than 8 MiB`, `a FIFO`, `ignored by git`).
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// `snapshot.json`: who made the snapshot, when, and what it holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Meta {
+pub(crate) struct Meta {
     /// The format, 1.
-    pub version: u32,
+    pub(crate) version: u32,
     /// The session's id.
-    pub session: String,
+    pub(crate) session: String,
     /// Its host (`claude`, `cursor`, …).
-    pub host: String,
+    pub(crate) host: String,
     /// When, seconds since the Unix epoch.
-    pub at: u64,
+    pub(crate) at: u64,
     /// Every worktree the chain holds files of, by id (carried over from the parent).
-    pub worktrees: BTreeMap<String, WorktreeMeta>,
+    pub(crate) worktrees: BTreeMap<String, WorktreeMeta>,
     /// What this snapshot changed.
     #[serde(default)]
-    pub changed: Vec<Changed>,
+    pub(crate) changed: Vec<Changed>,
     /// What this snapshot left out.
     #[serde(default)]
-    pub skipped: Vec<Skipped>,
+    pub(crate) skipped: Vec<Skipped>,
 }
 
 /// One new snapshot of a session.
 #[derive(Debug, Clone)]
-pub struct NewSnapshot<'a> {
+pub(crate) struct NewSnapshot<'a> {
     /// The session's id.
-    pub session: &'a str,
+    pub(crate) session: &'a str,
     /// Its host's name.
-    pub host: &'a str,
+    pub(crate) host: &'a str,
     /// Now.
-    pub at: u64,
+    pub(crate) at: u64,
     /// The files, with their content.
-    pub puts: &'a [Put],
+    pub(crate) puts: &'a [Put],
     /// What was left out.
-    pub skipped: &'a [Skipped],
+    pub(crate) skipped: &'a [Skipped],
     /// The worktrees of `puts` and `skipped` as they are now (branch, HEAD).
-    pub worktrees: &'a [WorktreeMeta],
+    pub(crate) worktrees: &'a [WorktreeMeta],
 }
 
 /// The id under `files/` of the worktree at `root`.
-pub fn worktree_id(root: &Path) -> String {
+pub(crate) fn worktree_id(root: &Path) -> String {
     let oid = git2::Oid::hash_object(git2::ObjectType::Blob, root.as_os_str().as_encoded_bytes());
     oid.map(|o| o.to_string()[..16].to_owned())
         .unwrap_or_else(|_| "0000000000000000".to_owned())
 }
 
 /// The snapshot ref of the session whose store key is `key`.
-pub fn snapshot_ref(key: &str) -> String {
+pub(crate) fn snapshot_ref(key: &str) -> String {
     format!("{SNAPSHOT_PREFIX}{key}")
 }
 
@@ -191,7 +191,11 @@ fn open(common_dir: &Path) -> Result<git2::Repository, SnapshotError> {
 /// Write a snapshot of `new` on the chain of the session whose store key is `key`, and move
 /// its ref there by compare-and-swap (retried when a concurrent call moved it). Returns the
 /// new commit's id.
-pub fn write(common_dir: &Path, key: &str, new: &NewSnapshot<'_>) -> Result<String, SnapshotError> {
+pub(crate) fn write(
+    common_dir: &Path,
+    key: &str,
+    new: &NewSnapshot<'_>,
+) -> Result<String, SnapshotError> {
     // Every entry of the trees written here is a blob written just before or a tree of the
     // parent: skip libgit2's check that each exists (an object read per entry).
     git2::opts::strict_object_creation(false);
@@ -303,30 +307,30 @@ fn meta_of(commit: &git2::Commit<'_>) -> Option<Meta> {
 
 /// One snapshot commit, as read back.
 #[derive(Debug, Clone)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// The commit id.
-    pub id: String,
+    pub(crate) id: String,
     /// Its description.
-    pub meta: Meta,
+    pub(crate) meta: Meta,
 }
 
 /// A file held by a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Held {
+pub(crate) struct Held {
     /// The worktree id.
-    pub worktree: String,
+    pub(crate) worktree: String,
     /// The path.
-    pub path: String,
+    pub(crate) path: String,
     /// The blob.
-    pub blob: String,
+    pub(crate) blob: String,
     /// Whether it is a symlink.
-    pub link: bool,
+    pub(crate) link: bool,
     /// Whether it is executable.
-    pub executable: bool,
+    pub(crate) executable: bool,
 }
 
 /// Reads the snapshots of one clone.
-pub struct Snapshots {
+pub(crate) struct Snapshots {
     inner: Reader,
 }
 
@@ -338,7 +342,7 @@ enum Reader {
 
 impl Snapshots {
     /// Open the clone whose common git dir is `common_dir`.
-    pub fn open(common_dir: &Path) -> Result<Snapshots, SnapshotError> {
+    pub(crate) fn open(common_dir: &Path) -> Result<Snapshots, SnapshotError> {
         let inner = match open(common_dir) {
             Ok(repo) => Reader::Lib(repo),
             Err(e) => Reader::Cli(super::cli::snapshots::Cli::for_format(common_dir).ok_or(e)?),
@@ -347,7 +351,7 @@ impl Snapshots {
     }
 
     /// Every snapshot ref and its tip, by name.
-    pub fn refs(&self) -> Result<Vec<(String, String)>, SnapshotError> {
+    pub(crate) fn refs(&self) -> Result<Vec<(String, String)>, SnapshotError> {
         let repo = match &self.inner {
             Reader::Lib(repo) => repo,
             Reader::Cli(cli) => {
@@ -367,7 +371,7 @@ impl Snapshots {
 
     /// The chain from `tip` back, newest first (at most [`HISTORY_LIMIT`] commits); commits
     /// without a readable description end it.
-    pub fn history(&self, tip: &str) -> Vec<Snapshot> {
+    pub(crate) fn history(&self, tip: &str) -> Vec<Snapshot> {
         let repo = match &self.inner {
             Reader::Lib(repo) => repo,
             Reader::Cli(cli) => return cli.history(tip),
@@ -393,7 +397,7 @@ impl Snapshots {
     }
 
     /// Every file the snapshot `commit` holds.
-    pub fn files(&self, commit: &str) -> Result<Vec<Held>, SnapshotError> {
+    pub(crate) fn files(&self, commit: &str) -> Result<Vec<Held>, SnapshotError> {
         let repo = match &self.inner {
             Reader::Lib(repo) => repo,
             Reader::Cli(cli) => return cli.files(commit),
@@ -426,7 +430,7 @@ impl Snapshots {
     }
 
     /// The bytes of blob `id`.
-    pub fn blob(&self, id: &str) -> Result<Vec<u8>, SnapshotError> {
+    pub(crate) fn blob(&self, id: &str) -> Result<Vec<u8>, SnapshotError> {
         let repo = match &self.inner {
             Reader::Lib(repo) => repo,
             Reader::Cli(cli) => return cli.blob(id),
@@ -436,7 +440,7 @@ impl Snapshots {
 
     /// Delete the snapshot refs whose newest snapshot is older than `cutoff` (seconds since the
     /// Unix epoch); their objects go with git's next `gc`. Returns the deleted names.
-    pub fn expire(&self, cutoff: u64) -> Result<Vec<String>, SnapshotError> {
+    pub(crate) fn expire(&self, cutoff: u64) -> Result<Vec<String>, SnapshotError> {
         let repo = match &self.inner {
             Reader::Lib(repo) => repo,
             Reader::Cli(cli) => return cli.expire(cutoff),
@@ -454,7 +458,7 @@ impl Snapshots {
 
     /// The blob id the file at `full` would have in this repository now (see
     /// [`current_blob`]; in a SHA-256 repository git hashes it).
-    pub fn current_blob(&self, full: &Path) -> Option<String> {
+    pub(crate) fn current_blob(&self, full: &Path) -> Option<String> {
         match &self.inner {
             Reader::Cli(cli) if cli.sha256() => cli.current_blob(full),
             _ => current_blob(full),
@@ -463,7 +467,7 @@ impl Snapshots {
 }
 
 /// The blob id (hex) of `bytes`, computed without a repository.
-pub fn blob_id(bytes: &[u8]) -> Option<String> {
+pub(crate) fn blob_id(bytes: &[u8]) -> Option<String> {
     git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
         .ok()
         .map(|o| o.to_string())
@@ -471,7 +475,7 @@ pub fn blob_id(bytes: &[u8]) -> Option<String> {
 
 /// The blob id (hex) the file at `full` would have now, without following a symlink (a link's
 /// target is hashed) or opening anything but a regular file; `None` when there is no such file.
-pub fn current_blob(full: &Path) -> Option<String> {
+pub(crate) fn current_blob(full: &Path) -> Option<String> {
     let meta = std::fs::symlink_metadata(full).ok()?;
     let id = if meta.file_type().is_symlink() {
         let target = std::fs::read_link(full).ok()?.into_os_string();

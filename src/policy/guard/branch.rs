@@ -8,17 +8,17 @@ use crate::git::CommitInfo;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BranchState {
     /// The branch name (without `refs/heads/`).
-    pub name: String,
+    pub(crate) name: String,
     /// Its tip, when it exists.
-    pub tip: Option<String>,
+    pub(crate) tip: Option<String>,
     /// Commits of its tip on no remote-tracking ref, newest first.
-    pub unpushed: Vec<CommitInfo>,
+    pub(crate) unpushed: Vec<CommitInfo>,
 }
 
 /// `git branch` forcing a delete or overwriting a branch (`-M`, `-C`, `-f`), `git checkout -B`
 /// / `git switch -C` of an existing branch, or `git update-ref -d refs/heads/NAME` and the
 /// deletions and updates of `update-ref --stdin` (given as `--stdin-delete NAME`).
-pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
+pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
     let names = match args.first().map(String::as_str)? {
         "branch" => branch_delete(&args[1..]).or_else(|| branch_overwrite(&args[1..]))?,
         "checkout" | "switch" => create_force(&args[1..])?,
@@ -123,7 +123,7 @@ fn create_force(args: &[String]) -> Option<Vec<String>> {
 }
 
 /// `rm`/`unlink` of a branch's ref file (`.git/refs/heads/NAME`): deletes that branch.
-pub fn classify_ref_rm(argv: &[String], cwd: &std::path::Path) -> Option<(Op, Vec<String>)> {
+pub(crate) fn classify_ref_rm(argv: &[String], cwd: &std::path::Path) -> Option<(Op, Vec<String>)> {
     let first = argv.first()?;
     if !matches!(first.rsplit('/').next(), Some("rm" | "unlink" | "shred")) {
         return None;
@@ -185,7 +185,7 @@ fn update_ref_delete(args: &[String]) -> Option<Vec<String>> {
 }
 
 /// Rule 3: refuse when a named branch's tip is not pushed.
-pub fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
+pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
     let risky: Vec<&BranchState> = branches
         .iter()
         .filter(|b| b.tip.is_some() && !b.unpushed.is_empty())

@@ -36,7 +36,7 @@ pub(super) fn has_expansion(word: &str) -> bool {
 use crate::shell::quote_word as show_word;
 
 /// A command's words joined for display.
-pub fn display(argv: &[String]) -> String {
+pub(crate) fn display(argv: &[String]) -> String {
     argv.iter()
         .map(|w| show_word(w))
         .collect::<Vec<_>>()

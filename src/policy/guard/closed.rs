@@ -18,7 +18,7 @@ const REACHING: &[&str] = &[
 
 /// Whether `text` may run a guarded operation, judged on its words alone. Used only where the
 /// parser could not read the text: `ls -la (` stays silent, `git reset --hard (` does not.
-pub fn may_reach_guarded(text: &str) -> bool {
+pub(crate) fn may_reach_guarded(text: &str) -> bool {
     let mut prev: char = ' ';
     for c in text.chars() {
         // A command name from a variable or a substitution can be anything.
@@ -57,7 +57,7 @@ pub fn unparsable(command: &str, error: &str) -> Verdict {
 
 /// The verdict on a guarded command whose facts could not be established (a repository format
 /// or a directory that cannot be read, git itself failing): the person decides.
-pub fn facts_unknown(g: &Guarded, error: &str) -> Verdict {
+pub(crate) fn facts_unknown(g: &Guarded, error: &str) -> Verdict {
     Verdict::Ask(Finding::new(
         "facts-unknown",
         format!(

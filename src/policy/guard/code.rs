@@ -77,7 +77,7 @@ const INTERPRETERS: &[(&str, &[&str])] = &[
 ];
 
 /// What `argv` runs that may reach a guarded operation, when it is such a program.
-pub fn runs(argv: &[String], cwd: &Path) -> Option<String> {
+pub(crate) fn runs(argv: &[String], cwd: &Path) -> Option<String> {
     let name = argv.first()?.rsplit('/').next()?;
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let args = &argv[1..];

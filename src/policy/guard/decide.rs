@@ -5,31 +5,31 @@ use crate::protocol::Response;
 
 /// One line for the audit log.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AuditEntry {
+pub(crate) struct AuditEntry {
     /// Which guarded command (index into the list given to [`decide`]).
-    pub index: usize,
+    pub(crate) index: usize,
     /// `block`, `bypass` or `ask`.
-    pub verdict: &'static str,
+    pub(crate) verdict: &'static str,
     /// The reason given (for a bypass: the reason it would have been refused).
-    pub reason: String,
+    pub(crate) reason: String,
     /// Worktrees at risk.
-    pub worktrees: Vec<AtRisk>,
+    pub(crate) worktrees: Vec<AtRisk>,
     /// The rule that decided.
-    pub rule: &'static str,
+    pub(crate) rule: &'static str,
 }
 
 /// The whole command line's answer and what goes to the audit log.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
+pub(crate) struct Decision {
     /// The answer to the host.
-    pub response: Response,
+    pub(crate) response: Response,
     /// Audit lines to append.
-    pub audit: Vec<AuditEntry>,
+    pub(crate) audit: Vec<AuditEntry>,
 }
 
 /// Combine the verdicts of a command line: any block refuses it, else any ask asks; a bypassed
 /// command's verdict is recorded and let through.
-pub fn decide(verdicts: &[(Guarded, Verdict)]) -> Decision {
+pub(crate) fn decide(verdicts: &[(Guarded, Verdict)]) -> Decision {
     let mut blocks = Vec::new();
     let mut asks = Vec::new();
     let mut bypasses = Vec::new();

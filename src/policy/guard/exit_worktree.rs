@@ -10,22 +10,22 @@ use super::{Finding, Verdict, list};
 
 /// What the guard knows when the host is about to remove the session's worktree.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ExitFacts {
+pub(crate) struct ExitFacts {
     /// The worktree the session is in, with its status and unpushed commits.
-    pub worktree: WorktreeState,
+    pub(crate) worktree: WorktreeState,
     /// Other live actors (sessions, sub-agents) working there, as messages name them.
-    pub others: Vec<String>,
+    pub(crate) others: Vec<String>,
     /// Whether the tool was told to discard uncommitted changes.
-    pub discard_changes: bool,
+    pub(crate) discard_changes: bool,
 }
 
 /// The rule id, shown as `[guard:exit-worktree]`.
-pub const RULE: &str = "exit-worktree";
+pub(crate) const RULE: &str = "exit-worktree";
 
 /// Ask the person before the host removes a worktree holding work or used by another live
 /// actor; allow a clean, pushed worktree nobody else works in. The main worktree is never
 /// removed by the tool, so it passes.
-pub fn check_exit(facts: &ExitFacts) -> Verdict {
+pub(crate) fn check_exit(facts: &ExitFacts) -> Verdict {
     let w = &facts.worktree;
     if w.main || (!w.at_risk_with_branch() && facts.others.is_empty()) {
         return Verdict::Allow;

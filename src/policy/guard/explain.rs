@@ -7,23 +7,23 @@ use super::{Facts, Finding, Guarded, Verdict, list};
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Reach {
     /// Live peers with uncommitted files, with those files.
-    pub peers: Vec<String>,
+    pub(crate) peers: Vec<String>,
     /// Worktrees whose removal would lose work.
-    pub worktrees: Vec<String>,
+    pub(crate) worktrees: Vec<String>,
     /// Local branches whose tips are on no remote.
-    pub branches: Vec<String>,
+    pub(crate) branches: Vec<String>,
 }
 
 impl Reach {
     /// Whether nothing is at risk.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.peers.is_empty() && self.worktrees.is_empty() && self.branches.is_empty()
     }
 }
 
 /// A program that runs code which may reach a guarded operation: asked while something is at
 /// risk within reach, allowed otherwise.
-pub fn check_reach(g: &Guarded, what: &str, reach: &Reach) -> Verdict {
+pub(crate) fn check_reach(g: &Guarded, what: &str, reach: &Reach) -> Verdict {
     if reach.is_empty() {
         return Verdict::Allow;
     }
@@ -55,7 +55,7 @@ pub fn check_reach(g: &Guarded, what: &str, reach: &Reach) -> Verdict {
 }
 
 /// One line per fact the verdict rested on.
-pub fn facts(facts: &Facts) -> Vec<String> {
+pub(crate) fn facts(facts: &Facts) -> Vec<String> {
     let short = |id: &str| id.chars().take(8).collect::<String>();
     let commits =
         |c: &[crate::git::CommitInfo]| c.iter().map(|c| short(&c.id)).collect::<Vec<_>>().join(" ");

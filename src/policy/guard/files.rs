@@ -9,7 +9,7 @@ use super::{Op, Take};
 /// deleted or written over, as literal pathspecs.
 /// Under `xargs` or `find -exec` (`open`), a bare `rm` deletes paths only known when it runs:
 /// every file is in reach.
-pub fn classify_paths(
+pub(crate) fn classify_paths(
     argv: &[String],
     cwd: &std::path::Path,
     open: bool,
@@ -75,12 +75,12 @@ pub fn classify_paths(
 }
 
 /// A guarded operation and the targets it names.
-pub type Found = (Op, Vec<String>);
+pub(crate) type Found = (Op, Vec<String>);
 
 /// `rsync --delete` (any spelling) and `--remove-source-files`: the destination's files that the
 /// source lacks are deleted (judged as `rm -r DEST`, the worktrees and a peer's files there), and
 /// so are the sources once copied.
-pub fn rsync_delete(argv: &[String], cwd: &std::path::Path) -> Option<(Found, Found)> {
+pub(crate) fn rsync_delete(argv: &[String], cwd: &std::path::Path) -> Option<(Found, Found)> {
     if argv.first()?.rsplit('/').next()? != "rsync" {
         return None;
     }

@@ -8,7 +8,7 @@ use super::worktree::{WorktreeFacts, WorktreeState, at_risk_under, kinds};
 use super::{Finding, Guarded, Op, Verdict, list, show_path};
 
 /// `tar ... --remove-files PATHS`: the paths are deleted once archived.
-pub fn classify_tar(argv: &[String], cwd: &Path) -> Option<(Op, Vec<String>)> {
+pub(crate) fn classify_tar(argv: &[String], cwd: &Path) -> Option<(Op, Vec<String>)> {
     let first = argv.first()?;
     if first.rsplit('/').next() != Some("tar") {
         return None;
@@ -73,7 +73,7 @@ pub fn classify_tar(argv: &[String], cwd: &Path) -> Option<(Op, Vec<String>)> {
 }
 
 /// `find PATHS ... -delete` or `find PATHS ... -exec rm ...` (also `-execdir`, `-ok`).
-pub fn classify_find(argv: &[String], cwd: &Path) -> Option<(Op, Vec<String>)> {
+pub(crate) fn classify_find(argv: &[String], cwd: &Path) -> Option<(Op, Vec<String>)> {
     let first = argv.first()?;
     if first.rsplit('/').next() != Some("find") {
         return None;
@@ -157,7 +157,7 @@ fn name_matches(pattern: &str, name: &str) -> bool {
 /// `find ... -delete` / `-exec rm` over worktrees with work at risk: ask, unless its `-name`
 /// filter matches none of their uncommitted paths (nor a worktree root), as for `find . -name
 /// '*.tmp' -delete`.
-pub fn check_find(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
+pub(crate) fn check_find(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
     let Op::FindDelete { names, .. } = &g.op else {
         return Verdict::Allow;
     };

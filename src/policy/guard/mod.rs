@@ -1,30 +1,30 @@
-//! The Bash guard's decisions, pure: which parsed commands are guarded ([`classify`]), and
+//! The Bash guard's decisions, pure: which parsed commands are guarded ([`classify()`]), and
 //! given the facts gathered for each, whether it is allowed, blocked or put to the person
-//! ([`evaluate`], [`decide`]). Nothing here reads a repository or the store.
+//! ([`evaluate`], `decide`). Nothing here reads a repository or the store.
 //!
 //! Rules: `worktree` (removing a dirty or unpushed worktree, `rm -r` of worktrees), `branch`
 //! (deleting a branch whose tip is not pushed), `remote` (deleting a remote branch with an open
 //! pull request or the only copy of commits), `peers` (sweeping or destroying a live peer's
 //! uncommitted files), `self-protect` (erasing or unwiring git-dibs itself).
 
-pub mod branch;
+pub(crate) mod branch;
 mod classify;
 pub mod closed;
 mod code;
 mod decide;
-pub mod exit_worktree;
-pub mod explain;
-pub mod files;
-pub mod find;
-pub mod options;
+pub(crate) mod exit_worktree;
+pub(crate) mod explain;
+pub(crate) mod files;
+pub(crate) mod find;
+pub(crate) mod options;
 mod pathspec;
-pub mod peers;
-pub mod pr;
-pub mod remote;
+pub(crate) mod peers;
+pub(crate) mod pr;
+pub(crate) mod remote;
 mod scripts;
-pub mod self_protect;
+pub(crate) mod self_protect;
 mod takes;
-pub mod worktree;
+pub(crate) mod worktree;
 
 #[cfg(test)]
 mod tests;
@@ -36,13 +36,13 @@ use std::path::{Path, PathBuf};
 use crate::git::{CommitInfo, GitInvocation};
 
 pub use branch::BranchState;
-pub use decide::{AuditEntry, Decision, decide};
+pub(crate) use decide::{AuditEntry, decide};
 pub use peers::{Peer, PeerFacts, Take};
 pub use remote::RemoteBranchState;
 pub use worktree::{WorktreeFacts, WorktreeState};
 
 /// The leading assignment that lets a refused command through (value `1` only).
-pub const BYPASS_VAR: &str = "WT_GUARD_BYPASS";
+pub(crate) const BYPASS_VAR: &str = "WT_GUARD_BYPASS";
 
 /// How many files or commits a reason lists before it says "and N more".
 const LIST_LIMIT: usize = 12;
@@ -136,23 +136,23 @@ pub enum Op {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Guarded {
     /// What it does.
-    pub op: Op,
+    pub(crate) op: Op,
     /// The directory it runs in (for git: after `-C`).
-    pub cwd: PathBuf,
+    pub(crate) cwd: PathBuf,
     /// git's global options, for git commands.
-    pub git: Option<GitInvocation>,
+    pub(crate) git: Option<GitInvocation>,
     /// The command as shown in messages.
-    pub display: String,
+    pub(crate) display: String,
     /// `WT_GUARD_BYPASS=1` leads this very command.
-    pub bypass: bool,
+    pub(crate) bypass: bool,
     /// Why its targets cannot be known before it runs, if they cannot.
-    pub unknown: Option<String>,
+    pub(crate) unknown: Option<String>,
 }
 
 impl Guarded {
     /// A command line the parser could not read, as one opaque command (bypassed when the line
     /// starts with `WT_GUARD_BYPASS=1 `).
-    pub fn unread(command: &str, cwd: &Path) -> Guarded {
+    pub(crate) fn unread(command: &str, cwd: &Path) -> Guarded {
         let shown: String = command
             .chars()
             .filter(|c| !c.is_control() || *c == '\n')
@@ -200,30 +200,30 @@ pub enum Facts {
 
 /// A worktree whose work is at risk, for the audit log.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AtRisk {
+pub(crate) struct AtRisk {
     /// Its root.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// Its HEAD commit.
-    pub head: Option<String>,
+    pub(crate) head: Option<String>,
     /// Its full `git status --porcelain` lines.
-    pub status: Vec<String>,
+    pub(crate) status: Vec<String>,
 }
 
 /// Why a command is refused or put to the person.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// The rule that decided (`worktree-dirty`, `peer-files`, ...), shown as `[guard:RULE]`.
-    pub rule: &'static str,
+    pub(crate) rule: &'static str,
     /// The sentence for the model: what is at risk and what to do instead, ending with the rule
     /// id. Never mentions the bypass.
-    pub reason: String,
+    pub(crate) reason: String,
     /// Worktrees at risk, with their status and HEAD.
-    pub worktrees: Vec<AtRisk>,
+    pub(crate) worktrees: Vec<AtRisk>,
 }
 
 impl Finding {
     /// A finding of `rule` with no worktree attached; the reason ends with `[guard:RULE]`.
-    pub fn new(rule: &'static str, reason: impl Into<String>) -> Self {
+    pub(crate) fn new(rule: &'static str, reason: impl Into<String>) -> Self {
         Finding {
             rule,
             reason: format!("{} [guard:{rule}]", reason.into()),
@@ -232,7 +232,7 @@ impl Finding {
     }
 
     /// The same finding with these worktrees at risk attached.
-    pub fn with_worktrees(mut self, worktrees: Vec<AtRisk>) -> Self {
+    pub(crate) fn with_worktrees(mut self, worktrees: Vec<AtRisk>) -> Self {
         self.worktrees = worktrees;
         self
     }
@@ -249,7 +249,7 @@ pub enum Verdict {
     Ask(Finding),
 }
 
-pub use classify::{AliasLookup, classify, display};
+pub use classify::{AliasLookup, classify};
 
 /// Decide one guarded command over its facts.
 pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {

@@ -376,7 +376,7 @@ const LONGS: &[(&str, &[&str])] = &[
 ];
 
 /// Long options of GNU `rm`.
-pub const RM_LONGS: &[&str] = &[
+pub(crate) const RM_LONGS: &[&str] = &[
     "force",
     "interactive",
     "one-file-system",
@@ -391,7 +391,7 @@ pub const RM_LONGS: &[&str] = &[
 
 /// The full spelling of `word` (`--pre[=value]`) among `known`: itself when exact, the one
 /// option it is a prefix of when unambiguous, else unchanged.
-pub fn full(word: &str, known: &[&str]) -> String {
+pub(crate) fn full(word: &str, known: &[&str]) -> String {
     let Some(body) = word.strip_prefix("--").filter(|b| !b.is_empty()) else {
         return word.to_owned();
     };
@@ -414,7 +414,7 @@ pub fn full(word: &str, known: &[&str]) -> String {
 
 /// Rewrite the long options of a git subcommand's arguments (`args[0]` is the subcommand, or
 /// for `worktree`, `stash`, the verb follows it) to their full spelling, up to `--`.
-pub fn canonical_git(args: &mut [String]) {
+pub(crate) fn canonical_git(args: &mut [String]) {
     let Some(sub) = args.first() else { return };
     let Some((_, known)) = LONGS.iter().find(|(s, _)| *s == sub.as_str()) else {
         return;
@@ -423,7 +423,7 @@ pub fn canonical_git(args: &mut [String]) {
 }
 
 /// Rewrite every long option before `--` to its full spelling among `known`.
-pub fn canonical(args: &mut [String], known: &[&str]) {
+pub(crate) fn canonical(args: &mut [String], known: &[&str]) {
     for a in args.iter_mut() {
         if a == "--" {
             return;

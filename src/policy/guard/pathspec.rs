@@ -6,20 +6,20 @@ use std::path::Path;
 
 /// One pathspec, resolved to the worktree root.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spec {
+pub(crate) struct Spec {
     /// The pattern relative to the worktree root (empty: the whole tree).
-    pub pattern: String,
+    pub(crate) pattern: String,
     /// `:!` / `:(exclude)`.
-    pub exclude: bool,
+    pub(crate) exclude: bool,
     /// Holds wildcards.
-    pub glob: bool,
+    pub(crate) glob: bool,
     /// `:(icase)`: matched without regard to case.
-    pub icase: bool,
+    pub(crate) icase: bool,
 }
 
 /// Resolve `spec` as written in a command run in `prefix` (its directory relative to `root`).
 /// `None` when it points outside the worktree.
-pub fn resolve(spec: &str, prefix: &str, root: &Path) -> Option<Spec> {
+pub(crate) fn resolve(spec: &str, prefix: &str, root: &Path) -> Option<Spec> {
     let (mut top, mut exclude, mut literal, mut icase) = (false, false, false, false);
     let mut rest = spec;
     if let Some(long) = spec.strip_prefix(":(")
@@ -114,14 +114,14 @@ fn covers(spec: &Spec, path: &str) -> bool {
 
 /// Whether the pathspec list `specs` selects `path`: some positive spec covers it (or there is
 /// none) and no exclusion does.
-pub fn selects(specs: &[Spec], path: &str) -> bool {
+pub(crate) fn selects(specs: &[Spec], path: &str) -> bool {
     let mut positives = specs.iter().filter(|s| !s.exclude).peekable();
     let included = positives.peek().is_none() || positives.any(|s| covers(s, path));
     included && !specs.iter().any(|s| s.exclude && covers(s, path))
 }
 
 /// Whether `path` is named exactly (not through a folder or a wildcard) by a positive spec.
-pub fn names_exactly(specs: &[Spec], path: &str) -> bool {
+pub(crate) fn names_exactly(specs: &[Spec], path: &str) -> bool {
     specs
         .iter()
         .any(|s| !s.exclude && !s.glob && s.pattern == path)

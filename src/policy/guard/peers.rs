@@ -15,17 +15,17 @@ use crate::git::FileState;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Take {
     /// Tracked files with changes (staged or not).
-    pub tracked: bool,
+    pub(crate) tracked: bool,
     /// Only files with staged changes (`git commit` without `-a`, `stash --staged`).
-    pub staged_only: bool,
+    pub(crate) staged_only: bool,
     /// Untracked files.
-    pub untracked: bool,
+    pub(crate) untracked: bool,
     /// Pathspecs as written; `None` means the whole tree.
-    pub paths: Option<Vec<String>>,
+    pub(crate) paths: Option<Vec<String>>,
     /// `true` when no pathspec means the command's own directory rather than the whole tree.
-    pub prefix_default: bool,
+    pub(crate) prefix_default: bool,
     /// Pathspecs match case-insensitively (`--icase-pathspecs`, `GIT_ICASE_PATHSPECS`).
-    pub icase: bool,
+    pub(crate) icase: bool,
 }
 
 impl Take {
@@ -53,31 +53,31 @@ impl Take {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Peer {
     /// How it is named in messages (host, short id, label).
-    pub name: String,
+    pub(crate) name: String,
     /// Its files in this worktree that are modified, staged or untracked now.
-    pub files: Vec<FileState>,
+    pub(crate) files: Vec<FileState>,
 }
 
 /// The worktree a command acts on, with its live peers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PeerFacts {
     /// The worktree root.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The branch checked out there.
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// The command's directory relative to the root (`""` at the root).
-    pub prefix: String,
+    pub(crate) prefix: String,
     /// Live peers holding dirty files here.
-    pub peers: Vec<Peer>,
+    pub(crate) peers: Vec<Peer>,
     /// Files the session itself holds here.
-    pub mine: BTreeSet<String>,
+    pub(crate) mine: BTreeSet<String>,
     /// For `git checkout X ...`: whether X names a commit.
-    pub first_is_rev: bool,
+    pub(crate) first_is_rev: bool,
 }
 
 impl PeerFacts {
     /// Whether some live peer holds a dirty file here.
-    pub fn has_dirty_peers(&self) -> bool {
+    pub(crate) fn has_dirty_peers(&self) -> bool {
         self.peers.iter().any(|p| !p.files.is_empty())
     }
 
@@ -91,7 +91,7 @@ impl PeerFacts {
 
 /// Rule 5 for commands that take files: refuse when one of a live peer's dirty files is among
 /// them (unless the session itself holds it and named it by explicit path).
-pub fn check_take(g: &Guarded, takes: &[Take], facts: &PeerFacts) -> Verdict {
+pub(crate) fn check_take(g: &Guarded, takes: &[Take], facts: &PeerFacts) -> Verdict {
     let mut hit: Vec<(&Peer, Vec<&FileState>)> = Vec::new();
     for peer in &facts.peers {
         let files: Vec<&FileState> = peer
@@ -188,7 +188,7 @@ fn describe_peers(hit: &[(&Peer, Vec<&FileState>)]) -> String {
 }
 
 /// Rule 5 for a branch switch: refuse while a live peer has dirty files in the worktree.
-pub fn check_switch(g: &Guarded, facts: &PeerFacts) -> Verdict {
+pub(crate) fn check_switch(g: &Guarded, facts: &PeerFacts) -> Verdict {
     let hit: Vec<(&Peer, Vec<&FileState>)> = facts
         .peers
         .iter()
@@ -213,7 +213,12 @@ pub fn check_switch(g: &Guarded, facts: &PeerFacts) -> Verdict {
 
 /// `git checkout X [PATHS]` without `--`: a switch when X names a commit and no paths follow,
 /// paths from X when some do, else all operands are paths.
-pub fn check_checkout(g: &Guarded, first: &str, rest: &[String], facts: &PeerFacts) -> Verdict {
+pub(crate) fn check_checkout(
+    g: &Guarded,
+    first: &str,
+    rest: &[String],
+    facts: &PeerFacts,
+) -> Verdict {
     if facts.first_is_rev && rest.is_empty() {
         return check_switch(g, facts);
     }

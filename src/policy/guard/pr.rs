@@ -5,7 +5,7 @@ use super::{Finding, Guarded, Op, Verdict};
 use crate::git::PullRequest;
 
 /// `gh pr create [--head B | -H B | --head=B]`.
-pub fn classify(argv: &[String]) -> Option<Op> {
+pub(crate) fn classify(argv: &[String]) -> Option<Op> {
     let base = argv.first()?.rsplit('/').next()?;
     if base != "gh" || argv.get(1)? != "pr" || argv.get(2)? != "create" {
         return None;
@@ -25,7 +25,7 @@ pub fn classify(argv: &[String]) -> Option<Op> {
 }
 
 /// Refuse when `branch` already has a pull request in any state.
-pub fn check(g: &Guarded, branch: &str, existing: &[PullRequest]) -> Verdict {
+pub(crate) fn check(g: &Guarded, branch: &str, existing: &[PullRequest]) -> Verdict {
     let Some(first) = existing.first() else {
         return Verdict::Allow;
     };

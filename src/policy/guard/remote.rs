@@ -9,17 +9,17 @@ use crate::git::{CommitInfo, PullRequest};
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RemoteBranchState {
     /// The remote's name (or the URL as written when no configured remote matches).
-    pub remote: String,
+    pub(crate) remote: String,
     /// The branch on the remote.
-    pub branch: String,
+    pub(crate) branch: String,
     /// Commits of `refs/remotes/<remote>/<branch>` that no other ref has.
-    pub only_copy: Vec<CommitInfo>,
+    pub(crate) only_copy: Vec<CommitInfo>,
     /// Its open pull request, if `gh` knows one.
-    pub pr: Option<PullRequest>,
+    pub(crate) pr: Option<PullRequest>,
     /// Live sessions on other machines (known from `git dibs sync`) working on this branch.
-    pub remote_sessions: Vec<String>,
+    pub(crate) remote_sessions: Vec<String>,
     /// No remote-tracking ref of it exists here: what it holds is not known.
-    pub unfetched: bool,
+    pub(crate) unfetched: bool,
 }
 
 /// The branch a refspec deletes: `B`, `refs/heads/B` (with `--delete`), `:B`, `+:refs/heads/B`.
@@ -35,7 +35,7 @@ fn deleted_branch(refspec: &str, delete_flag: bool) -> Option<String> {
 }
 
 /// `git push` deleting remote branches.
-pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
+pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
     if args.first().map(String::as_str) != Some("push") {
         return None;
     }
@@ -108,7 +108,7 @@ pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
 
 /// Rule 4: refuse when a deleted remote branch has an open pull request, the only copy of
 /// commits, or a live session on another machine working on it.
-pub fn check(g: &Guarded, states: &[RemoteBranchState]) -> Verdict {
+pub(crate) fn check(g: &Guarded, states: &[RemoteBranchState]) -> Verdict {
     let mut parts = Vec::new();
     for s in states {
         let mut why = Vec::new();

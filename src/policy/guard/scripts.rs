@@ -81,7 +81,7 @@ enum Entry {
 }
 
 /// What a package script run amounts to.
-pub enum Script {
+pub(crate) enum Script {
     /// The shell text it runs (with its arguments), hooks first and last.
     Text(String),
     /// Its text cannot be read: why.
@@ -131,7 +131,7 @@ fn script_of(tool: &str, words: &[&String]) -> Option<String> {
 /// The script `argv` runs from the nearest `package.json` (from `cwd` or the folder an option
 /// names, upward), and the
 /// folder it runs in, when it is a package-manager script run.
-pub fn package_script(argv: &[String], cwd: &Path) -> Option<(Script, std::path::PathBuf)> {
+pub(crate) fn package_script(argv: &[String], cwd: &Path) -> Option<(Script, std::path::PathBuf)> {
     let (name, dir) = script_name(argv)?;
     let start = dir.map_or_else(|| cwd.to_path_buf(), |d| cwd.join(d));
     // The package manager uses the nearest `package.json` upward; with none, it runs nothing.

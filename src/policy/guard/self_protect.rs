@@ -12,7 +12,7 @@ use super::{Finding, Guarded, Op, Verdict};
 use crate::shell::SimpleCommand;
 
 /// The rule id.
-pub const RULE: &str = "self-protect";
+pub(crate) const RULE: &str = "self-protect";
 
 /// What a protected path is.
 fn protected(word: &str, cwd: &Path) -> Option<&'static str> {
@@ -122,7 +122,7 @@ fn written<'a>(base: &str, argv: &'a [String]) -> Vec<&'a String> {
 
 /// The operation `cmd` (its argv with long options spelled out) performs on git-dibs's own
 /// state or wiring, if any.
-pub fn classify(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
+pub(crate) fn classify(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
     let first = argv.first()?;
     let base = first.rsplit('/').next().unwrap_or(first);
     let words = |ws: Vec<&String>| -> Option<String> {
@@ -220,7 +220,7 @@ fn classify_git(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
 }
 
 /// Refuse (or, when it cannot be told, ask about) an operation on git-dibs's own state.
-pub fn check(g: &Guarded, what: &str, sure: bool) -> Verdict {
+pub(crate) fn check(g: &Guarded, what: &str, sure: bool) -> Verdict {
     let reason = format!(
         "git-dibs refused `{}`: it would delete, move or rewrite {what}, which records who holds \
          what and keeps every session's work guarded. Leave git-dibs's state and wiring alone; \

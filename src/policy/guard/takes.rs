@@ -73,7 +73,7 @@ impl Parsed {
 }
 
 /// The rule-5 commands: what they take, or that they switch the branch.
-pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
+pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
     let (sub, rest) = args.split_first()?;
     let op = match sub.as_str() {
         "add" => {

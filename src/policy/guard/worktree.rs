@@ -12,31 +12,31 @@ use crate::git::{CommitInfo, WorktreeEntry};
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct WorktreeState {
     /// Its root.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The branch checked out there.
-    pub branch: Option<String>,
+    pub(crate) branch: Option<String>,
     /// The main worktree (its `.git` is the whole repository).
-    pub main: bool,
+    pub(crate) main: bool,
     /// A folder with no `.git` link: nothing to lose.
-    pub husk: bool,
+    pub(crate) husk: bool,
     /// The lock reason, when locked.
-    pub locked: Option<String>,
+    pub(crate) locked: Option<String>,
     /// `git status --porcelain` lines (ignored files left out).
-    pub status: Vec<String>,
+    pub(crate) status: Vec<String>,
     /// HEAD commit.
-    pub head: Option<String>,
+    pub(crate) head: Option<String>,
     /// Commits of HEAD on no remote-tracking ref, newest first.
-    pub unpushed: Vec<CommitInfo>,
+    pub(crate) unpushed: Vec<CommitInfo>,
     /// For the main worktree: local branches whose tips are on no remote-tracking ref (they go
     /// with the repository).
-    pub unpushed_branches: Vec<String>,
+    pub(crate) unpushed_branches: Vec<String>,
 }
 
 impl WorktreeState {
     /// Whether removing it loses work: uncommitted files, commits on no remote that nothing
     /// else keeps, or (for the main worktree, whose removal takes the repository) unpushed
     /// branches. The one definition of "at risk" every rule uses.
-    pub fn at_risk(&self) -> bool {
+    pub(crate) fn at_risk(&self) -> bool {
         !self.husk
             && (!self.status.is_empty()
                 || self.loses_commits()
@@ -45,13 +45,13 @@ impl WorktreeState {
 
     /// Whether its unpushed commits go with it: a linked worktree on a branch leaves them on
     /// that branch; a detached HEAD or the main worktree (the repository itself) does not.
-    pub fn loses_commits(&self) -> bool {
+    pub(crate) fn loses_commits(&self) -> bool {
         !self.unpushed.is_empty() && (self.main || self.branch.is_none())
     }
 
     /// [`Self::at_risk`] for a removal that deletes the worktree's branch too (the host's
     /// `ExitWorktree`): its unpushed commits then go with it whatever its HEAD.
-    pub fn at_risk_with_branch(&self) -> bool {
+    pub(crate) fn at_risk_with_branch(&self) -> bool {
         self.at_risk() || (!self.husk && !self.unpushed.is_empty())
     }
 
@@ -105,11 +105,11 @@ impl WorktreeState {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct WorktreeFacts {
     /// The targets, absolute and canonical as far as they exist.
-    pub targets: Vec<PathBuf>,
+    pub(crate) targets: Vec<PathBuf>,
     /// Every worktree found at or below a target, and other worktrees holding a target.
-    pub worktrees: Vec<WorktreeState>,
+    pub(crate) worktrees: Vec<WorktreeState>,
     /// The root of the worktree the command runs in (its insides are its own business).
-    pub own: Option<PathBuf>,
+    pub(crate) own: Option<PathBuf>,
 }
 
 const INSTEAD: &str = "Commit and push that work first (or ask the person what to keep); \
@@ -145,7 +145,7 @@ fn clean_nested(args: &[String]) -> Option<(Op, Vec<String>)> {
 }
 
 /// `git worktree remove [-f [-f]] [--] TARGET`, and `git clean -ffd`.
-pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
+pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
     if args.first().map(String::as_str) == Some("clean") {
         return clean_nested(args);
     }
@@ -178,7 +178,7 @@ pub fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
 }
 
 /// `rm` with `-r`, `-R` or `--recursive` in any spelling; its operands, made absolute.
-pub fn classify_rm(argv: &[String], cwd: &Path, open: bool) -> Option<(Op, Vec<String>)> {
+pub(crate) fn classify_rm(argv: &[String], cwd: &Path, open: bool) -> Option<(Op, Vec<String>)> {
     let first = argv.first()?;
     if first.rsplit('/').next() != Some("rm") {
         return None;
@@ -233,7 +233,7 @@ pub fn classify_rm(argv: &[String], cwd: &Path, open: bool) -> Option<(Op, Vec<S
 
 /// The registered worktree `target` names: by its path (resolved against the command's
 /// directory, `resolved`), else by a unique suffix of path components as git allows.
-pub fn pick_worktree<'a>(
+pub(crate) fn pick_worktree<'a>(
     entries: &'a [WorktreeEntry],
     resolved: &Path,
     target: &str,
@@ -253,7 +253,7 @@ pub fn pick_worktree<'a>(
 }
 
 /// Rule 1: `git worktree remove` of a dirty or unpushed worktree.
-pub fn check_remove(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
+pub(crate) fn check_remove(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
     let Some(w) = facts.worktrees.first() else {
         return Verdict::Allow;
     };
@@ -318,7 +318,7 @@ fn dirty_inside(w: &WorktreeState, target: &Path) -> Vec<String> {
 
 /// Rule 2: `rm -r` of a worktree root or a folder that holds worktrees, or of the insides of
 /// another worktree holding uncommitted files there (`rm -rf ../lane/*`).
-pub fn check_rm(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
+pub(crate) fn check_rm(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
     let mut risky: Vec<&WorktreeState> = Vec::new();
     let mut inside: Vec<String> = Vec::new();
     for t in &facts.targets {

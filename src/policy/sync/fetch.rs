@@ -11,24 +11,24 @@ use crate::store::shared::{CLAIMS_PREFIX, SESSIONS_PREFIX, machine_of_ref};
 use super::MAX_MACHINE_SESSIONS;
 
 /// The most other machines whose session refs a sync reads.
-pub const MAX_MACHINES: usize = 32;
+pub(crate) const MAX_MACHINES: usize = 32;
 /// The most claim refs a sync reads besides those of this clone's own claims.
-pub const MAX_CLAIM_REFS: usize = 1_024;
+pub(crate) const MAX_CLAIM_REFS: usize = 1_024;
 
 /// The refs chosen to fetch, and what was left out and why.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Chosen {
+pub(crate) struct Chosen {
     /// Indices into the listing, in its order.
-    pub fetch: Vec<usize>,
+    pub(crate) fetch: Vec<usize>,
     /// One line for each reason refs were left out, with how many.
-    pub skipped: Vec<String>,
+    pub(crate) skipped: Vec<String>,
 }
 
 /// Choose from `listed` (ref names, as the remote listed them) what a sync of `machine` fetches:
 /// the refs in `own` (this clone's live sessions' and claims' refs) always; every machine's
 /// session refs up to [`MAX_MACHINE_SESSIONS`], for this machine and the first [`MAX_MACHINES`]
 /// others by name; other claim refs up to [`MAX_CLAIM_REFS`]; nothing else under `refs/dibs/`.
-pub fn choose(listed: &[&str], machine: &str, own: &BTreeSet<String>) -> Chosen {
+pub(crate) fn choose(listed: &[&str], machine: &str, own: &BTreeSet<String>) -> Chosen {
     let mut out = Chosen::default();
     let mut per_machine: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut claims = Vec::new();

@@ -7,13 +7,13 @@ use super::PROGRAM;
 pub(super) use crate::shell::quote_word;
 
 /// The command line for a handler that runs `program` (a bare name or a path), shell-quoted.
-pub fn hook_command(program: &str) -> String {
+pub(crate) fn hook_command(program: &str) -> String {
     format!("{} hook", quote_word(program))
 }
 
 /// Whether a handler's command string runs git-dibs's hook: `git-dibs hook`, `/any/path/git-dibs
 /// hook` (quoted or not) or `git dibs hook`, with or without more arguments.
-pub fn is_our_command(command: &str) -> bool {
+pub(crate) fn is_our_command(command: &str) -> bool {
     let words = words(command, 3);
     let w: Vec<&str> = words.iter().map(String::as_str).collect();
     match w.as_slice() {
@@ -24,7 +24,7 @@ pub fn is_our_command(command: &str) -> bool {
 }
 
 /// The program a command line runs: its first shell word, unquoted.
-pub fn program_of(command: &str) -> Option<String> {
+pub(crate) fn program_of(command: &str) -> Option<String> {
     words(command, 1).into_iter().next()
 }
 

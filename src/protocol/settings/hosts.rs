@@ -9,19 +9,19 @@ use super::{HOOKS, HookSpec, TIMEOUT_SECS};
 
 /// The shape of one host's hook file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// Every place git-dibs wires, in the order a fresh file lists them.
-    pub hooks: &'static [HookSpec],
+    pub(crate) hooks: &'static [HookSpec],
     /// Handlers sit directly in each event's array, each with its own `matcher` (Cursor);
     /// otherwise in matcher groups under `hooks` (Claude Code, Gemini CLI, Codex).
-    pub flat: bool,
+    pub(crate) flat: bool,
     /// The `timeout` written on each handler, in the host's unit.
-    pub timeout: u64,
+    pub(crate) timeout: u64,
     /// A top-level `version` the file must carry (Cursor's `1`).
-    pub version: Option<u64>,
+    pub(crate) version: Option<u64>,
     /// Handlers in exec form (`command` is the program, `args` the rest; no shell), and guards
     /// marked `onFailure: "block"` (Claude Code 2.1.139 and later). Otherwise one command line.
-    pub exec: bool,
+    pub(crate) exec: bool,
 }
 
 const fn spec(event: &'static str, matcher: Option<&'static str>) -> HookSpec {
@@ -29,7 +29,7 @@ const fn spec(event: &'static str, matcher: Option<&'static str>) -> HookSpec {
 }
 
 /// Claude Code: `.claude/settings.json`, timeouts in seconds, exec-form handlers.
-pub const CLAUDE: Layout = Layout {
+pub(crate) const CLAUDE: Layout = Layout {
     hooks: &HOOKS,
     flat: false,
     timeout: TIMEOUT_SECS,
@@ -38,7 +38,7 @@ pub const CLAUDE: Layout = Layout {
 };
 
 /// Cursor: `.cursor/hooks.json` (`version: 1`), flat handler lists, timeouts in seconds.
-pub const CURSOR: Layout = Layout {
+pub(crate) const CURSOR: Layout = Layout {
     hooks: &[
         spec("preToolUse", Some("Write|Delete")),
         HookSpec::guard("beforeShellExecution", None),
@@ -56,7 +56,7 @@ pub const CURSOR: Layout = Layout {
 };
 
 /// Gemini CLI: `.gemini/settings.json`, timeouts in milliseconds.
-pub const GEMINI: Layout = Layout {
+pub(crate) const GEMINI: Layout = Layout {
     hooks: &[
         spec("BeforeTool", Some("write_file|replace")),
         HookSpec::guard("BeforeTool", Some("run_shell_command")),
@@ -75,7 +75,7 @@ pub const GEMINI: Layout = Layout {
 };
 
 /// Codex: `.codex/hooks.json`, timeouts in seconds. Codex has no session-end event.
-pub const CODEX: Layout = Layout {
+pub(crate) const CODEX: Layout = Layout {
     hooks: &[
         spec("PreToolUse", Some("apply_patch")),
         HookSpec::guard("PreToolUse", Some("Bash")),
@@ -91,7 +91,7 @@ pub const CODEX: Layout = Layout {
 
 /// A host whose project hook file `git dibs install` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfigHost {
+pub(crate) enum ConfigHost {
     /// Claude Code.
     Claude,
     /// Cursor.
@@ -104,7 +104,7 @@ pub enum ConfigHost {
 
 impl ConfigHost {
     /// Every host, in the order they are installed and reported.
-    pub const ALL: [ConfigHost; 4] = [
+    pub(crate) const ALL: [ConfigHost; 4] = [
         ConfigHost::Claude,
         ConfigHost::Cursor,
         ConfigHost::Gemini,
@@ -112,7 +112,7 @@ impl ConfigHost {
     ];
 
     /// The host's display name.
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             ConfigHost::Claude => "Claude Code",
             ConfigHost::Cursor => "Cursor",
@@ -122,7 +122,7 @@ impl ConfigHost {
     }
 
     /// The `--host` value and the install flag's name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ConfigHost::Claude => "claude",
             ConfigHost::Cursor => "cursor",
@@ -132,7 +132,7 @@ impl ConfigHost {
     }
 
     /// The shape of the host's hook file.
-    pub fn layout(self) -> &'static Layout {
+    pub(crate) fn layout(self) -> &'static Layout {
         match self {
             ConfigHost::Claude => &CLAUDE,
             ConfigHost::Cursor => &CURSOR,
@@ -142,7 +142,7 @@ impl ConfigHost {
     }
 
     /// The project hook file, relative to the worktree root.
-    pub fn project_file(self) -> PathBuf {
+    pub(crate) fn project_file(self) -> PathBuf {
         let (dir, file) = match self {
             ConfigHost::Claude => (".claude", "settings.json"),
             ConfigHost::Cursor => (".cursor", "hooks.json"),
@@ -154,7 +154,7 @@ impl ConfigHost {
 
     /// The handler command for this host, given the bare `git-dibs hook` command: the host is
     /// named (`--host <name>`) except for Claude Code, whose command stays as it always was.
-    pub fn command(self, base: &str) -> String {
+    pub(crate) fn command(self, base: &str) -> String {
         match self {
             ConfigHost::Claude => base.to_owned(),
             other => format!("{base} --host {}", other.name()),

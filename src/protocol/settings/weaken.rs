@@ -11,7 +11,7 @@ use super::{Json, Settings};
 use crate::policy::guard::BYPASS_VAR;
 
 /// The host whose hook wiring the file at `path` holds, by its folder and name.
-pub fn host_of_file(path: &Path) -> Option<ConfigHost> {
+pub(crate) fn host_of_file(path: &Path) -> Option<ConfigHost> {
     let name = path.file_name()?.to_str()?;
     let dir = path.parent()?.file_name()?.to_str()?;
     match (dir, name) {
@@ -53,7 +53,7 @@ impl Settings {
 /// What the change of a `host` settings file from `before` to `after` takes away from
 /// git-dibs, one sentence each; empty when nothing. A file that could not be read before is
 /// judged as an empty one.
-pub fn weakening(host: ConfigHost, before: &[u8], after: &[u8]) -> Vec<String> {
+pub(crate) fn weakening(host: ConfigHost, before: &[u8], after: &[u8]) -> Vec<String> {
     let layout = host.layout();
     let old = Settings::parse(before).unwrap_or_else(|_| Settings::empty());
     let old_wiring = old.wiring_in(layout);
@@ -109,7 +109,7 @@ pub fn weakening(host: ConfigHost, before: &[u8], after: &[u8]) -> Vec<String> {
 
 /// For a `host` settings file's `bytes` that still hold some of git-dibs's hooks: each place
 /// that lost its hook, as a sentence (a partial unwiring); empty when wired fully or not at all.
-pub fn partly_unwired(host: ConfigHost, bytes: &[u8]) -> Vec<String> {
+pub(crate) fn partly_unwired(host: ConfigHost, bytes: &[u8]) -> Vec<String> {
     let Ok(s) = Settings::parse(bytes) else {
         return Vec::new();
     };

@@ -4,35 +4,35 @@ use super::HookSpec;
 
 /// How a settings file is wired for git-dibs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Wiring {
+pub(crate) struct Wiring {
     /// The places git-dibs wires in this kind of file.
-    pub specs: &'static [HookSpec],
+    pub(crate) specs: &'static [HookSpec],
     /// How many git-dibs handlers sit in each place of `specs` (same order).
-    pub counts: Vec<usize>,
+    pub(crate) counts: Vec<usize>,
     /// git-dibs handlers that are out of place or differ from what `install` writes, described.
-    pub stale: Vec<String>,
+    pub(crate) stale: Vec<String>,
     /// The distinct command lines of the git-dibs handlers.
-    pub commands: Vec<String>,
+    pub(crate) commands: Vec<String>,
 }
 
 impl Wiring {
     /// No git-dibs handler at all.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.counts.iter().all(|&c| c == 0) && self.stale.is_empty()
     }
 
     /// Places with no git-dibs handler.
-    pub fn missing(&self) -> Vec<HookSpec> {
+    pub(crate) fn missing(&self) -> Vec<HookSpec> {
         self.pick(|c| c == 0)
     }
 
     /// Places with more than one git-dibs handler.
-    pub fn duplicated(&self) -> Vec<HookSpec> {
+    pub(crate) fn duplicated(&self) -> Vec<HookSpec> {
         self.pick(|c| c > 1)
     }
 
     /// Every place has exactly one handler, nothing is stale, and one command line is used.
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.counts.iter().all(|&c| c == 1) && self.stale.is_empty() && self.commands.len() == 1
     }
 
