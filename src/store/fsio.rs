@@ -87,34 +87,26 @@ fn open_plain(path: &Path, append: bool) -> io::Result<File> {
 }
 
 /// Open `path` for appending (created when missing, a foreign file there set aside) and take
-/// an exclusive lock on that file itself, waiting at most [`FILE_LOCK_WAIT`]; the lock goes when
-/// the file is closed. The file opened is the one at `path` once locked (a compaction may have
+/// an exclusive lock on that file itself ([`lock_until`]), waiting at most [`FILE_LOCK_WAIT`].
+/// The file opened is the one at `path` once locked (a compaction may have
 /// replaced it in between); `None` when it kept being replaced or stayed locked.
-fn open_locked(path: &Path) -> io::Result<Option<File>> {
+fn open_locked(path: &Path) -> io::Result<Option<LockGuard>> {
     #[cfg(unix)]
     use std::os::unix::fs::MetadataExt;
     let deadline = Instant::now() + FILE_LOCK_WAIT;
     loop {
-        let file = open_plain(path, true)?;
-        loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
-                    thread::sleep(Duration::from_micros(200));
-                }
-                Err(TryLockError::WouldBlock) => return Ok(None),
-                Err(TryLockError::Error(e)) => return Err(e),
-            }
-        }
+        let Locked::Held(guard) = lock_until(path, deadline, false)? else {
+            return Ok(None);
+        };
         #[cfg(unix)]
         let same = {
-            let open = file.metadata()?;
+            let open = guard.file.metadata()?;
             fs::symlink_metadata(path).is_ok_and(|m| m.ino() == open.ino() && m.dev() == open.dev())
         };
         #[cfg(not(unix))]
         let same = true;
         if same {
-            return Ok(Some(file));
+            return Ok(Some(guard));
         }
         if Instant::now() >= deadline {
             return Ok(None);
@@ -129,14 +121,14 @@ pub(crate) const FILE_LOCK_WAIT: Duration = Duration::from_secs(2);
 /// Append `bytes` to `path` in one write, under the file's own lock (see [`replace_locked`]):
 /// no file is created but the first time, none replaced. Returns the file's length after.
 pub(crate) fn append_locked(path: &Path, bytes: &[u8]) -> io::Result<u64> {
-    let Some(mut file) = open_locked(path)? else {
+    let Some(mut locked) = open_locked(path)? else {
         return Err(io::Error::new(
             ErrorKind::TimedOut,
             format!("{} stayed locked", path.display()),
         ));
     };
-    file.write_all(bytes)?;
-    Ok(file.metadata()?.len())
+    locked.file.write_all(bytes)?;
+    Ok(locked.file.metadata()?.len())
 }
 
 /// Replace the file at `path` with what `rewrite` makes of its bytes (nothing is written when
