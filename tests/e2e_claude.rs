@@ -16,7 +16,8 @@ use e2e::scenario::Scenario;
 
 /// Scenario 1: the settings file is accepted. SessionStart, UserPromptSubmit, PreToolUse and
 /// SessionEnd ran: the store has the session id the host reported, holding the edited file while
-/// live, labelled from the prompt, and ended with its claims released afterwards.
+/// live, labelled from the prompt, and ended with its explicit claims released and its
+/// uncommitted file still on record afterwards.
 #[test]
 fn settings_are_accepted_and_hooks_run() {
     let s = Scenario::new("settings accepted");
@@ -87,16 +88,22 @@ fn settings_are_accepted_and_hooks_run() {
     s.check(started, || {
         "no successful SessionStart hook_response event".into()
     });
-    s.step("SessionEnd ended the record and released its claims");
+    s.step("SessionEnd ended the record and kept only its uncommitted file on it");
     let record = s
         .store_session(&id)
         .unwrap_or_else(|| s.fail("record gone"));
     s.check(record["ended"].is_u64(), || {
         format!("record not ended: {record}")
     });
-    s.check(!holds(&record, &root, "src/lib.rs"), || {
-        format!("claims not released at SessionEnd: {record}")
+    // src/lib.rs was edited and not committed: it stays on the ended record, so `status`
+    // shows it as work left behind (an ended session protects nothing).
+    s.check(holds(&record, &root, "src/lib.rs"), || {
+        format!("the uncommitted file left the record at SessionEnd: {record}")
     });
+    s.check(
+        record["claims"].as_array().is_none_or(|c| c.is_empty()),
+        || format!("explicit claims not released at SessionEnd: {record}"),
+    );
     s.step("the edit happened");
     let text = std::fs::read_to_string(&lib).unwrap();
     s.check(text.contains("pub fn accepted()"), || {
@@ -104,7 +111,14 @@ fn settings_are_accepted_and_hooks_run() {
     });
     s.step("the host was told nothing (no overlap)");
     told_nothing(&s, marker, "unexpected hook context");
-    s.step("git dibs doctor agrees after the session");
+    s.step("git dibs doctor names the work the session left, then agrees once it is committed");
+    let out = s.dibs(&root, &["doctor"]);
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    s.check(
+        said.contains("ended with uncommitted files: src/lib.rs"),
+        || format!("doctor does not name the work left behind:\n{said}"),
+    );
+    common::git(&root, &["commit", "-qam", "the session's work"]);
     doctor_agrees(&s, &root);
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// Run the binary in `dir` as session `session` (`None`: a person called sam).
 fn dibs_as(dir: &Path, session: Option<&str>, args: &[&str]) -> Output {
@@ -367,4 +367,52 @@ fn completions_are_printed_for_each_shell() {
     }
     let out = dibs(&repo.root, &["completions", "tcsh"]);
     assert_eq!(code(&out), 2);
+}
+
+#[test]
+fn a_session_that_ends_with_uncommitted_files_is_shown_until_someone_deals_with_it() {
+    let repo = TestRepo::new();
+    let dirty = repo.root.join("README.md");
+    let clean = repo.root.join("src/lib.rs");
+    for file in [&dirty, &clean] {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, "edited\n").unwrap();
+        let ev = edit_event("PostToolUse", "Write", "ender", &repo.root, file);
+        assert_eq!(hook(&repo.root, &ev).code, 0);
+    }
+    // One of the two is committed before the session ends; the other is left behind.
+    git(&repo.root, &["add", "src/lib.rs"]);
+    git(&repo.root, &["commit", "-qm", "lib"]);
+    let end = claude_event(
+        "SessionEnd",
+        "ender",
+        &repo.root,
+        json!({"reason": "other"}),
+    );
+    assert_eq!(hook(&repo.root, &end).code, 0);
+    for _ in 0..2 {
+        let out = text(&dibs_as(&repo.root, None, &["status"]));
+        assert!(
+            out.contains("ended with uncommitted files: README.md."),
+            "{out}"
+        );
+        assert!(!out.contains("src/lib.rs"), "{out}");
+    }
+    let json = status_of(&repo.root);
+    assert_eq!(
+        json["died_dirty"][0]["files"],
+        json!(["README.md"]),
+        "{json}"
+    );
+    // Not live, so not protected: a peer may deal with it.
+    let peer = bash_hook_env(&repo.root, "peer", "git stash", &[]);
+    assert!(peer.stdout.trim().is_empty(), "{}", peer.stdout);
+    let out = dibs_as(
+        &repo.root,
+        None,
+        &["release", "--all", "--session", "ender", "--force"],
+    );
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let out = text(&dibs_as(&repo.root, None, &["status"]));
+    assert!(!out.contains("ended with"), "{out}");
 }

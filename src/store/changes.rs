@@ -108,6 +108,10 @@ fn apply_change(session: &mut Session, now: u64, change: &Change) {
             session.files.clear();
             session.claims.clear();
         }
+        Change::ReleaseAllBut(keep) => {
+            session.files.retain(|f| keep.contains(&f.key));
+            session.claims.clear();
+        }
         Change::Warned(told) => {
             for (peer, key) in told {
                 let digest = key.digest();

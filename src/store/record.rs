@@ -461,6 +461,9 @@ pub(crate) enum Change {
     Seen(FileKey, String),
     /// Drop every file claim and explicit claim of the session.
     ReleaseAll,
+    /// Drop every explicit claim and every file claim but these (a session that ends keeps its
+    /// uncommitted files on record, so `status` shows them as work left behind).
+    ReleaseAllBut(Vec<FileKey>),
     /// The host ended the session.
     End,
     /// The session was warned in full that these peers (ids) hold these files.

@@ -12,7 +12,7 @@ use crate::git::{self, Worktree};
 use crate::policy::awareness::{self, Peer, Sharing};
 use crate::policy::claims;
 use crate::protocol::{Response, StartSource};
-use crate::store::{self, Actor, Change, Session, SessionHead, Store, StoreError};
+use crate::store::{self, Actor, Change, FileKey, Session, SessionHead, Store, StoreError};
 use crate::text;
 
 /// Export `DIBS_SESSION` for the session's later shell commands, when the host gives a file.
@@ -277,11 +277,14 @@ pub(crate) fn end(ctx: &Ctx<'_>, reason: &str) -> Result<Response, StoreError> {
         store.note_cleared(process, &ctx.event.session_id)?;
         ctx.record(&store, &here.worktree, false, &[Change::End])?;
     } else {
+        // What it leaves uncommitted stays on its record (not protected: it is not live), so
+        // `status` and `doctor` show it as work left behind until someone deals with it.
+        let left = left_uncommitted(&store, ctx);
         ctx.record(
             &store,
             &here.worktree,
             false,
-            &[Change::ReleaseAll, Change::End],
+            &[Change::ReleaseAllBut(left), Change::End],
         )?;
     }
     ctx.refresh_autolock(&store, &here.worktree);
@@ -344,4 +347,24 @@ pub(crate) fn prompt(ctx: &Ctx<'_>, prompt: &str) -> Result<Response, StoreError
         }
     }
     Ok(awareness::prompt(&sharing, &ctx.event.session_id))
+}
+
+/// The files of the event's session that are uncommitted now (every file of a worktree git
+/// cannot read counts: none is said to be safe).
+fn left_uncommitted(store: &Store, ctx: &Ctx<'_>) -> Vec<FileKey> {
+    let Ok(Some(me)) = store.session(Actor::from(ctx.event)) else {
+        return Vec::new();
+    };
+    let mut dirty: BTreeMap<PathBuf, Option<BTreeSet<String>>> = BTreeMap::new();
+    me.files
+        .iter()
+        .filter(|f| {
+            dirty
+                .entry(f.key.worktree.clone())
+                .or_insert_with(|| git::dirty_paths(&f.key.worktree).ok())
+                .as_ref()
+                .is_none_or(|d| d.contains(&f.key.path))
+        })
+        .map(|f| f.key.clone())
+        .collect()
 }
