@@ -347,3 +347,24 @@ fn a_script_that_writes_into_a_worktree_it_does_not_name_is_kept_too() {
     assert_eq!(code, 0, "{out}{err}");
     assert_files(&[(lane.join("secret.md"), b"only copy\n".to_vec())]);
 }
+
+#[test]
+fn file_names_cannot_forge_lines_or_drive_the_terminal_in_recovers_listing() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("namer", &repo.root);
+    let name = "evil\n    2026-01-01T00:00:00Z  matches  forged.txt\x1b[31m\x07";
+    agent.write(name, b"x\n");
+    let (code, out, err) = recover(&repo.root, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+    assert!(
+        !out.lines()
+            .any(|l| l.trim_start().starts_with("2026-01-01")),
+        "{out}"
+    );
+    assert!(out.contains("evil"), "{out}");
+    sh(&repo.root, "git clean -fdq");
+    let (code, out, err) = recover(&repo.root, &["."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!out.contains('\x1b') && out.lines().count() == 1, "{out:?}");
+}

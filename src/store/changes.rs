@@ -104,10 +104,6 @@ fn apply_change(session: &mut Session, now: u64, change: &Change) {
                 session.seen.remove(0);
             }
         }
-        Change::ReleaseAll => {
-            session.files.clear();
-            session.claims.clear();
-        }
         Change::ReleaseAllBut(keep) => {
             session.files.retain(|f| keep.contains(&f.key));
             session.claims.clear();

@@ -459,8 +459,6 @@ pub(crate) enum Change {
     Touch(Vec<FileKey>),
     /// The session saw this content of a file (read or wrote it).
     Seen(FileKey, String),
-    /// Drop every file claim and explicit claim of the session.
-    ReleaseAll,
     /// Drop every explicit claim and every file claim but these (a session that ends keeps its
     /// uncommitted files on record, so `status` shows them as work left behind).
     ReleaseAllBut(Vec<FileKey>),

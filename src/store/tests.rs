@@ -51,7 +51,7 @@ fn a_writer_with_an_older_generation_is_refused() {
 
     let err = stamped(0, 102, &[Change::Touch(vec![key("b.rs")])]).unwrap_err();
     assert_fenced_0_1(&err);
-    let err = stamped(0, 102, &[Change::ReleaseAll]).unwrap_err();
+    let err = stamped(0, 102, &[Change::ReleaseAllBut(Vec::new())]).unwrap_err();
     assert!(matches!(err, StoreError::Fenced { .. }));
     // Nothing the stale writer tried landed.
     let s = store.session("s1").unwrap().unwrap();
@@ -88,7 +88,7 @@ fn holders_follow_touches_and_releases() {
     assert_eq!(holders[0].touch.as_ref().unwrap().first, 100);
     assert!(store.holders(&key("b.rs"), "s1", 0).unwrap().is_empty());
 
-    apply_anon(&store, "s1", 120, &[Change::ReleaseAll]);
+    apply_anon(&store, "s1", 120, &[Change::ReleaseAllBut(Vec::new())]);
     assert!(store.holders(&key("a.rs"), "s2", 0).unwrap().is_empty());
     assert!(
         !store.index_dir(&key("b.rs").digest()).exists(),

@@ -43,7 +43,7 @@ fn a_new_agent_process_takes_the_session_over_and_the_old_one_is_fenced() {
     // The old window can no longer claim, release or renew.
     for change in [
         Change::Touch(vec![key("b.rs")]),
-        Change::ReleaseAll,
+        Change::ReleaseAllBut(Vec::new()),
         Change::Activity {
             worktree: None,
             branch: None,

@@ -368,11 +368,17 @@ fn list(catalog: &Catalog, args: &Args) -> Result<ExitCode> {
     Ok(ExitCode::from(if found { 0 } else { 1 }))
 }
 
+/// A name or path as shown to a person or model: control, escape and hidden characters
+/// dropped, so a file name cannot forge lines or drive a terminal.
+pub(super) fn shown(text: &str) -> String {
+    crate::text::clean(text, crate::text::MAX_SHOWN)
+}
+
 fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipped: &[&Skip]) {
     for s in sessions {
         println!(
             "session {} ({}), {} snapshot{}, newest {}",
-            short_id(s.session),
+            shown(short_id(s.session)),
             s.host,
             s.snapshots,
             if s.snapshots == 1 { "" } else { "s" },
@@ -382,23 +388,20 @@ fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipp
         for f in files.iter().filter(|f| f.session == s.session) {
             if last_root != Some(f.worktree) {
                 last_root = Some(f.worktree);
+                let root = shown(&f.worktree.to_string_lossy());
                 if f.worktree_exists {
-                    println!("  {}", f.worktree.display());
+                    println!("  {root}");
                 } else {
-                    println!(
-                        "  {} (gone: git dibs recover --worktree {})",
-                        f.worktree.display(),
-                        f.worktree.display()
-                    );
+                    println!("  {root} (gone: git dibs recover --worktree {root})");
                 }
             }
-            println!("    {}  {}  {}", f.at, f.working_copy, f.path);
+            println!("    {}  {}  {}", f.at, f.working_copy, shown(f.path));
         }
         for k in skipped.iter().filter(|k| k.session == s.session) {
             println!(
                 "  not kept: {} ({}, {})",
-                k.worktree.join(&k.path).display(),
-                k.reason,
+                shown(&k.worktree.join(&k.path).to_string_lossy()),
+                shown(&k.reason),
                 when(k.at)
             );
         }

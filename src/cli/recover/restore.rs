@@ -126,17 +126,22 @@ fn restore_one(catalog: &Catalog, v: &Version, target: &Path, force: bool) -> Re
     Ok(out)
 }
 
+/// A path or id as shown: see [`super::shown`].
+fn shown(text: impl AsRef<std::ffi::OsStr>) -> String {
+    super::shown(&text.as_ref().to_string_lossy())
+}
+
 fn print_restored(list: &[Restored]) {
     for r in list {
-        let who = format!("session {} at {}", short_id(&r.session), r.at);
+        let who = format!("session {} at {}", shown(short_id(&r.session)), r.at);
         match (r.action, &r.written_to) {
-            ("matches", _) => println!("{}: already as snapshotted ({who})", r.path.display()),
+            ("matches", _) => println!("{}: already as snapshotted ({who})", shown(&r.path)),
             ("beside", Some(to)) => println!(
                 "{} differs now; the snapshot ({who}) is in {} (--force to overwrite)",
-                r.path.display(),
-                to.display()
+                shown(&r.path),
+                shown(to)
             ),
-            (action, _) => println!("{}: {action} from {who}", r.path.display()),
+            (action, _) => println!("{}: {action} from {who}", shown(&r.path)),
         }
     }
 }
