@@ -52,9 +52,9 @@ fn parse_aside(name: &str) -> Option<(&str, u64)> {
 }
 
 impl Store {
-    /// Every file the store has set aside, oldest first: in the store folder, `sessions/` and
-    /// each index folder. Costs one listing per index folder (for `status` and `doctor`, never
-    /// on a hook's path).
+    /// Every file the store has set aside, oldest first: in the store folder, `sessions/`,
+    /// `sync/`, `locks/` and each index folder. Costs one listing per index folder (for
+    /// `status` and `doctor`, never on a hook's path).
     pub(crate) fn set_aside(&self) -> Vec<SetAside> {
         let mut out = Vec::new();
         let mut scan = |dir: &Path, kind_of: &dyn Fn(&str) -> Kind| {
@@ -88,6 +88,7 @@ impl Store {
         });
         scan(&self.dir.join("sessions"), &|_| Kind::Session);
         scan(&self.dir.join("sync"), &|_| Kind::Other);
+        scan(&self.dir.join("locks"), &|_| Kind::Lock);
         scan(&self.dir.join("index"), &|_| Kind::Other);
         if let Ok(index) = fs::read_dir(self.dir.join("index")) {
             for dir in index
