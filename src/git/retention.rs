@@ -28,6 +28,17 @@ pub(crate) struct Retained {
     pub(crate) push_errors: Vec<String>,
 }
 
+impl Retained {
+    /// Add what another call did to this one's account.
+    fn absorb(&mut self, other: Retained) {
+        self.created.extend(other.created);
+        self.dropped.extend(other.dropped);
+        self.covered.extend(other.covered);
+        self.pushed.extend(other.pushed);
+        self.push_errors.extend(other.push_errors);
+    }
+}
+
 /// The retention ref name for `commit` kept for `branch`.
 pub(crate) fn retention_ref(branch: &str, commit: &str) -> String {
     format!("{RETENTION_PREFIX}{branch}/{}", short_sha(commit))
@@ -68,11 +79,7 @@ pub(crate) fn retain_all(repo_dir: &Path) -> Result<Retained, LaneError> {
     for (name, tip) in repo.refs_under("refs/heads/") {
         let branch = name.trim_start_matches("refs/heads/");
         let r = retain_commit(repo_dir, &repo, branch, &tip, None)?;
-        all.created.extend(r.created);
-        all.dropped.extend(r.dropped);
-        all.covered.extend(r.covered);
-        all.pushed.extend(r.pushed);
-        all.push_errors.extend(r.push_errors);
+        all.absorb(r);
     }
     Ok(all)
 }
@@ -315,11 +322,7 @@ pub(crate) fn retain_moved_branches(
         moved += 1;
         let branch = name.trim_start_matches("refs/heads/");
         let r = retain_commit(repo_dir, &repo, branch, &tip, None)?;
-        all.created.extend(r.created);
-        all.dropped.extend(r.dropped);
-        all.covered.extend(r.covered);
-        all.pushed.extend(r.pushed);
-        all.push_errors.extend(r.push_errors);
+        all.absorb(r);
         now.insert(name, tip);
     }
     Ok((all, now, complete))
@@ -364,11 +367,7 @@ pub(crate) fn retain_reflog_commits(
             continue;
         }
         let r = retain_commit(repo_dir, &repo, label, commit, None)?;
-        all.created.extend(r.created);
-        all.dropped.extend(r.dropped);
-        all.covered.extend(r.covered);
-        all.pushed.extend(r.pushed);
-        all.push_errors.extend(r.push_errors);
+        all.absorb(r);
     }
     Ok(all)
 }
