@@ -3,6 +3,7 @@
 
 mod config;
 mod discover;
+pub mod gitdir;
 mod stat_clean;
 mod status;
 #[cfg(test)]

@@ -1,0 +1,229 @@
+//! Erasing a clone's git directory is refused whatever the folder is named: the common dir of
+//! a bare-clone-plus-worktrees layout (`proj/.bare`), a `--separate-git-dir` store, a
+//! submodule's repository under `.git/modules/`, and the parts of any of them that hold refs
+//! (`packed-refs`, `reftable/`, `logs/`), objects or git-dibs's hooks; so are the host settings
+//! folders that hold the wiring. A bare repository that is not this clone's, lock files and
+//! everyday commands stay silent. (Red-team findings 00, 00b, 01b, 16.)
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::*;
+
+const ME: &str = "aaaaaaaa-1111-4111-8111-111111111111";
+
+fn decision(cwd: &Path, command: &str) -> String {
+    let run = bash_hook_env(cwd, ME, command, &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    match hook_decision(&run) {
+        None => "silent".to_owned(),
+        Some((d, reason, _)) => {
+            if d == "deny" {
+                assert!(reason.contains("[guard:"), "{command}: {reason}");
+            }
+            d
+        }
+    }
+}
+
+fn assert_all(cwd: &Path, want: &str, cmds: &[&str]) {
+    let wrong: Vec<String> = cmds
+        .iter()
+        .map(|c| (c, decision(cwd, c)))
+        .filter(|(_, d)| d != want)
+        .map(|(c, d)| format!("{c} -> {d}"))
+        .collect();
+    assert!(wrong.is_empty(), "want {want}:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_common_dir_of_a_bare_clone_with_worktrees_is_protected_under_any_name() {
+    let repo = TestRepo::new();
+    let proj = repo.tmp.path().canonicalize().unwrap().join("proj");
+    let url = repo.remote.to_str().unwrap().to_owned();
+    git(
+        repo.tmp.path(),
+        &["clone", "-q", "--bare", &url, "proj/.store"],
+    );
+    fs::write(proj.join(".git"), "gitdir: ./.store\n").unwrap();
+    git(&proj, &["worktree", "add", "-q", "main", "main"]);
+    git(&proj, &["worktree", "add", "-q", "feat", "-b", "feat"]);
+    let main = proj.join("main");
+    hook(&main, &session_start(ME, &main, "startup"));
+    assert_all(
+        &main,
+        "deny",
+        &[
+            "rm -rf ../.store",
+            "rm -rf ../.store/",
+            "rm -rf ../.store/objects",
+            "rm -rf ../.store/refs",
+            "rm -f ../.store/packed-refs",
+            "rm -rf ../.store/worktrees",
+            "rm -rf ../.store/worktrees/feat",
+            "mv ../.store /tmp/elsewhere",
+            "cd .. && rm -rf .store",
+            "rm -rf \"$PWD/../.store\"",
+            ": > ../.store/HEAD",
+            "echo x > ../.store/config",
+        ],
+    );
+    assert_all(
+        &main,
+        "silent",
+        &[
+            "ls ../.store",
+            "cat ../.store/config",
+            "rm -f ../.store/worktrees/main/index.lock",
+            "rm -f ../.store/index.lock",
+            &format!("rm -rf {url}"),
+            "git status",
+        ],
+    );
+}
+
+#[test]
+fn a_separate_git_dir_and_its_refs_files_are_protected() {
+    let repo = TestRepo::new();
+    let base = repo.tmp.path().canonicalize().unwrap();
+    fs::create_dir_all(base.join("store.d")).unwrap();
+    git(
+        &base,
+        &[
+            "init",
+            "-q",
+            "-b",
+            "main",
+            "--separate-git-dir=store.d/x",
+            "sep",
+        ],
+    );
+    let sep = base.join("sep");
+    fs::write(sep.join("a.txt"), "a\n").unwrap();
+    git(&sep, &["add", "."]);
+    git(&sep, &["commit", "-qm", "a"]);
+    git(&sep, &["pack-refs", "--all"]);
+    assert_all(
+        &sep,
+        "deny",
+        &[
+            "rm -rf ../store.d/x",
+            "rm -rf ../store.d",
+            "rm ../store.d/x/packed-refs",
+            "truncate -s0 ../store.d/x/packed-refs",
+            "rm -rf ../store.d/x/logs",
+        ],
+    );
+    // The plain layout: the packed refs and the ref logs, by name and by state.
+    hook(&repo.root, &repo.pre_edit(ME, "src/lib.rs"));
+    git(&repo.root, &["pack-refs", "--all"]);
+    assert_all(
+        &repo.root,
+        "deny",
+        &[
+            "rm .git/packed-refs",
+            "rm -f .git/packed-refs",
+            ": > .git/packed-refs",
+            "echo > .git/packed-refs",
+            "cp /dev/null .git/packed-refs",
+            "rm -rf .git/logs",
+            "rm -rf .git/objects",
+            "rm -rf .git/reftable",
+        ],
+    );
+    assert_all(
+        &repo.root,
+        "silent",
+        &[
+            "cat .git/packed-refs",
+            "rm -f .git/index.lock",
+            "rm -f .git/gc.log",
+        ],
+    );
+}
+
+#[test]
+fn a_submodules_repository_under_git_modules_is_protected() {
+    let repo = TestRepo::new();
+    let url = repo.remote.to_str().unwrap().to_owned();
+    let out = git_command(&repo.root)
+        .args([
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            &url,
+            "lib",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(repo.root.join(".git/modules/lib/HEAD").is_file());
+    hook(&repo.root, &repo.pre_edit(ME, "src/lib.rs"));
+    assert_all(
+        &repo.root,
+        "deny",
+        &[
+            "rm -rf .git/modules/lib",
+            "rm -rf .git/modules/lib/objects",
+            "rm -rf .git/modules",
+            "mv .git/modules/lib /tmp/x",
+        ],
+    );
+    let lib = repo.root.join("lib");
+    assert_all(&lib, "deny", &["rm -rf ../.git/modules/lib"]);
+    assert_all(
+        &repo.root,
+        "silent",
+        &["ls .git/modules/lib", "git submodule status"],
+    );
+}
+
+#[test]
+fn the_wiring_folders_and_git_dibs_git_hooks_are_protected() {
+    let repo = TestRepo::new();
+    for what in ["--claude", "--git-hooks"] {
+        let out = dibs(&repo.root, &["install", what]);
+        assert!(out.status.success(), "{}", out_text(&out));
+    }
+    hook(&repo.root, &repo.pre_edit(ME, "src/lib.rs"));
+    let hooks: Vec<String> = fs::read_dir(repo.root.join(".git/hooks"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".sample"))
+        .collect();
+    assert!(!hooks.is_empty());
+    let mut deny: Vec<String> = hooks.iter().map(|h| format!("rm .git/hooks/{h}")).collect();
+    deny.extend(
+        [
+            "rm -rf .claude",
+            "rm -rf .claude/",
+            "mv .claude .claude.off",
+            "rm -rf .git/hooks",
+            "echo > .git/hooks/post-commit",
+        ]
+        .map(String::from),
+    );
+    let deny: Vec<&str> = deny.iter().map(String::as_str).collect();
+    assert_all(&repo.root, "deny", &deny);
+    fs::write(repo.root.join(".git/hooks/pre-push"), "#!/bin/sh\nexit 0\n").unwrap();
+    fs::create_dir_all(repo.root.join("other/.claude")).unwrap();
+    assert_all(
+        &repo.root,
+        "silent",
+        &[
+            "rm .git/hooks/pre-push",
+            "rm .git/hooks/pre-commit.sample",
+            "rm -rf other/.claude",
+            "ls .claude",
+        ],
+    );
+}
