@@ -227,3 +227,36 @@ fn the_wiring_folders_and_git_dibs_git_hooks_are_protected() {
         ],
     );
 }
+
+#[test]
+fn a_find_whose_matches_may_be_the_git_dir_is_judged_like_rm_of_it() {
+    let repo = TestRepo::new();
+    hook(&repo.root, &repo.pre_edit(ME, "src/lib.rs"));
+    assert_all(
+        &repo.root,
+        "deny",
+        &[
+            "find . -name .git -exec rm -rf {} +",
+            "find . -name .git -prune -exec rm -rf {} \\;",
+            "find . -type d -name .git -exec rm -rf {} +",
+            "find . -name '.g*' -exec /bin/rm -rf {} +",
+            "find . -delete",
+            "cd src && find .. -name .git -exec rm -rf {} +",
+            "find . -name packed-refs -delete",
+        ],
+    );
+    assert_eq!(
+        decision(&repo.root, "find . -path './.git*' -delete"),
+        "ask"
+    );
+    assert_all(
+        &repo.root,
+        "silent",
+        &[
+            "find . -name '*.tmp' -delete",
+            "find . -name __pycache__ -exec rm -rf {} +",
+            "find src -name .git -exec rm -rf {} +",
+            "find . -name .git",
+        ],
+    );
+}

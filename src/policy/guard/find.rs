@@ -147,7 +147,7 @@ fn name_filter(args: &[String]) -> Vec<String> {
 }
 
 /// Whether a path component matches a find `-name` pattern (`(?i)` for `-iname`).
-fn name_matches(pattern: &str, name: &str) -> bool {
+pub(crate) fn name_matches(pattern: &str, name: &str) -> bool {
     match pattern.strip_prefix("(?i)") {
         Some(p) => super::pathspec::wildmatch_str(&p.to_lowercase(), &name.to_lowercase()),
         None => super::pathspec::wildmatch_str(pattern, name),

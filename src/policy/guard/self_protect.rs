@@ -137,6 +137,61 @@ fn wiring_folder(name: &str, path: &Path) -> bool {
     files.iter().any(|f| path.join(f).is_file())
 }
 
+/// `find PATHS ... -delete` / `-exec rm` over a folder that holds this clone's git dir, when
+/// its matches may include the git dir or what is in it: no name filter, or a `-name` that
+/// matches `.git` (or the git dir's own name, or a part of it such as `refs`); a filter too
+/// loose to read (`-o`, `!`, `-path`) is asked. `find . -name '*.tmp' -delete` stays silent.
+fn find_reaching_git_dir(argv: &[String], cwd: &Path) -> Option<Op> {
+    let (Op::FindDelete { paths, names }, _) = super::find::classify_find(argv, cwd)? else {
+        return None;
+    };
+    let common = crate::git::gitdir::common_dir_from(cwd)?;
+    let start = paths
+        .iter()
+        .map(|p| crate::git::normalize(cwd, p))
+        .find(|p| common.starts_with(p))?;
+    let own = common.file_name()?.to_string_lossy().into_owned();
+    let parts = [
+        ".git",
+        &own,
+        "dibs",
+        "refs",
+        "objects",
+        "packed-refs",
+        "logs",
+        "modules",
+        "worktrees",
+    ];
+    let tests = [
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-regex",
+        "-iregex",
+    ];
+    let filtered = argv.iter().any(|a| tests.contains(&a.as_str()));
+    let sure = if names.is_empty() {
+        !filtered
+    } else if names
+        .iter()
+        .all(|n| parts.iter().any(|p| super::find::name_matches(n, p)))
+    {
+        true
+    } else {
+        return None;
+    };
+    Some(Op::Tamper {
+        what: format!(
+            "this clone's git directory ({}), which `find` under {} may match",
+            common.display(),
+            start.display()
+        ),
+        sure,
+    })
+}
+
 /// The positional words of `argv` after the command name (options dropped).
 fn operands(argv: &[String]) -> Vec<&String> {
     let mut out = Vec::new();
@@ -209,6 +264,9 @@ pub(crate) fn classify(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
     }
     if let Some(what) = words(written(base, argv)) {
         return Some(Op::Tamper { what, sure: true });
+    }
+    if let Some(op) = find_reaching_git_dir(argv, &cmd.cwd) {
+        return Some(op);
     }
     if base == "git" || base == "git-dibs" {
         return classify_git(argv, cmd);
