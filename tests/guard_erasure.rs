@@ -260,3 +260,32 @@ fn a_find_whose_matches_may_be_the_git_dir_is_judged_like_rm_of_it() {
         ],
     );
 }
+
+#[test]
+fn a_fetch_whose_refspec_writes_over_refs_dibs_is_refused() {
+    let repo = TestRepo::new();
+    hook(&repo.root, &repo.pre_edit(ME, "src/lib.rs"));
+    assert_all(
+        &repo.root,
+        "deny",
+        &[
+            "git fetch --prune --update-head-ok origin '+refs/*:refs/*'",
+            "git fetch -p origin 'refs/*:refs/*'",
+            "git fetch origin '+*:*'",
+            "git fetch . +main:refs/dibs/snapshots/s1",
+            "git fetch origin '+refs/heads/*:refs/dibs/*'",
+            "git pull origin +main:refs/dibs/retention/x",
+        ],
+    );
+    assert_all(
+        &repo.root,
+        "silent",
+        &[
+            "git fetch",
+            "git fetch --prune origin",
+            "git fetch origin '+refs/heads/*:refs/remotes/origin/*'",
+            "git fetch origin main:refs/remotes/origin/main",
+            "git pull --rebase",
+        ],
+    );
+}

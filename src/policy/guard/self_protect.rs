@@ -341,8 +341,28 @@ fn classify_git(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
                 sure: true,
             })
         }
+        Some("fetch" | "pull") => fetch_into_dibs(&rest).then(|| Op::Tamper {
+            what: "git-dibs's refs under refs/dibs/ (a fetch refspec writes over them)".into(),
+            sure: true,
+        }),
         _ => None,
     }
+}
+
+/// Whether a fetch's refspecs write into `refs/dibs/`: a destination there, or a wildcard
+/// destination that covers it (`+refs/*:refs/*`), which with `--prune` also deletes every local
+/// ref the remote lacks.
+fn fetch_into_dibs(rest: &[&String]) -> bool {
+    rest.iter()
+        .filter(|w| !w.starts_with('-'))
+        .filter_map(|w| w.trim_start_matches('+').split_once(':').map(|(_, d)| d))
+        .any(|dst| {
+            let dst = dst.strip_prefix("refs/").unwrap_or(dst);
+            let wild = dst.split('*').next().unwrap_or(dst);
+            dst.starts_with("dibs")
+                || (dst.contains('*') && "dibs/".starts_with(wild))
+                || (dst.contains('*') && wild.is_empty())
+        })
 }
 
 /// Refuse (or, when it cannot be told, ask about) an operation on git-dibs's own state.
