@@ -289,3 +289,38 @@ fn a_fetch_whose_refspec_writes_over_refs_dibs_is_refused() {
         ],
     );
 }
+
+#[test]
+fn git_config_of_dibs_settings_or_the_hooks_path_is_refused_and_reading_them_passes() {
+    let repo = TestRepo::new();
+    hook(&repo.root, &repo.pre_edit(ME, "src/lib.rs"));
+    assert_all(
+        &repo.root,
+        "deny",
+        &[
+            "git config dibs.snapshotExpiry 1s",
+            "git config dibs.ttl 1m",
+            "git config --local dibs.ttl 1m",
+            "git config set dibs.ttl 1m",
+            "git config --unset dibs.ttl",
+            "git config --remove-section dibs",
+            "git config DIBS.TTL 1m",
+            "git config core.hooksPath /dev/null",
+            "git -C . config --add dibs.sync false",
+        ],
+    );
+    assert_all(
+        &repo.root,
+        "silent",
+        &[
+            "git config dibs.ttl",
+            "git config --get dibs.ttl",
+            "git config get dibs.ttl",
+            "git config -l",
+            "git config --get-regexp dibs",
+            "git config user.name Someone",
+            "git config core.autocrlf false",
+        ],
+    );
+    assert!(!git_out(&repo.root, &["config", "-l"]).contains("dibs.ttl"));
+}

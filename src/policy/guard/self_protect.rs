@@ -341,12 +341,68 @@ fn classify_git(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
                 sure: true,
             })
         }
+        Some("config") => config_write(&rest).map(|key| Op::Tamper {
+            what: format!(
+                "git-dibs's settings (`{key}`: a changed `dibs.*` setting or hooks path can turn \
+                 the guard, its timeouts or its snapshots against the other sessions)"
+            ),
+            sure: true,
+        }),
         Some("fetch" | "pull") => fetch_into_dibs(&rest).then(|| Op::Tamper {
             what: "git-dibs's refs under refs/dibs/ (a fetch refspec writes over them)".into(),
             sure: true,
         }),
         _ => None,
     }
+}
+
+/// The key a `git config` command writes, when it is a `dibs.*` setting or `core.hooksPath`
+/// (set, unset, add, replace, or the whole `dibs` section removed or renamed). Reads pass.
+fn config_write(rest: &[&String]) -> Option<String> {
+    let valued = [
+        "-f",
+        "--file",
+        "--blob",
+        "--type",
+        "--default",
+        "--comment",
+        "--value",
+    ];
+    let mut positional = Vec::new();
+    let mut writes = false;
+    let mut reads = false;
+    let mut i = 0;
+    while i < rest.len() {
+        let w = rest[i].as_str();
+        if valued.contains(&w) {
+            i += 2;
+            continue;
+        }
+        if w.starts_with("--get") || matches!(w, "-l" | "--list" | "--show-origin" | "-z") {
+            reads |= w != "--show-origin" && w != "-z";
+        } else if w.starts_with("--unset")
+            || matches!(
+                w,
+                "--add" | "--replace-all" | "--rename-section" | "--remove-section"
+            )
+        {
+            writes = true;
+        } else if !w.starts_with('-') {
+            positional.push(w);
+        }
+        i += 1;
+    }
+    let (sub_writes, words): (bool, &[&str]) = match positional.first() {
+        Some(&("set" | "unset" | "rename-section" | "remove-section" | "replace-all")) => {
+            (true, &positional[1..])
+        }
+        Some(&("get" | "list" | "edit")) => return None,
+        _ => (false, &positional[..]),
+    };
+    let key = words.first()?.to_ascii_lowercase();
+    let write = sub_writes || writes || (!reads && words.len() >= 2);
+    let ours = key.starts_with("dibs.") || key == "dibs" || key == "core.hookspath";
+    (write && ours).then_some(key)
 }
 
 /// Whether a fetch's refspecs write into `refs/dibs/`: a destination there, or a wildcard
