@@ -186,9 +186,9 @@ fn rule5_a_live_peers_uncommitted_files() {
         "git clean -f",
         "git clean -fd",
         "git clean -fdx",
-        "git switch -c elsewhere pushed",
-        "git switch pushed",
-        "git checkout pushed",
+        "git switch -c elsewhere topic",
+        "git switch topic",
+        "git checkout topic",
     ] {
         let reason = denied(r, cmd);
         assert!(reason.contains("aaaaaaaa"), "{cmd}: {reason}");

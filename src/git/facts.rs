@@ -334,6 +334,24 @@ impl Repo {
         self.repo.revparse_single(spec).is_ok()
     }
 
+    /// Whether `spec` names the commit HEAD is at (switching there changes no file).
+    pub(crate) fn is_head_commit(&self, spec: &str) -> bool {
+        if let Some(cli) = &self.cli {
+            return cli
+                .commit_of(spec)
+                .is_some_and(|c| cli.commit_of("HEAD") == Some(c));
+        }
+        let commit = |s: &str| {
+            self.repo
+                .revparse_single(s)
+                .ok()?
+                .peel_to_commit()
+                .ok()
+                .map(|c| c.id())
+        };
+        commit(spec).is_some_and(|c| commit("HEAD") == Some(c))
+    }
+
     /// The configured remote that `name_or_url` names, by name or by URL.
     pub(crate) fn remote_named(&self, name_or_url: &str) -> Option<String> {
         if let Some(cli) = &self.cli {

@@ -308,5 +308,13 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
     if let Op::Checkout { first, .. } = &g.op {
         facts.first_is_rev = repo.is_rev(first);
     }
+    if matches!(g.op, Op::Switch | Op::Checkout { .. })
+        && let Some(target) = g
+            .git
+            .as_ref()
+            .and_then(|i| crate::policy::guard::peers::switch_target(&i.args))
+    {
+        facts.same_commit = repo.is_head_commit(&target);
+    }
     Ok(facts)
 }

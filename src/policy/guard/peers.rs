@@ -73,6 +73,8 @@ pub struct PeerFacts {
     pub(crate) mine: BTreeSet<String>,
     /// For `git checkout X ...`: whether X names a commit.
     pub(crate) first_is_rev: bool,
+    /// For a switch: it goes to the commit already checked out, so no file changes.
+    pub(crate) same_commit: bool,
 }
 
 impl PeerFacts {
@@ -189,6 +191,9 @@ fn describe_peers(hit: &[(&Peer, Vec<&FileState>)]) -> String {
 
 /// Rule 5 for a branch switch: refuse while a live peer has dirty files in the worktree.
 pub(crate) fn check_switch(g: &Guarded, facts: &PeerFacts) -> Verdict {
+    if facts.same_commit {
+        return Verdict::Allow;
+    }
     let hit: Vec<(&Peer, Vec<&FileState>)> = facts
         .peers
         .iter()
@@ -230,4 +235,48 @@ pub(crate) fn check_checkout(
             .collect()
     };
     check_take(g, &[Take::new(true, false, paths)], facts)
+}
+
+/// For `git switch`/`git checkout` args (subcommand first): the commit it goes to, when the
+/// command leaves every file alone if that commit is the one checked out (no `-f`, `--merge`,
+/// `--orphan`, paths). `HEAD` when it names none (`switch -c NEW`, `checkout --detach`).
+pub(crate) fn switch_target(args: &[String]) -> Option<String> {
+    let (sub, rest) = args.split_first()?;
+    let valued: &[&str] = match sub.as_str() {
+        "switch" => &["-c", "-C", "--create", "--force-create"],
+        "checkout" => &["-b", "-B"],
+        _ => return None,
+    };
+    let mut operands = Vec::new();
+    let mut it = rest.iter();
+    while let Some(w) = it.next() {
+        let w = w.as_str();
+        if valued.contains(&w) {
+            it.next();
+        } else if matches!(
+            w,
+            "-f" | "--force"
+                | "--discard-changes"
+                | "-m"
+                | "--merge"
+                | "--orphan"
+                | "-p"
+                | "--patch"
+                | "--"
+        ) || (w.starts_with('-')
+            && w.len() > 2
+            && !w.starts_with("--")
+            && w.contains('f'))
+        {
+            return None;
+        } else if !w.starts_with('-') {
+            operands.push(w);
+        }
+    }
+    match operands.as_slice() {
+        [] => Some("HEAD".to_owned()),
+        ["-"] => Some("@{-1}".to_owned()),
+        [one] => Some((*one).to_owned()),
+        _ => None,
+    }
 }

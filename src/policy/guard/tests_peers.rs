@@ -86,6 +86,7 @@ fn peer_facts(mine: &[&str]) -> PeerFacts {
         }],
         mine: mine.iter().map(|s| s.to_string()).collect(),
         first_is_rev: false,
+        same_commit: false,
     }
 }
 
@@ -184,6 +185,7 @@ fn peer_rules() {
     // `git checkout X` is a switch when X is a commit, paths otherwise.
     let rev = PeerFacts {
         first_is_rev: true,
+        same_commit: false,
         ..f.clone()
     };
     assert!(blocked("git checkout main", &rev));
