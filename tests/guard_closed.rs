@@ -116,6 +116,14 @@ fn check_answers_as_the_hook_does_with_rule_and_facts() {
     assert_eq!(out.status.code(), Some(3));
     let out = dibs(r, &["check", "--", "cargo test"]);
     assert_eq!(out.status.code(), Some(0));
+    // Several words are argv as the shell split them: each is one word again (finding 07).
+    let out = dibs(
+        r,
+        &["check", "--", "bash", "-c", "git worktree remove ../dirty"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", out_text(&out));
+    let out = dibs(r, &["check", "--", "echo", "rm -rf ../dirty"]);
+    assert_eq!(out.status.code(), Some(0), "{}", out_text(&out));
     // Nothing was written: check is not the hook.
     assert!(audit(&f.repo).is_empty());
     assert!(!fs::read_dir(f.repo.store_dir()).is_ok_and(|d| {

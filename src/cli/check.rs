@@ -41,7 +41,16 @@ struct Report<'a> {
 
 /// Run `check`.
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
-    let command = args.command.join(" ");
+    // One word is a whole line; several are argv as the shell split it: quote each again, so
+    // `check -- bash -c "git reset --hard"` judges what bash would run.
+    let command = match args.command.as_slice() {
+        [line] => line.clone(),
+        words => words
+            .iter()
+            .map(|w| crate::shell::quote_word(w))
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let session = args
         .session
