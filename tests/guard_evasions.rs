@@ -90,12 +90,13 @@ fn unknown_targets_are_put_to_the_person() {
     // A substitution whose output is known is followed: refused, not asked.
     denied(r, "rm -rf $(echo ../dirty)");
     denied(r, "rm -rf `echo ../dirty`");
+    // A find with no filter over the clone deletes its git dir: refused outright.
+    denied(r, "find .. -delete");
     for cmd in [
         "echo ../dirty | xargs rm -rf",
         "git branch -D $(git branch --format='%(refname:short)')",
         "$RM -rf ../dirty",
         "eval \"$CMD\"",
-        "find .. -delete",
         "find .. -name '*.txt' -exec rm {} +",
     ] {
         let reason = asked(r, cmd);
