@@ -368,3 +368,42 @@ fn file_names_cannot_forge_lines_or_drive_the_terminal_in_recovers_listing() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(!out.contains('\x1b') && out.lines().count() == 1, "{out:?}");
 }
+
+#[test]
+fn recover_lists_a_retained_commit_no_branch_holds_with_the_command_to_bring_it_back() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("brancher", &repo.root);
+    agent.bash(
+        "git checkout -q -b feat && echo work > w.txt && git add w.txt && git commit -qm work",
+    );
+    let commit = git_out(&repo.root, &["rev-parse", "HEAD"]);
+    agent.bash("git checkout -q main && git commit -qam x --allow-empty");
+    sh(&repo.root, "git update-ref -d refs/heads/feat");
+    collect_garbage(&repo.root);
+    let listing = recover_json(&repo.root, &[]);
+    let commits = listing["commits"].as_array().unwrap();
+    assert!(
+        commits.iter().any(|c| c["branch"] == "feat"
+            && c["commit"] == commit.as_str()
+            && c["branch_exists"] == false),
+        "{listing}"
+    );
+    let (code, out, err) = recover(&repo.root, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let short = &commit[..7];
+    let line = out
+        .lines()
+        .find(|l| l.contains("of feat"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let run = line.rsplit_once(": ").unwrap().1;
+    assert!(run.starts_with("git branch feat "), "{line}");
+    assert!(line.contains(short), "{line}");
+    sh(&repo.root, run);
+    assert_eq!(git_out(&repo.root, &["rev-parse", "feat"]), commit);
+    // Held by a branch again: no longer listed.
+    let listing = recover_json(&repo.root, &[]);
+    assert!(
+        listing["commits"].as_array().unwrap().is_empty(),
+        "{listing}"
+    );
+}

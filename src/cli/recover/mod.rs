@@ -14,6 +14,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
+use crate::git::retention::{self, Unheld};
 use crate::git::snapshot::{Snapshots, WorktreeMeta};
 use crate::policy::guard::AtRisk;
 use crate::protocol::{Event, Response};
@@ -290,6 +291,8 @@ struct Listing<'a> {
     sessions: Vec<ListedSession<'a>>,
     files: Vec<ListedFile<'a>>,
     skipped: Vec<&'a Skip>,
+    /// Commits retention refs keep that no branch holds.
+    commits: Vec<Unheld>,
 }
 
 /// Run `recover`.
@@ -304,10 +307,15 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
     if let Some(path) = &args.path {
         return restore::files(&catalog, &cwd, path, &args, at);
     }
-    list(&catalog, &args)
+    let commits = if args.session.is_some() {
+        Vec::new()
+    } else {
+        retention::unheld(&wt.root).unwrap_or_default()
+    };
+    list(&catalog, &args, commits)
 }
 
-fn list(catalog: &Catalog, args: &Args) -> Result<ExitCode> {
+fn list(catalog: &Catalog, args: &Args, commits: Vec<Unheld>) -> Result<ExitCode> {
     let filter = args.session.as_deref();
     let mut files = Vec::new();
     for ((root, path), versions) in &catalog.files {
@@ -351,19 +359,23 @@ fn list(catalog: &Catalog, args: &Args) -> Result<ExitCode> {
         .iter()
         .filter(|s| session_matches(&s.session, filter))
         .collect();
-    let found = !files.is_empty() || !skipped.is_empty();
+    let found = !files.is_empty() || !skipped.is_empty() || !commits.is_empty();
     if args.json {
         let listing = Listing {
             version: 1,
             sessions,
             files,
             skipped,
+            commits,
         };
         println!("{}", serde_json::to_string_pretty(&listing)?);
     } else if !found {
         println!("nothing to recover: no snapshots here");
     } else {
-        print_listing(&sessions, &files, &skipped);
+        if !files.is_empty() || !skipped.is_empty() {
+            print_listing(&sessions, &files, &skipped);
+        }
+        print_commits(&commits);
     }
     Ok(ExitCode::from(if found { 0 } else { 1 }))
 }
@@ -372,6 +384,24 @@ fn list(catalog: &Catalog, args: &Args) -> Result<ExitCode> {
 /// dropped, so a file name cannot forge lines or drive a terminal.
 pub(super) fn shown(text: &str) -> String {
     crate::text::clean(text, crate::text::MAX_SHOWN)
+}
+
+/// Commits no branch holds, each with the command that makes a branch of it again.
+fn print_commits(commits: &[Unheld]) {
+    for c in commits {
+        let short = crate::git::lanes::short_sha(&c.commit);
+        let name = if c.branch_exists || c.branch.starts_with("detached/") {
+            format!("{}-recovered", c.branch.replace('/', "-"))
+        } else {
+            c.branch.clone()
+        };
+        println!(
+            "commit {short} of {} is on no branch now (kept by {}): git branch {} {short}",
+            shown(&c.branch),
+            shown(&c.reference),
+            shown(&name)
+        );
+    }
 }
 
 fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipped: &[&Skip]) {
