@@ -148,8 +148,9 @@ fn a_separate_git_dir_and_its_refs_files_are_protected() {
 fn a_submodules_repository_under_git_modules_is_protected() {
     let repo = TestRepo::new();
     let url = repo.remote.to_str().unwrap().to_owned();
-    let out = git_command(&repo.root)
-        .args([
+    git(
+        &repo.root,
+        &[
             "-c",
             "protocol.file.allow=always",
             "submodule",
@@ -157,13 +158,7 @@ fn a_submodules_repository_under_git_modules_is_protected() {
             "-q",
             &url,
             "lib",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
     assert!(repo.root.join(".git/modules/lib/HEAD").is_file());
     hook(&repo.root, &repo.pre_edit(ME, "src/lib.rs"));
