@@ -290,9 +290,21 @@ fn what_a_failing_command_wrote_is_kept_from_its_post_tool_use_failure() {
 #[test]
 fn a_commit_made_and_discarded_within_one_command_is_kept_from_the_reflog() {
     let repo = TestRepo::new();
+    // Before any hook ran here, long ago: a commit made and moved away from. That is not a
+    // command's of this session, and the first look must not keep it.
+    let long_ago = "@1000000000 +0000";
+    let old = std::process::Command::new("git")
+        .current_dir(&repo.root)
+        .env("GIT_COMMITTER_DATE", long_ago)
+        .args(["commit", "-q", "--allow-empty", "-m", "old and dropped"])
+        .status()
+        .unwrap();
+    assert!(old.success());
+    let dropped = git_out(&repo.root, &["rev-parse", "HEAD"]);
+    git(&repo.root, &["reset", "-q", "--hard", "HEAD~1"]);
     let agent = Agent::new("reset-back", &repo.root);
-    // The first command measures the reflogs; what the next one appends is read.
-    agent.bash("echo warm-up");
+    // The very first shell command in the clone: nothing measured the reflogs before it, and
+    // what it appended is still read.
     let out = agent.bash(
         "echo important > imp.txt && git add imp.txt && git commit -qm imp && \
          git rev-parse HEAD > ../discarded && git reset -q --hard HEAD~1",
@@ -320,6 +332,11 @@ fn a_commit_made_and_discarded_within_one_command_is_kept_from_the_reflog() {
         git_out(&repo.root, &["show", &format!("{commit}:imp.txt")]),
         "important"
     );
+    let kept = git_out(
+        &repo.root,
+        &["for-each-ref", "--format=%(objectname)", "refs/dibs/"],
+    );
+    assert!(!kept.contains(&dropped), "older history was kept: {kept}");
 }
 
 #[test]

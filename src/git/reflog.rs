@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 const MAX_FILES: usize = 256;
 /// The most bytes read from one reflog per call (the newest entries).
 const MAX_READ: u64 = 64 << 10;
+/// On the first look in a clone, how far back reflog entries count as the command's own.
+pub(crate) const FIRST_LOOK_SECS: u64 = 600;
 
 /// One reflog file: whose it is, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,15 +70,18 @@ pub(crate) fn reflogs(common_dir: &Path, worktrees: &[super::Worktree]) -> Vec<R
 }
 
 /// The commits (`label`, full id) that the reflogs gained since `before` (file to length), and
-/// their lengths now. When `before` is empty (the first look) every file is only measured, not
-/// read (its history is not this command's); later, a file not in `before` (a branch made since)
-/// and a file that shrank (expired, rewritten) are read from their start.
+/// their lengths now. When `before` is empty (the first look in this clone: the first shell
+/// command after install, or after the store was rebuilt) only the entries of the last
+/// [`FIRST_LOOK_SECS`] before `now` are taken, so the first command's own commits count and
+/// older history does not; later, a file not in `before` (a branch made since) and a file that
+/// shrank (expired, rewritten) are read from their start.
 pub(crate) fn gained(
     logs: &[Reflog],
     before: &BTreeMap<PathBuf, u64>,
+    now: u64,
 ) -> (Vec<(String, String)>, BTreeMap<PathBuf, u64>) {
     let mut found = Vec::new();
-    let mut now = BTreeMap::new();
+    let mut lengths = BTreeMap::new();
     for log in logs {
         let Ok(meta) = std::fs::symlink_metadata(&log.path) else {
             continue;
@@ -85,25 +90,32 @@ pub(crate) fn gained(
             continue;
         }
         let len = meta.len();
-        now.insert(log.path.clone(), len);
-        if before.is_empty() {
-            continue;
-        }
-        let old = before.get(&log.path).copied().unwrap_or(0);
+        lengths.insert(log.path.clone(), len);
+        let (old, since) = if before.is_empty() {
+            (0, now.saturating_sub(FIRST_LOOK_SECS))
+        } else {
+            (before.get(&log.path).copied().unwrap_or(0), 0)
+        };
         if old == len {
             continue;
         }
         let from = if old < len { old } else { 0 };
-        for commit in new_ids(&log.path, from.max(len.saturating_sub(MAX_READ)), len) {
+        for commit in new_ids(
+            &log.path,
+            from.max(len.saturating_sub(MAX_READ)),
+            len,
+            since,
+        ) {
             found.push((log.label.clone(), commit));
         }
     }
-    (found, now)
+    (found, lengths)
 }
 
-/// The new-side ids of the reflog lines in `path` between `from` and `to` (a partial first
-/// line is skipped when `from` is not a line start).
-fn new_ids(path: &Path, from: u64, to: u64) -> Vec<String> {
+/// The new-side ids of the reflog lines in `path` between `from` and `to` made at or after
+/// `since` (seconds since the Unix epoch; a partial first line is skipped when `from` is not a
+/// line start).
+fn new_ids(path: &Path, from: u64, to: u64, since: u64) -> Vec<String> {
     let Ok(mut file) = std::fs::File::open(path) else {
         return Vec::new();
     };
@@ -126,7 +138,31 @@ fn new_ids(path: &Path, from: u64, to: u64) -> Vec<String> {
             let _old = fields.next()?;
             let new = fields.next()?;
             let hex = new.len() >= 40 && new.bytes().all(|b| b.is_ascii_hexdigit());
-            (hex && new.bytes().any(|b| b != b'0')).then(|| new.to_owned())
+            let recent = since == 0 || entry_time(line).is_some_and(|t| t >= since);
+            (hex && recent && new.bytes().any(|b| b != b'0')).then(|| new.to_owned())
         })
         .collect()
+}
+
+/// When the reflog line `line` was written (`<old> <new> <name> <<email>> <time> <tz>\t<msg>`).
+fn entry_time(line: &str) -> Option<u64> {
+    let head = line.split('\t').next()?;
+    let mut fields = head.rsplit(' ');
+    let _tz = fields.next()?;
+    fields.next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::entry_time;
+
+    #[test]
+    fn entry_times_are_read_from_the_identity_part() {
+        let line = "0000000000000000000000000000000000000000 \
+                    1111111111111111111111111111111111111111 A U Thor <a@b> 1796135478 +0000\t\
+                    commit (initial): base time 5 +0100";
+        assert_eq!(entry_time(line), Some(1_796_135_478));
+        assert_eq!(entry_time("garbage"), None);
+        assert_eq!(entry_time("a b c <d> notanumber +0000\tmsg"), None);
+    }
 }

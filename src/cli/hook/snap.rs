@@ -396,7 +396,7 @@ fn retain_from_reflogs(store: &Store, wt: &Worktree) {
         .collect();
     let logs = git::reflog::reflogs(&wt.common_dir, &worktrees);
     let before = store.reflog_lengths();
-    let (gained, lengths) = git::reflog::gained(&logs, &before);
+    let (gained, lengths) = git::reflog::gained(&logs, &before, crate::store::now_secs());
     if let Err(e) = git::retention::retain_reflog_commits(&wt.root, &gained) {
         eprintln!(
             "git-dibs: cannot keep retention refs on commits left in reflogs in {}: {e}",
