@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::shell::SimpleCommand;
+use crate::shell::{SimpleCommand, Unknown};
 
 /// A file a command will write, relative to the directory the command runs in (or absolute).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +71,7 @@ fn writes_of(cmd: &SimpleCommand) -> Vec<&str> {
     let mut out: Vec<&str> = cmd
         .redirects
         .iter()
+        .filter(|r| !r.expands)
         .map(|r| r.target.as_str())
         .filter(|t| !t.starts_with("/dev/") && !t.is_empty())
         .collect();
@@ -141,7 +142,16 @@ fn git_writes(args: &[String]) -> Vec<&str> {
 pub(crate) fn shell_writes(cmds: &[SimpleCommand]) -> Vec<Written> {
     let mut out: Vec<Written> = Vec::new();
     for cmd in cmds.iter().filter(|c| c.cwd_known) {
+        // A path with an expansion in it (`f$i.txt`, `out-$(date).log`) names a file known only
+        // when the command runs: not that literal name (the scan after the command finds it).
+        let expands = matches!(
+            cmd.unknown,
+            Some(Unknown::Variable | Unknown::CommandSubstitution)
+        );
         for path in writes_of(cmd) {
+            if expands && path.contains(['$', '`']) {
+                continue;
+            }
             let w = Written {
                 cwd: cmd.cwd.clone(),
                 path: Path::new(path).to_path_buf(),
@@ -196,6 +206,11 @@ mod tests {
             ("bash -c 'sed -i s/x/y/ g.rs'", &["g.rs"]),
             ("grep -r 'sed -i' . > /dev/null", &[]),
             ("git commit -m 'rm -rf everything > x'", &[]),
+            // Names known only when the command runs are not claimed by their literal text;
+            // a quoted `$` is a real name.
+            ("for i in 1 2; do echo $i > f$i.txt; done", &[]),
+            ("touch out-$(date +%s).log keep.log", &["keep.log"]),
+            ("echo x > 'price$.txt'", &["price$.txt"]),
         ];
         for (line, expected) in cases {
             assert_eq!(paths(line), *expected, "{line}");

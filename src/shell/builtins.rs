@@ -56,6 +56,7 @@ pub(super) fn redirections(rs: &[Redir], piped: Stdin, cwd: &Path) -> (Vec<Redir
             append,
             target,
             both,
+            expands: r.target.has_var || r.target.has_cmdsub,
         });
     }
     (out, stdin)

@@ -78,6 +78,9 @@ pub struct Redirect {
     pub(crate) target: String,
     /// True when both standard output and standard error go to the target (`&>`, `&>>`, `>&FILE`).
     pub(crate) both: bool,
+    /// True when the target has a variable or command substitution in it (`> f$i.txt`): the
+    /// file it names is known only when the command runs, not by `target`'s literal text.
+    pub(crate) expands: bool,
 }
 
 /// Why part of a [`SimpleCommand`] cannot be known before it runs.

@@ -12,6 +12,7 @@ fn redirects() {
         append,
         target: target.to_string(),
         both,
+        expands: target.contains('$'),
     };
     let table: &[(&str, Vec<Redirect>)] = &[
         ("echo x > a", vec![r(None, false, "a", false)]),
@@ -21,6 +22,10 @@ fn redirects() {
             vec![r(None, false, "a", false), r(Some(2), false, "e", false)],
         ),
         ("cmd &> a", vec![r(None, false, "a", true)]),
+        (
+            "echo x > out$n.log",
+            vec![r(None, false, "out$n.log", false)],
+        ),
         ("cmd &>> a", vec![r(None, true, "a", true)]),
         ("cmd >& a", vec![r(None, false, "a", true)]),
         ("cmd > a 2>&1 < in 3>&-", vec![r(None, false, "a", false)]),
