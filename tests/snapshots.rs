@@ -164,6 +164,34 @@ fn guard_refusals_and_questions() {
         "guard_bypass_is_silent",
         bash("WT_GUARD_BYPASS=1 git stash list")
     );
+    // The peer's file staged: `git reset --merge` would revert it.
+    git(root, &["add", "src/lib.rs"]);
+    insta::assert_snapshot!("guard_reset_merge", bash("git reset --merge"));
+    insta::assert_snapshot!(
+        "guard_update_ref",
+        bash("git update-ref refs/heads/wt-topic main")
+    );
+}
+
+#[test]
+fn guard_force_push() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    git(root, &["checkout", "-q", "-b", "gone"]);
+    repo.write(root, "gone.txt", "only on the remote\n");
+    git(root, &["add", "gone.txt"]);
+    git(root, &["commit", "-qm", "only on the remote"]);
+    git(root, &["push", "-q", "origin", "gone"]);
+    let sha = git_out(root, &["rev-parse", "HEAD"]);
+    git(root, &["checkout", "-q", "main"]);
+    git(root, &["branch", "-q", "-D", "gone"]);
+    let bash = |cmd: &str| {
+        answer(&repo, &at_now(root, &bash_event(A, root, cmd))).replace(&sha[..8], "[COMMIT]")
+    };
+    insta::assert_snapshot!(
+        "guard_force_push",
+        bash("git push --force-with-lease origin main:gone")
+    );
 }
 
 #[test]

@@ -292,9 +292,16 @@ fn retain_before(g: &Guarded) {
         }
     };
     match &g.op {
-        Op::BranchDelete { names } => {
+        Op::BranchDelete { names, .. } => {
             for name in names {
-                let _ = retention::retain_branch(&g.cwd, name);
+                let _ = match name.as_str() {
+                    "*" => retention::retain_all(&g.cwd),
+                    "HEAD" => git::locate(&g.cwd, Path::new("."))
+                        .map_or(Ok(Default::default()), |l| {
+                            retention::retain_head(&l.worktree.root)
+                        }),
+                    _ => retention::retain_branch(&g.cwd, name),
+                };
             }
         }
         Op::PushDelete { remote, branches } => {

@@ -88,9 +88,9 @@ pub(crate) struct CommitInfo {
 
 /// An open repository (any worktree of it) to read guard facts from.
 pub(crate) struct Repo {
-    repo: git2::Repository,
+    pub(super) repo: git2::Repository,
     /// Set when libgit2 cannot open this repository: every read goes to git.
-    cli: Option<CliRepo>,
+    pub(super) cli: Option<CliRepo>,
 }
 
 impl Repo {
@@ -391,7 +391,7 @@ impl Repo {
 
     /// Every direct ref (symbolic ones resolved, skipped when they point at themselves) with
     /// its target, excluding refs whose target is not an object id.
-    fn ref_targets(&self) -> Vec<(String, git2::Oid)> {
+    pub(super) fn ref_targets(&self) -> Vec<(String, git2::Oid)> {
         let Ok(refs) = self.repo.references() else {
             return Vec::new();
         };

@@ -38,7 +38,9 @@ pub(crate) mod hookreads;
 mod index;
 pub(crate) mod landed;
 pub(crate) mod lanes;
+mod moves;
 pub(crate) mod porcelain;
+mod push;
 pub(crate) mod reflog;
 pub(crate) mod retention;
 mod run;
@@ -51,5 +53,7 @@ pub(crate) use args::{
 };
 pub(crate) use facts::{CommitInfo, FileState, ReadError, Repo};
 pub(crate) use gh::{PullRequest, open_pull_request, pull_requests};
+pub(crate) use moves::Head;
+pub(crate) use push::{ForcedUpdate, PushRequest, forced_updates};
 pub(crate) use scan::Walked;
 pub(crate) use worktrees::{WorktreeEntry, list_worktrees, worktree_roots_under};

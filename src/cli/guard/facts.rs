@@ -102,8 +102,17 @@ pub(super) fn gather(event: &Event, g: &Guarded) -> Result<(Facts, Option<PathBu
             let (facts, anchor) = tree(event, &g.cwd, paths)?;
             return Ok((Facts::Worktrees(facts), anchor));
         }
-        Op::BranchDelete { names } => match &wt {
-            Some(wt) => Facts::Branches(branches(wt, names)?),
+        Op::BranchDelete { names, onto } => match &wt {
+            Some(wt) => Facts::Branches(branches(wt, names, onto.as_deref())?),
+            None => Facts::None,
+        },
+        Op::PushOver(req) => match &wt {
+            Some(wt) => {
+                // `git -c remote.origin.push=+main:x push` forces through its own config.
+                let mut req = req.clone();
+                req.config = g.git.as_ref().map(|i| i.config.clone()).unwrap_or_default();
+                Facts::Pushes(git::forced_updates(&wt.root, &req, COMMIT_LIMIT)?)
+            }
             None => Facts::None,
         },
         Op::PushDelete { remote, branches } => match &wt {
@@ -169,20 +178,48 @@ pub(super) fn canonical_lenient(path: &Path) -> PathBuf {
     git::normalize(Path::new(""), path)
 }
 
-fn branches(wt: &Worktree, names: &[String]) -> Result<Vec<BranchState>> {
+/// The branches `names` deletes or points at `onto`: `HEAD` stands for the branch it points at
+/// (or a detached HEAD), `*` for every local branch.
+fn branches(wt: &Worktree, names: &[String], onto: Option<&str>) -> Result<Vec<BranchState>> {
     let repo = Repo::open(&wt.git_dir)?;
+    let onto = match onto {
+        // A revision that names no commit may be anything: judged as a deletion.
+        Some(rev) => repo.commit_id(rev),
+        None => None,
+    };
     let mut out = Vec::new();
-    for name in names {
-        let tip = repo.branch_tip(name);
+    let mut state = |name: String, tip: Option<String>| -> Result<()> {
         let unpushed = match &tip {
-            Some(t) => repo.unpushed(t, COMMIT_LIMIT)?,
+            Some(t) => repo.unpushed_not_in(t, onto.as_deref(), COMMIT_LIMIT)?,
             None => Vec::new(),
         };
         out.push(BranchState {
-            name: name.clone(),
+            name,
             tip,
             unpushed,
         });
+        Ok(())
+    };
+    for name in names {
+        match name.as_str() {
+            "*" => {
+                for (b, tip) in repo.local_branches() {
+                    state(b, Some(tip))?;
+                }
+            }
+            "HEAD" => match repo.head_target() {
+                Some(git::Head::Branch(b)) => {
+                    let tip = repo.branch_tip(&b);
+                    state(b, tip)?;
+                }
+                Some(git::Head::Detached(c)) => state("HEAD (detached)".into(), Some(c))?,
+                None => state(name.clone(), None)?,
+            },
+            _ => {
+                let tip = repo.branch_tip(name);
+                state(name.clone(), tip)?;
+            }
+        }
     }
     Ok(out)
 }

@@ -1,5 +1,7 @@
 //! Rule 3: deleting a local branch whose tip is on no remote-tracking ref (`git branch -D`,
-//! `--delete --force`, `-d -f`, several names at once; `git update-ref -d refs/heads/NAME`).
+//! `--delete --force`, `-d -f`, several names at once; `git update-ref -d refs/heads/NAME` or
+//! `HEAD`), or pointing it where its unpushed commits are not (`branch -f/-M/-C`, `checkout
+//! -B`, `update-ref refs/heads/NAME REV`, `push -f . REV:NAME`, `fetch R +REV:NAME`).
 
 use super::{Finding, Guarded, Op, Verdict, list_commits};
 use crate::git::CommitInfo;
@@ -16,13 +18,17 @@ pub struct BranchState {
 }
 
 /// `git branch` forcing a delete or overwriting a branch (`-M`, `-C`, `-f`), `git checkout -B`
-/// / `git switch -C` of an existing branch, or `git update-ref -d refs/heads/NAME` and the
-/// deletions and updates of `update-ref --stdin` (given as `--stdin-delete NAME`).
+/// / `git switch -C` of an existing branch, or `git update-ref -d refs/heads/NAME` (or `HEAD`)
+/// and the deletions and updates of `update-ref --stdin` (given as `--stdin-delete NAME`), or
+/// `git update-ref refs/heads/NAME REV` pointing one elsewhere.
 pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
-    let names = match args.first().map(String::as_str)? {
-        "branch" => branch_delete(&args[1..]).or_else(|| branch_overwrite(&args[1..]))?,
+    let (names, onto) = match args.first().map(String::as_str)? {
+        "branch" => match branch_delete(&args[1..]) {
+            Some(names) => (names, None),
+            None => branch_overwrite(&args[1..])?,
+        },
         "checkout" | "switch" => create_force(&args[1..])?,
-        "update-ref" => update_ref_delete(&args[1..])?,
+        "update-ref" => update_ref(&args[1..])?,
         _ => return None,
     };
     if names.is_empty() && !open {
@@ -31,9 +37,114 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
     Some((
         Op::BranchDelete {
             names: names.clone(),
+            onto,
         },
         names,
     ))
+}
+
+/// Local branches a push into this very repository (`git push . +REV:NAME`, `-f`, `:NAME`,
+/// `--delete . NAME`) or a forced fetch into `refs/heads/` (`git fetch . +REV:NAME`, `git fetch
+/// origin +main:NAME`, `+refs/heads/*:refs/heads/*`, `--prune` into `refs/heads/*`) deletes or
+/// points elsewhere: one operation per refspec.
+pub(crate) fn classify_local_updates(args: &[String]) -> Vec<(Op, Vec<String>)> {
+    let Some(sub) = args.first().map(String::as_str) else {
+        return Vec::new();
+    };
+    if !matches!(sub, "push" | "fetch" | "pull") {
+        return Vec::new();
+    }
+    let mut force = false;
+    let mut delete = false;
+    let mut prune = false;
+    let mut positionals = Vec::new();
+    let mut dashdash = false;
+    let mut skip = false;
+    for a in &args[1..] {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if dashdash || !a.starts_with('-') || a == "-" {
+            positionals.push(a.as_str());
+            continue;
+        }
+        match a.as_str() {
+            "--" => dashdash = true,
+            "--force" => force = true,
+            "--delete" => delete = true,
+            "--prune" => prune = true,
+            "--repo" | "--push-option" | "--receive-pack" | "--upload-pack" | "--exec"
+            | "--depth" | "--deepen" | "--shallow-since" | "--shallow-exclude" | "--refmap"
+            | "--jobs" | "--negotiation-tip" | "--server-option" | "--filter" => skip = true,
+            long if long.starts_with("--") => {
+                force |= long.starts_with("--force-with-lease") && sub == "push";
+            }
+            short => {
+                for (i, c) in short.char_indices().skip(1) {
+                    match c {
+                        'f' => force = true,
+                        'd' if sub == "push" => delete = true,
+                        'p' if sub != "push" => prune = true,
+                        'o' | 'j' => {
+                            skip = i + 1 == short.len();
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let Some((remote, specs)) = positionals.split_first() else {
+        return Vec::new();
+    };
+    let local = *remote == ".";
+    if sub == "push" && !local {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for spec in specs {
+        let forced = force || spec.starts_with('+');
+        let spec = spec.trim_start_matches('+');
+        let (src, dst) = match spec.split_once(':') {
+            Some((s, d)) => (s, d),
+            // `git push . X` writes X over itself; `git fetch R X` writes no branch.
+            None if sub == "push" && delete => ("", spec),
+            None => continue,
+        };
+        let Some(name) = local_branch(dst) else {
+            continue;
+        };
+        let deleted = src.is_empty() || delete;
+        let wildcard = name.contains('*');
+        if !(forced || deleted || (wildcard && prune)) {
+            // Without force git refuses to move a branch anywhere but forward.
+            continue;
+        }
+        let onto = (local && !deleted && !wildcard).then(|| src.to_owned());
+        let names = vec![if wildcard { "*".to_owned() } else { name }];
+        out.push((
+            Op::BranchDelete {
+                names: names.clone(),
+                onto,
+            },
+            names,
+        ));
+    }
+    out
+}
+
+/// The local branch a refspec destination names: `refs/heads/X`, or a bare `X` (git makes it
+/// a branch when no other ref has that name).
+fn local_branch(dst: &str) -> Option<String> {
+    if let Some(name) = dst.strip_prefix("refs/heads/") {
+        return (!name.is_empty()).then(|| name.to_owned());
+    }
+    if dst.starts_with("refs/") || dst.is_empty() || dst == "HEAD" {
+        return None;
+    }
+    Some(dst.to_owned())
 }
 
 /// The names `git branch ARGS` deletes without git's own merged check, if it does.
@@ -79,8 +190,9 @@ fn branch_delete(args: &[String]) -> Option<Vec<String>> {
     ((big_d || (delete && force)) && !remotes).then_some(names)
 }
 
-/// The branch `git branch -M/-C [OLD] NEW` or `git branch -f NAME [START]` overwrites.
-fn branch_overwrite(args: &[String]) -> Option<Vec<String>> {
+/// The branch `git branch -M/-C [OLD] NEW` or `git branch -f NAME [START]` overwrites, and
+/// what it is pointed at instead.
+fn branch_overwrite(args: &[String]) -> Option<(Vec<String>, Option<String>)> {
     let mut force_move = false;
     let mut force = false;
     let mut plain_move = false;
@@ -99,27 +211,44 @@ fn branch_overwrite(args: &[String]) -> Option<Vec<String>> {
         }
     }
     if force_move || (plain_move && force) {
-        // The last operand is the branch written over.
-        return operands.last().map(|n| vec![n.clone()]);
+        // The last operand is the branch written over, by the first (or the current branch).
+        let over = operands.last()?.clone();
+        let from = if operands.len() > 1 {
+            operands[0].clone()
+        } else {
+            "HEAD".to_owned()
+        };
+        return Some((vec![over], Some(from)));
     }
     if force && !plain_move {
-        return operands.first().map(|n| vec![n.clone()]);
+        let name = operands.first()?.clone();
+        let start = operands.get(1).cloned().unwrap_or_else(|| "HEAD".into());
+        return Some((vec![name], Some(start)));
     }
     None
 }
 
-/// The branch `git checkout -B NAME` / `git switch -C NAME` (or `--force-create`) resets.
-fn create_force(args: &[String]) -> Option<Vec<String>> {
+/// The branch `git checkout -B NAME [START]` / `git switch -C NAME [START]` (or
+/// `--force-create`) resets, and to what.
+fn create_force(args: &[String]) -> Option<(Vec<String>, Option<String>)> {
     let mut it = args.iter();
+    let mut name = None;
     while let Some(a) = it.next() {
         if a == "-B" || a == "-C" || a == "--force-create" {
-            return it.next().map(|n| vec![n.clone()]);
+            name = it.next().cloned();
+            break;
         }
         if let Some(n) = a.strip_prefix("--force-create=") {
-            return Some(vec![n.to_owned()]);
+            name = Some(n.to_owned());
+            break;
         }
     }
-    None
+    let name = name?;
+    let start = it
+        .find(|a| !a.starts_with('-'))
+        .cloned()
+        .unwrap_or_else(|| "HEAD".into());
+    Some((vec![name], Some(start)))
 }
 
 /// `rm`/`unlink` of a branch's ref file (`.git/refs/heads/NAME`): deletes that branch.
@@ -143,13 +272,15 @@ pub(crate) fn classify_ref_rm(argv: &[String], cwd: &std::path::Path) -> Option<
     Some((
         Op::BranchDelete {
             names: names.clone(),
+            onto: None,
         },
         names,
     ))
 }
 
-/// The branch `git update-ref -d refs/heads/NAME [OLD]` deletes.
-fn update_ref_delete(args: &[String]) -> Option<Vec<String>> {
+/// The branch `git update-ref -d refs/heads/NAME [OLD]` deletes (`HEAD`: the one it points
+/// at), or the one `git update-ref refs/heads/NAME NEW [OLD]` points at NEW.
+fn update_ref(args: &[String]) -> Option<(Vec<String>, Option<String>)> {
     let mut delete = false;
     let mut operands = Vec::new();
     let mut skip_value = false;
@@ -167,21 +298,29 @@ fn update_ref_delete(args: &[String]) -> Option<Vec<String>> {
             operands.push(a.clone());
         }
     }
-    if !delete {
+    let branch = |r: &String| {
+        if r == "HEAD" {
+            return Some("HEAD".to_owned());
+        }
+        r.strip_prefix("refs/heads/").map(str::to_owned)
+    };
+    if args.iter().any(|a| a == "--stdin-delete") {
+        return Some((operands.iter().filter_map(branch).collect(), None));
+    }
+    if args.iter().any(|a| a == "--stdin") {
         return None;
     }
-    if args.iter().any(|a| a == "--stdin-delete") {
-        return Some(
-            operands
-                .iter()
-                .filter_map(|r| r.strip_prefix("refs/heads/").map(str::to_owned))
-                .collect(),
-        );
+    let Some(first) = operands.first() else {
+        return delete.then(|| (Vec::new(), None));
+    };
+    let name = branch(first)?;
+    if delete {
+        return Some((vec![name], None));
     }
-    match operands.first() {
-        None => Some(Vec::new()),
-        Some(r) => r.strip_prefix("refs/heads/").map(|n| vec![n.to_owned()]),
-    }
+    let new = operands.get(1)?;
+    // An all-zero new value deletes the ref.
+    let onto = (!new.chars().all(|c| c == '0')).then(|| new.clone());
+    Some((vec![name], onto))
 }
 
 /// Rule 3: refuse when a named branch's tip is not pushed.
@@ -205,13 +344,14 @@ pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
         })
         .collect();
     let names: Vec<&str> = risky.iter().map(|b| b.name.as_str()).collect();
-    // `branch -f/-M/-C`, `checkout -B` point the branch elsewhere rather than delete it.
-    let words: Vec<&str> = g.display.split_whitespace().collect();
-    let deletes = words.iter().any(|w| matches!(*w, "-D" | "-d" | "--delete"));
-    let moves = words
-        .iter()
-        .any(|w| matches!(*w, "-f" | "--force" | "-M" | "-C" | "-B"));
-    let act = if moves && !deletes {
+    // `branch -f/-M/-C`, `checkout -B`, `update-ref NAME REV`, a forced fetch point the branch
+    // elsewhere rather than delete it.
+    let fetch = g
+        .git
+        .as_ref()
+        .and_then(|i| i.args.first())
+        .is_some_and(|s| s == "fetch" || s == "pull");
+    let act = if matches!(g.op, Op::BranchDelete { onto: Some(_), .. }) || fetch {
         "Pointing it elsewhere"
     } else {
         "Deleting it"

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::{
-    BYPASS_VAR, Guarded, Op, branch, code, files, find, options, pr, remote, takes, worktree,
+    BYPASS_VAR, Guarded, Op, branch, code, files, find, options, pr, push, remote, takes, worktree,
 };
 use crate::git::{self, GitInvocation};
 use crate::shell::{SimpleCommand, Unknown};
@@ -261,6 +261,8 @@ fn git_ops(args: &[String], open: bool) -> Vec<(Op, Vec<String>)> {
     {
         v.push(found);
     }
+    v.extend(branch::classify_local_updates(args));
+    v.extend(push::classify_git(args));
     v.extend(takes::classify_git(args, open));
     v
 }

@@ -108,6 +108,19 @@ pub(crate) fn facts(facts: &Facts) -> Vec<String> {
                 None => format!("branch {} does not exist", b.name),
             })
             .collect(),
+        Facts::Pushes(us) => us
+            .iter()
+            .map(|u| {
+                let mut line = format!("forced {} onto {}/{}", u.source, u.remote, u.branch);
+                if !u.dropped.is_empty() {
+                    line.push_str(&format!(" drops only copy of: {}", commits(&u.dropped)));
+                }
+                if let Some(why) = &u.unknown {
+                    line.push_str(&format!(" unknown: {why}"));
+                }
+                line
+            })
+            .collect(),
         Facts::RemoteBranches(rs) => rs
             .iter()
             .map(|r| {

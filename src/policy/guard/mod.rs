@@ -4,7 +4,8 @@
 //!
 //! Rules: `worktree` (removing a dirty or unpushed worktree, `rm -r` of worktrees), `branch`
 //! (deleting a branch whose tip is not pushed), `remote` (deleting a remote branch with an open
-//! pull request or the only copy of commits), `peers` (sweeping or destroying a live peer's
+//! pull request or the only copy of commits), `push` (forcing over a remote branch that holds
+//! the only copy of commits), `peers` (sweeping or destroying a live peer's
 //! uncommitted files), `self-protect` (erasing or unwiring git-dibs itself).
 
 pub(crate) mod branch;
@@ -20,6 +21,7 @@ pub(crate) mod options;
 mod pathspec;
 pub(crate) mod peers;
 pub(crate) mod pr;
+pub(crate) mod push;
 pub(crate) mod remote;
 mod scripts;
 pub(crate) mod self_protect;
@@ -67,10 +69,15 @@ pub enum Op {
         /// `-name`/`-iname` patterns every deleted entry matches (empty: anything may be).
         names: Vec<String>,
     },
-    /// `git branch -D NAMES` or `git update-ref -d refs/heads/NAME`.
+    /// `git branch -D NAMES` or `git update-ref -d refs/heads/NAME`, or a branch pointed
+    /// elsewhere (`branch -f`, `update-ref refs/heads/NAME REV`, `push -f . REV:NAME`).
     BranchDelete {
-        /// Branch names.
+        /// Branch names; `HEAD` is the branch HEAD points at (or a detached HEAD), `*` every
+        /// local branch.
         names: Vec<String>,
+        /// Where they are pointed instead (`None`: deleted, or unknown): commits it contains
+        /// are not lost.
+        onto: Option<String>,
     },
     /// `git push REMOTE --delete B` / `:B`.
     PushDelete {
@@ -120,6 +127,9 @@ pub enum Op {
         /// `clear`: every entry.
         all: bool,
     },
+    /// A `git push` that may force (`-f`, `+SRC:DST`, a lease, `--mirror`, a configured
+    /// refspec): writes over remote branches.
+    PushOver(crate::git::PushRequest),
     /// `git push --prune` / `--mirror`: deletes the remote's branches that are not local.
     PushPrune {
         /// The remote as written.
@@ -183,6 +193,8 @@ pub enum Facts {
     Branches(Vec<BranchState>),
     /// Remote branches a push would delete.
     RemoteBranches(Vec<RemoteBranchState>),
+    /// The remote branches a push forces, and what each drops.
+    Pushes(Vec<crate::git::ForcedUpdate>),
     /// Live peers' dirty files in the worktree the command acts on.
     Peers(PeerFacts),
     /// What is at risk within reach of a program that runs code the guard cannot read.
@@ -286,6 +298,7 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
         (Op::Tamper { what, sure }, _) => self_protect::check(g, what, *sure),
         (Op::StashDrop { all }, Facts::Stash(n)) => check_stash(g, *all, *n),
         (Op::PushPrune { .. }, Facts::RemoteBranches(r)) => remote::check(g, r),
+        (Op::PushOver(_), Facts::Pushes(u)) => push::check(g, u),
         (Op::CleanNested { .. }, Facts::Worktrees(f)) => worktree::check_rm(g, f),
         _ => Verdict::Allow,
     }

@@ -242,6 +242,14 @@ pub(crate) fn check_checkout(
 /// `--orphan`, paths). `HEAD` when it names none (`switch -c NEW`, `checkout --detach`).
 pub(crate) fn switch_target(args: &[String]) -> Option<String> {
     let (sub, rest) = args.split_first()?;
+    if sub == "symbolic-ref" {
+        // `git symbolic-ref [-m MSG] HEAD REF`.
+        let ops: Vec<&String> = rest.iter().filter(|a| !a.starts_with('-')).collect();
+        return match ops.as_slice() {
+            [.., head, target] if *head == "HEAD" => Some((*target).clone()),
+            _ => None,
+        };
+    }
     let valued: &[&str] = match sub.as_str() {
         "switch" => &["-c", "-C", "--create", "--force-create"],
         "checkout" => &["-b", "-B"],

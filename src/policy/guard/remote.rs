@@ -85,6 +85,10 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
     }
     let mut positionals = positionals.into_iter();
     let remote = repo.or_else(|| positionals.next());
+    if remote.as_deref() == Some(".") {
+        // This very repository: its branches are the branch rule's.
+        return None;
+    }
     if prune && !delete {
         let remote = remote.unwrap_or_else(|| "origin".to_owned());
         return Some((

@@ -156,10 +156,38 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         }
         "reset" => {
             let p = parse(rest, "", "", &[]);
-            if !p.has(&["--hard"]) {
+            if p.has(&["--hard"]) {
+                Op::Take(vec![Take::new(true, false, Vec::new())])
+            } else if p.has(&["--merge", "--keep"]) {
+                // `--merge` reverts staged files (and deletes staged new ones); `--keep` drops
+                // what is staged of a file whose worktree copy differs.
+                Op::Take(vec![staged_only(Vec::new())])
+            } else {
                 return None;
             }
-            Op::Take(vec![Take::new(true, false, Vec::new())])
+        }
+        // Aborting a merge, cherry-pick, revert or am is `reset --merge`; a rebase's is a hard
+        // reset to where it started.
+        "merge" | "cherry-pick" | "revert" | "am" | "rebase"
+            if rest.iter().any(|a| a == "--abort") =>
+        {
+            if sub == "rebase" {
+                Op::Take(vec![Take::new(true, false, Vec::new())])
+            } else {
+                Op::Take(vec![staged_only(Vec::new())])
+            }
+        }
+        "mv" => {
+            // Sources move away and, with `-f`, the destination is written over: literal paths.
+            let p = parse(rest, "", "", &[]);
+            if p.has(&["-n", "--dry-run"]) {
+                return None;
+            }
+            let paths: Vec<String> = p.specs().iter().map(|s| format!(":(literal){s}")).collect();
+            if paths.is_empty() {
+                return None;
+            }
+            Op::Take(vec![Take::new(true, p.has(&["-f", "--force"]), paths)])
         }
         "checkout" => return classify_checkout(rest, open),
         "restore" => {
@@ -193,6 +221,16 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             }
             Op::Switch
         }
+        "symbolic-ref" => {
+            // Pointing HEAD at another branch changes no file, but the files then stand against
+            // another commit: the branch changes under everyone in the worktree.
+            let p = parse(rest, "m", "", &[]);
+            let writes = p.has(&["-d", "--delete"]) || p.operands.len() == 2;
+            if !writes || p.operands.first().map(String::as_str) != Some("HEAD") {
+                return None;
+            }
+            Op::Switch
+        }
         "rm" => {
             let p = parse(rest, "", "", &["pathspec-from-file"]);
             if !p.has(&["-f", "--force"]) || p.has(&["--cached", "-n", "--dry-run"]) {
@@ -217,10 +255,17 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         }
         "read-tree" => {
             let p = parse(rest, "", "", &["prefix", "index-output"]);
-            if !(p.has(&["-u"]) && p.has(&["--reset"])) {
+            if !p.has(&["-u"]) {
                 return None;
             }
-            Op::Take(vec![Take::new(true, false, Vec::new())])
+            if p.has(&["--reset"]) {
+                Op::Take(vec![Take::new(true, false, Vec::new())])
+            } else if p.has(&["-m"]) && p.operands.len() == 1 {
+                // A one-tree merge into the worktree reverts what is staged.
+                Op::Take(vec![staged_only(Vec::new())])
+            } else {
+                return None;
+            }
         }
         "apply" => {
             // What `git apply -R` reverts, rewritten by the classifier as `--reverse-paths P...`.
@@ -255,6 +300,14 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         _ => Vec::new(),
     };
     Some((op, targets))
+}
+
+/// Files with staged changes among `paths` (all when empty).
+fn staged_only(paths: Vec<String>) -> Take {
+    Take {
+        staged_only: true,
+        ..Take::new(false, false, paths)
+    }
 }
 
 fn classify_checkout(rest: &[String], open: bool) -> Option<(Op, Vec<String>)> {

@@ -104,7 +104,7 @@ fn rm_recursive_in_every_spelling() {
 #[test]
 fn branch_deletes() {
     let names = |l| match op(l) {
-        Some(Op::BranchDelete { names }) => names,
+        Some(Op::BranchDelete { names, .. }) => names,
         other => panic!("{l}: {other:?}"),
     };
     assert_eq!(names("git branch -D a b"), vec!["a", "b"]);
@@ -178,7 +178,8 @@ fn config_alias_is_expanded() {
     assert_eq!(
         g[0].op,
         Op::BranchDelete {
-            names: vec!["a".into()]
+            names: vec!["a".into()],
+            onto: None,
         }
     );
 }

@@ -1,0 +1,71 @@
+//! Where a branch is pointed: the branch `HEAD` names, the commit a revision names, and the
+//! unpushed commits a branch loses when it is pointed at another commit (none when the new
+//! commit contains them: a fast-forward loses nothing).
+
+use super::facts::{CommitInfo, ReadError, Repo, walk};
+
+/// What `HEAD` of a repository points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Head {
+    /// A local branch (name without `refs/heads/`).
+    Branch(String),
+    /// A detached commit (full id).
+    Detached(String),
+}
+
+impl Repo {
+    /// The commit `spec` names (a branch, tag, id, `HEAD~2`, ...), full id.
+    pub(crate) fn commit_id(&self, spec: &str) -> Option<String> {
+        if let Some(cli) = &self.cli {
+            return cli.commit_of(spec);
+        }
+        let obj = self.repo.revparse_single(spec).ok()?;
+        Some(obj.peel_to_commit().ok()?.id().to_string())
+    }
+
+    /// What `HEAD` points at; `None` on an unborn branch or an unreadable HEAD.
+    pub(crate) fn head_target(&self) -> Option<Head> {
+        if let Some(cli) = &self.cli {
+            return match cli.head_branch() {
+                Some(b) => Some(Head::Branch(b)),
+                None => cli.commit_of("HEAD").map(Head::Detached),
+            };
+        }
+        let head = self.repo.find_reference("HEAD").ok()?;
+        if let Some(target) = head.symbolic_target() {
+            return target
+                .strip_prefix("refs/heads/")
+                .map(|b| Head::Branch(b.to_owned()));
+        }
+        head.target().map(|oid| Head::Detached(oid.to_string()))
+    }
+
+    /// Commits reachable from `tip` that no remote-tracking ref contains and that `onto` (a
+    /// commit id) does not contain either, newest first, at most `limit`: what pointing a
+    /// branch from `tip` to `onto` loses (`None`: deleting it).
+    pub(crate) fn unpushed_not_in(
+        &self,
+        tip: &str,
+        onto: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<CommitInfo>, ReadError> {
+        let Some(onto) = onto else {
+            return self.unpushed(tip, limit);
+        };
+        if let Some(cli) = &self.cli {
+            return cli
+                .log_not(tip, &["--remotes", onto], limit)
+                .map_err(|e| ReadError::new("cannot list unpushed commits", e));
+        }
+        let mut hide: Vec<git2::Oid> = self
+            .ref_targets()
+            .into_iter()
+            .filter(|(name, _)| name.starts_with("refs/remotes/"))
+            .map(|(_, oid)| oid)
+            .collect();
+        if let Ok(oid) = git2::Oid::from_str(onto) {
+            hide.push(oid);
+        }
+        walk(&self.repo, tip, &hide, limit)
+    }
+}

@@ -1,0 +1,126 @@
+//! Rule 4, the other half: a forced push (`-f`, `+SRC:DST`, `--force-with-lease`, `--mirror`,
+//! `-f --all`, a bare `git push` whose configured refspec forces) that writes over a remote
+//! branch holding commits no other ref has is refused, like deleting that branch; where what
+//! it drops cannot be told (never fetched, a source that names no commit), the person is asked.
+
+use super::{Finding, Guarded, Op, Verdict, list, list_commits};
+use crate::git::{ForcedUpdate, PushRequest};
+
+/// `git push` that may force: which remote, refspecs and options (a deletion is the remote
+/// rule's, a push into this very repository the branch rule's).
+pub(crate) fn classify_git(args: &[String]) -> Option<(Op, Vec<String>)> {
+    if args.first().map(String::as_str) != Some("push") {
+        return None;
+    }
+    let mut req = PushRequest::default();
+    let mut positionals: Vec<String> = Vec::new();
+    let mut dashdash = false;
+    let mut skip = false;
+    for a in &args[1..] {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if dashdash || !a.starts_with('-') || a == "-" {
+            positionals.push(a.clone());
+            continue;
+        }
+        match a.as_str() {
+            "--" => dashdash = true,
+            "--force" => req.force = true,
+            "--no-force" => req.force = false,
+            "--all" | "--branches" => req.all = true,
+            "--mirror" => req.mirror = true,
+            "--dry-run" | "--delete" => return None,
+            "--force-with-lease" => req.lease.push(String::new()),
+            "--no-force-with-lease" => req.lease.clear(),
+            "--repo" | "--push-option" | "--receive-pack" | "--exec" => skip = true,
+            long if long.starts_with("--") => {
+                if let Some(v) = long.strip_prefix("--force-with-lease=") {
+                    req.lease.push(v.to_owned());
+                } else if let Some(r) = long.strip_prefix("--repo=") {
+                    req.remote = Some(r.to_owned());
+                }
+            }
+            short => {
+                for (i, c) in short.char_indices().skip(1) {
+                    match c {
+                        'f' => req.force = true,
+                        'n' | 'd' => return None,
+                        'o' => {
+                            skip = i + 1 == short.len();
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let mut it = positionals.into_iter();
+    if req.remote.is_none() {
+        req.remote = it.next();
+    }
+    if req.remote.as_deref() == Some(".") {
+        return None;
+    }
+    req.refspecs = it.collect();
+    let forcing = req.force
+        || req.mirror
+        || !req.lease.is_empty()
+        || req.refspecs.iter().any(|s| s.starts_with('+'));
+    // Without a refspec, the configured one (`remote.<name>.push`) may force.
+    let configured = req.refspecs.is_empty() && !req.all;
+    if !forcing && !configured {
+        return None;
+    }
+    let targets = req.refspecs.clone();
+    Some((Op::PushOver(req), targets))
+}
+
+/// Refuse a forced push that drops commits no other ref has; ask where it cannot be told.
+pub(crate) fn check(g: &Guarded, updates: &[ForcedUpdate]) -> Verdict {
+    let losing: Vec<&ForcedUpdate> = updates.iter().filter(|u| !u.dropped.is_empty()).collect();
+    if let Some(first) = losing.first() {
+        let parts: Vec<String> = losing
+            .iter()
+            .map(|u| {
+                format!(
+                    "it writes {} over {}/{}, which holds {} commit(s) that no other ref has: {}",
+                    u.source,
+                    u.remote,
+                    u.branch,
+                    u.dropped.len(),
+                    list_commits(&u.dropped)
+                )
+            })
+            .collect();
+        return Verdict::Block(Finding::new(
+            "force-push",
+            format!(
+                "git-dibs refused `{}`: {}. Forcing it loses those commits (on the remote, and \
+                 here at the next fetch and gc). Keep them first (git branch keep-{} {}/{}) or \
+                 build on them, or ask the person.",
+                g.display,
+                parts.join("; "),
+                first.branch.replace('/', "-"),
+                first.remote,
+                first.branch,
+            ),
+        ));
+    }
+    let unknown: Vec<String> = updates.iter().filter_map(|u| u.unknown.clone()).collect();
+    if unknown.is_empty() {
+        return Verdict::Allow;
+    }
+    let remote = &updates[0].remote;
+    Verdict::Ask(Finding::new(
+        "force-push-unknown",
+        format!(
+            "git-dibs cannot tell what `{}` writes over: {}. Fetch first (git fetch {remote}) and \
+             look, or push without forcing, or ask the person.",
+            g.display,
+            list(&unknown)
+        ),
+    ))
+}

@@ -1,0 +1,99 @@
+//! An unpushed branch deleted or pointed away from its commits by any git spelling is refused
+//! like `git branch -D`: `update-ref -d HEAD` (HEAD on that branch), `update-ref refs/heads/X
+//! REV`, `push -f . REV:X`, `fetch . +REV:X`, a forced fetch from a remote into `refs/heads/`,
+//! `branch -M`; a move that keeps them (a fast-forward) passes; `symbolic-ref HEAD` to another
+//! commit under a live peer's dirty files is refused like a switch (red-team finding 03).
+
+mod common;
+mod guard_support;
+
+use common::*;
+use guard_support::*;
+
+#[test]
+fn an_unpushed_branch_is_not_deleted_or_moved_away_by_other_spellings() {
+    let f = fixture();
+    let r = &f.repo.root;
+    let topic = git_out(r, &["rev-parse", "topic"]);
+    for (cwd, cmd) in [
+        (&f.unpushed, "git update-ref -d HEAD"),
+        (r, "git update-ref -d refs/heads/topic"),
+        (r, "git update-ref refs/heads/topic origin/main"),
+        (r, "git update-ref -m why refs/heads/topic main"),
+        (
+            r,
+            "git update-ref refs/heads/topic 0000000000000000000000000000000000000000",
+        ),
+        (r, "git push -f . main:topic"),
+        (r, "git push . +main:topic"),
+        (r, "git push . +main:refs/heads/topic"),
+        (r, "git push . :topic"),
+        (r, "git push --delete . topic"),
+        (r, "git fetch . +main:topic"),
+        (r, "git fetch -f . main:topic"),
+        (r, "git fetch origin +main:topic"),
+        (r, "git fetch origin '+refs/heads/*:refs/heads/*'"),
+        (r, "git fetch --prune origin 'refs/heads/*:refs/heads/*'"),
+        (r, "git pull origin +main:topic"),
+        (r, "git branch -M topic"),
+        (r, "git branch -M main topic"),
+        (r, "git branch -C main topic"),
+        (r, "git branch -f topic main"),
+        (r, "git checkout -B topic main"),
+    ] {
+        let reason = denied(cwd, cmd);
+        assert!(
+            reason.contains("[guard:branch-unpushed]"),
+            "{cmd}: {reason}"
+        );
+        assert!(
+            reason.contains(&topic[..8]) || cmd.contains("HEAD"),
+            "{cmd}: {reason}"
+        );
+    }
+    let reason = denied(&f.unpushed, "git update-ref -d HEAD");
+    assert!(reason.contains("branch unpushed has"), "{reason}");
+}
+
+#[test]
+fn moves_that_keep_the_commits_and_everyday_ref_commands_stay_silent() {
+    let f = fixture();
+    let r = &f.repo.root;
+    // `unpushed` one commit ahead of `topic`: moving topic there is a fast-forward.
+    commit_in(&f.unpushed, "ahead.txt", "ahead");
+    for (cwd, cmd) in [
+        (r, "git update-ref refs/heads/topic unpushed"),
+        (r, "git branch -f topic unpushed"),
+        (r, "git push -f . unpushed:topic"),
+        (r, "git fetch . +unpushed:topic"),
+        (r, "git update-ref refs/heads/brand-new HEAD"),
+        (r, "git update-ref refs/heads/pushed topic"),
+        (r, "git push . main:topic"),
+        (r, "git fetch . main:topic"),
+        (r, "git fetch"),
+        (r, "git fetch origin"),
+        (r, "git fetch origin main"),
+        (r, "git fetch --all --prune"),
+        (r, "git fetch origin '+refs/heads/*:refs/remotes/origin/*'"),
+        (r, "git fetch origin main:refs/remotes/origin/main"),
+        (r, "git pull --rebase origin main"),
+        (r, "git branch -m topic renamed"),
+        (r, "git symbolic-ref HEAD"),
+        (r, "git symbolic-ref --short HEAD"),
+        (r, "git update-ref -d refs/heads/pushed"),
+    ] {
+        allowed(cwd, cmd);
+    }
+}
+
+#[test]
+fn symbolic_ref_moves_the_branch_under_a_live_peer() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    let reason = denied(r, "git symbolic-ref HEAD refs/heads/topic");
+    assert!(reason.contains("[guard:peer-switch]"), "{reason}");
+    assert!(reason.contains("src/lib.rs"), "{reason}");
+    // `pushed` is at the commit checked out: no file stands against another commit.
+    allowed(r, "git symbolic-ref HEAD refs/heads/pushed");
+}
