@@ -243,8 +243,9 @@ fn sweep_with(dir: &Path, repo: &LaneRepo, keep: Option<&str>) -> Result<Retaine
     Ok(out)
 }
 
-/// A fingerprint of where the clone at `common_dir` keeps its local branches: the stat data of
-/// `packed-refs`, of every folder under `refs/heads` (a loose ref made, moved or deleted
+/// A fingerprint of where the clone at `common_dir` keeps its local branches and remote-tracking
+/// refs: the stat data of `packed-refs`, of every folder under `refs/heads` and `refs/remotes`
+/// (a loose ref made, moved or deleted
 /// renames a file in its folder) and of a reftable's table list. Equal fingerprints mean no
 /// branch moved. Reads no ref and opens no repository; `None` when the folders are too many to
 /// look at cheaply (then every call looks at the branches).
@@ -271,7 +272,10 @@ pub(crate) fn branch_fingerprint(common_dir: &Path) -> Option<String> {
     };
     stamp(&common_dir.join("packed-refs"));
     stamp(&common_dir.join("reftable/tables.list"));
-    let mut folders = vec![common_dir.join("refs/heads")];
+    let mut folders = vec![
+        common_dir.join("refs/heads"),
+        common_dir.join("refs/remotes"),
+    ];
     let mut seen = 0;
     while let Some(dir) = folders.pop() {
         seen += 1;
@@ -295,9 +299,12 @@ pub(crate) fn branch_fingerprint(common_dir: &Path) -> Option<String> {
 
 /// Keep every local branch whose tip moved since `before` (full ref name to commit): a
 /// retention ref on each new tip that is on no remote, so a branch made or moved by any means
-/// and then deleted keeps its commits. Looks at [`MAX_MOVED`] moved branches at most per call.
-/// Returns what it did, the tips as now known (a branch not looked at keeps its old entry, or
-/// none), and whether every moved branch was looked at.
+/// and then deleted keeps its commits. A remote-tracking ref (`refs/remotes/*`) that moved other
+/// than forward, or went, gets its old tip kept instead while no other remote-tracking ref
+/// holds it (a force push over it, a fetch after someone else's, a prune), as
+/// `refs/dibs/retention/remotes/<remote>/<branch>/<short sha>`. Looks at [`MAX_MOVED`] moved
+/// refs at most per call. Returns what it did, the tips as now known (a ref not looked at keeps
+/// its old entry, or none), and whether every moved ref was looked at.
 pub(crate) fn retain_moved_branches(
     repo_dir: &Path,
     before: &std::collections::BTreeMap<String, String>,
@@ -307,25 +314,73 @@ pub(crate) fn retain_moved_branches(
     let mut now = std::collections::BTreeMap::new();
     let mut moved = 0;
     let mut complete = true;
-    for (name, tip) in repo.refs_under("refs/heads/") {
-        if before.get(&name) == Some(&tip) {
+    let remotes = repo.refs_under("refs/remotes/");
+    for (name, tip) in repo
+        .refs_under("refs/heads/")
+        .into_iter()
+        .chain(remotes.clone())
+    {
+        let old = before.get(&name);
+        if old == Some(&tip) {
+            now.insert(name, tip);
+            continue;
+        }
+        let tracking = name.strip_prefix("refs/remotes/");
+        if tracking.is_some() && old.is_none_or(|o| repo.is_ancestor(o, &tip)) {
+            // New, or moved forward: the old tip is still on it.
             now.insert(name, tip);
             continue;
         }
         if moved == MAX_MOVED {
             complete = false;
-            if let Some(old) = before.get(&name) {
+            if let Some(old) = old {
                 now.insert(name, old.clone());
             }
             continue;
         }
         moved += 1;
-        let branch = name.trim_start_matches("refs/heads/");
-        let r = retain_commit(repo_dir, &repo, branch, &tip, None)?;
+        let r = match (tracking, old) {
+            (Some(label), Some(old)) => keep_tracking_tip(repo_dir, &repo, label, old, &name)?,
+            _ => {
+                let branch = name.trim_start_matches("refs/heads/");
+                retain_commit(repo_dir, &repo, branch, &tip, None)?
+            }
+        };
         all.absorb(r);
         now.insert(name, tip);
     }
+    // Remote-tracking refs that went (`fetch --prune`, `push --delete`, `remote remove`).
+    for (name, old) in before.range("refs/remotes/".to_owned()..) {
+        let Some(label) = name.strip_prefix("refs/remotes/") else {
+            break;
+        };
+        if remotes.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        if moved == MAX_MOVED {
+            complete = false;
+            now.insert(name.clone(), old.clone());
+            continue;
+        }
+        moved += 1;
+        all.absorb(keep_tracking_tip(repo_dir, &repo, label, old, name)?);
+    }
     Ok((all, now, complete))
+}
+
+/// Keep `old`, the tip remote-tracking ref `name` (`<remote>/<branch>` as `label`) held, when
+/// the object is still here and no other remote-tracking ref contains it; never pushed.
+fn keep_tracking_tip(
+    dir: &Path,
+    repo: &LaneRepo,
+    label: &str,
+    old: &str,
+    name: &str,
+) -> Result<Retained, LaneError> {
+    if repo.commit_of(old).is_none() {
+        return Ok(Retained::default());
+    }
+    retain_commit(dir, repo, &format!("remotes/{label}"), old, Some(name))
 }
 
 /// How many moved branches one call of [`retain_moved_branches`] keeps at most.
@@ -398,7 +453,13 @@ pub(crate) fn unheld(repo_dir: &Path) -> Result<Vec<Unheld>, LaneError> {
         .filter(|(_, tip)| !branches.iter().any(|(_, b)| repo.is_ancestor(tip, b)))
         .map(|(reference, commit)| {
             let label = reference.trim_start_matches(RETENTION_PREFIX);
-            let branch = label.rsplit_once('/').map_or(label, |(b, _)| b).to_owned();
+            let mut branch = label.rsplit_once('/').map_or(label, |(b, _)| b).to_owned();
+            // A remote-tracking tip kept as `remotes/<remote>/<branch>`: named by its branch.
+            if let Some(rest) = branch.strip_prefix("remotes/")
+                && let Some((_, b)) = rest.split_once('/')
+            {
+                branch = b.to_owned();
+            }
             Unheld {
                 branch_exists: repo.branch_tip(&branch).is_some(),
                 time: repo.commit_time(&commit),

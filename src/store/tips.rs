@@ -1,4 +1,5 @@
-//! The local branch tips of a clone as last looked at after a shell command (`branch-tips`):
+//! The local branch and remote-tracking tips of a clone as last looked at after a shell command
+//! (`branch-tips`):
 //! a fingerprint of where git stores its branches, then one `<commit>\t<ref>` line per branch.
 //! With it, a command that made or moved a branch that no worktree has checked out (plumbing
 //! such as `git commit-tree` plus `git update-ref`, `git branch -f`, a script) is noticed by
@@ -20,7 +21,7 @@ const MAX_TIPS_BYTES: u64 = 1 << 20;
 pub(crate) struct BranchTips {
     /// The fingerprint of the branch storage when they were read.
     pub(crate) fingerprint: String,
-    /// Full ref name (`refs/heads/...`) to commit id.
+    /// Full ref name (`refs/heads/...`, `refs/remotes/...`) to commit id.
     pub(crate) tips: BTreeMap<String, String>,
 }
 
@@ -39,7 +40,9 @@ impl Store {
         let fingerprint = lines.next().unwrap_or_default().to_owned();
         let tips = lines
             .filter_map(|l| l.split_once('\t'))
-            .filter(|(c, r)| !c.is_empty() && r.starts_with("refs/heads/"))
+            .filter(|(c, r)| {
+                !c.is_empty() && (r.starts_with("refs/heads/") || r.starts_with("refs/remotes/"))
+            })
             .map(|(c, r)| (r.to_owned(), c.to_owned()))
             .collect();
         BranchTips { fingerprint, tips }
