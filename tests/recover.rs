@@ -99,7 +99,7 @@ fn python_rmtree_of_a_folder_comes_back() {
 }
 
 #[test]
-fn git_checkout_dot_is_undone_beside_the_file_or_in_place_with_force() {
+fn git_checkout_dot_is_undone_in_place_and_a_change_kept_nowhere_goes_beside() {
     let repo = TestRepo::new();
     let agent = Agent::new("checkout-victim", &repo.root);
     let lib = agent.write("src/lib.rs", b"pub fn a() { 42 }\n");
@@ -109,21 +109,52 @@ fn git_checkout_dot_is_undone_beside_the_file_or_in_place_with_force() {
     collect_garbage(&repo.root);
     assert_eq!(std::fs::read(&lib).unwrap(), b"pub fn a() {}\n");
 
-    // Without --force, the reverted file stays as it is and the snapshot goes beside it.
+    // The reverted file holds the committed content, which nothing loses: the snapshot goes
+    // in place.
     let done = recover_json(&repo.root, &["src/lib.rs"]);
+    assert_eq!(done["restored"][0]["action"], "replaced", "{done}");
+    assert_files(&[(lib.clone(), b"pub fn a() { 42 }\n".to_vec())]);
+
+    // A content no snapshot and no commit holds (a person's edit since) is never overwritten
+    // without --force: the snapshot goes beside it.
+    std::fs::write(&readme, b"# the person's words\n").unwrap();
+    let done = recover_json(&repo.root, &["README.md"]);
     let r = &done["restored"][0];
     assert_eq!(r["action"], "beside", "{done}");
     let beside = std::path::PathBuf::from(r["written_to"].as_str().unwrap());
-    assert!(beside.to_string_lossy().contains("lib.rs.recovered-"));
-    assert_eq!(std::fs::read(&lib).unwrap(), b"pub fn a() {}\n");
-    assert_files(&[(beside, b"pub fn a() { 42 }\n".to_vec())]);
-
-    let (code, out, err) = recover(&repo.root, &[".", "--force"]);
-    assert_eq!(code, 0, "{out}{err}");
+    assert!(beside.to_string_lossy().contains("README.md.recovered-"));
     assert_files(&[
-        (lib, b"pub fn a() { 42 }\n".to_vec()),
-        (readme, b"# new words\n".to_vec()),
+        (readme.clone(), b"# the person's words\n".to_vec()),
+        (beside, b"# new words\n".to_vec()),
     ]);
+
+    // --force overwrites it, and keeps a copy of what it overwrote first.
+    let (code, out, err) = recover(&repo.root, &["README.md", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("overwritten") && out.contains("--session kept"),
+        "{out}"
+    );
+    assert_files(&[(readme.clone(), b"# new words\n".to_vec())]);
+    collect_garbage(&repo.root);
+    let listing = recover_json(&repo.root, &[]);
+    let kept = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["session"] == "kept")
+        .unwrap_or_else(|| panic!("{listing}"));
+    assert_eq!(
+        (kept["path"].as_str(), kept["origin"].as_str()),
+        (Some("README.md"), Some("kept"))
+    );
+    // A plain recover does not bring the kept copy back; naming its session does.
+    let (code, out, err) = recover(&repo.root, &["README.md"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(readme.clone(), b"# new words\n".to_vec())]);
+    let (code, out, err) = recover(&repo.root, &["README.md", "--session", "kept"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(readme, b"# the person's words\n".to_vec())]);
 }
 
 #[test]
@@ -136,9 +167,9 @@ fn git_stash_clear_then_gc_is_undone() {
     collect_garbage(&repo.root);
     assert_eq!(std::fs::read(&lib).unwrap(), b"pub fn a() {}\n");
 
-    let (code, out, err) = recover(&repo.root, &["src/lib.rs", "--force"]);
+    let (code, out, err) = recover(&repo.root, &["src/lib.rs"]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("overwritten"), "{out}");
+    assert!(out.contains("restored from"), "{out}");
     assert_files(&[(lib, b"pub fn stashed() {}\n".to_vec())]);
 }
 

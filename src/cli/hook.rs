@@ -5,6 +5,7 @@
 mod changed;
 mod edit;
 mod facts;
+mod pre_edit;
 mod session;
 mod shell;
 mod snap;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::facts::Ctx;
-use super::snap::{MAX_SNAPSHOT_BYTES, Pending, failed, snapshot};
+use super::snap::{MAX_SNAPSHOT_BYTES, Pending, Source, failed, snapshot};
 use crate::git::{self, Worktree};
 use crate::policy::readers;
 use crate::protocol::Event;
@@ -182,7 +182,7 @@ pub(crate) fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: O
             event.host.name(),
             now,
             &files,
-            false,
+            Source::ShellScan,
         ) {
             failed(Some(&store), now, &e);
         }

@@ -41,12 +41,18 @@ pub(crate) fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Res
     }
     let files: Vec<FileKey> = located.iter().map(key).collect();
     let mut holders = Vec::with_capacity(files.len());
+    let mut watchers: Vec<String> = Vec::new();
     for f in &files {
         let mut live = store.holders(f, Actor::from(ctx.event), ctx.now)?;
         if !live.is_empty() {
+            watchers.extend(live.iter().map(|h| h.session.id.clone()));
             live.retain(|h| ctx.alive(&h.session, wt));
         }
         holders.push(live);
+    }
+    if ctx.event.event_name != "AfterTool" {
+        // What the edit replaces may be a change nobody's snapshot has yet (a person's editor).
+        super::pre_edit::keep_changed(ctx.event, &store, &located, &watchers);
     }
     // The actor's own record, read only when someone else holds one of the files.
     let me = if holders.iter().any(|h| !h.is_empty()) {

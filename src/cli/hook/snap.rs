@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::git::lanes::LaneRepo;
-use crate::git::snapshot::{self, Content, NewSnapshot, Put, Skipped, WorktreeMeta};
+use crate::git::snapshot::{self, Content, NewSnapshot, Origin, Put, Skipped, WorktreeMeta};
 use crate::git::{self, Located, Worktree};
 use crate::platform::files::{Links, read_regular};
 use crate::protocol::{Event, Host};
@@ -108,10 +108,33 @@ pub(super) struct Pending {
     pub(super) path: String,
 }
 
+/// Who or what the files of a snapshot were found written by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Source {
+    /// The session's edit tool.
+    Edit,
+    /// The session's shell command, by the words of its line (files git ignores are left out).
+    ShellLine,
+    /// The session's shell command or background job, found by a scan of dirty files.
+    ShellScan,
+    /// Stat data alone, before a tool call (anyone may have made the change).
+    Sweep,
+}
+
+impl Source {
+    fn origin(self) -> Origin {
+        match self {
+            Source::Edit => Origin::Edit,
+            Source::ShellLine | Source::ShellScan => Origin::Shell,
+            Source::Sweep => Origin::Sweep,
+        }
+    }
+}
+
 /// Snapshot `files` for session `session` of `host` (whose state is `state`): each file whose
-/// stat data differs from what the state remembers is read and put in one new snapshot.
-/// `ignored` says whether to leave out files git ignores. Returns the new commit, if one was
-/// made.
+/// stat data differs from what the state remembers is read and put in one new snapshot,
+/// described as found by `source` (a shell command's named files that git ignores are left
+/// out). Returns the new commit, if one was made.
 pub(super) fn snapshot(
     store: &Store,
     common_dir: &Path,
@@ -119,8 +142,9 @@ pub(super) fn snapshot(
     host: &str,
     now: u64,
     files: &[Pending],
-    skip_ignored: bool,
+    source: Source,
 ) -> Result<Option<String>, String> {
+    let skip_ignored = source == Source::ShellLine;
     let mut state = store.snapshot_state(session).unwrap_or_else(|| SnapState {
         session: session.to_owned(),
         host: host.to_owned(),
@@ -229,6 +253,7 @@ pub(super) fn snapshot(
         puts: &puts,
         skipped: &skipped,
         worktrees: &worktrees,
+        origin: source.origin(),
     };
     let commit = snapshot::write(common_dir, &key, &new).map_err(|e| e.to_string())?;
     if state.host.is_empty() {
@@ -251,6 +276,11 @@ pub(super) fn failed(store: Option<&Store>, now: u64, what: &str) {
 /// After an edit tool or a shell command wrote `located` (all in one clone): snapshot them for
 /// the event's session. `from_shell` leaves out files git ignores.
 pub(crate) fn after_write(event: &Event, store: &Store, located: &[Located], from_shell: bool) {
+    let source = if from_shell {
+        Source::ShellLine
+    } else {
+        Source::Edit
+    };
     let Some(first) = located.first() else {
         return;
     };
@@ -269,7 +299,7 @@ pub(crate) fn after_write(event: &Event, store: &Store, located: &[Located], fro
         event.host.name(),
         now,
         &files,
-        from_shell,
+        source,
     ) {
         failed(Some(store), now, &e);
     }
@@ -343,7 +373,7 @@ pub(crate) fn sweep(event: &Event, cmds: &[SimpleCommand]) -> Vec<String> {
                 host,
                 now,
                 &changed,
-                false,
+                Source::Sweep,
             ) {
                 Ok(Some(c)) => made.push(c),
                 Ok(None) => {}

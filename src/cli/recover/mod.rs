@@ -4,6 +4,7 @@
 //! `recover --worktree PATH` restores a removed worktree. Exits 0 when done, 1 when there is
 //! nothing to recover (or it refused), 2 on error.
 
+mod listing;
 mod restore;
 
 use std::collections::BTreeMap;
@@ -14,11 +15,11 @@ use std::time::{Duration, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use crate::git::retention::{self, Unheld};
-use crate::git::snapshot::{Snapshots, WorktreeMeta};
+use crate::git::retention;
+use crate::git::snapshot::{Origin, Snapshots, WorktreeMeta};
 use crate::policy::guard::AtRisk;
 use crate::protocol::{Event, Response};
-use crate::store::{Store, short_id};
+use crate::store::Store;
 
 /// A session's newest snapshot, as the audit log records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -117,6 +118,8 @@ pub(crate) struct Version {
     blob: String,
     link: bool,
     executable: bool,
+    /// Where its content came from (`None`: a snapshot older than this record, the agent's).
+    origin: Option<Origin>,
 }
 
 /// A file left out of a snapshot.
@@ -132,6 +135,8 @@ struct Skip {
 /// Everything the snapshot refs hold.
 pub(crate) struct Catalog {
     snapshots: Snapshots,
+    /// The clone's common git dir.
+    common_dir: PathBuf,
     /// Versions of each file (worktree root, path), newest first.
     files: BTreeMap<(PathBuf, String), Vec<Version>>,
     /// Each worktree as last recorded, with when.
@@ -198,6 +203,7 @@ impl Catalog {
                             blob: h.blob.clone(),
                             link: h.link,
                             executable: h.executable,
+                            origin: s.meta.origin,
                         });
                 }
                 for k in &s.meta.skipped {
@@ -216,11 +222,52 @@ impl Catalog {
         }
         Ok(Catalog {
             snapshots,
+            common_dir: common_dir.to_path_buf(),
             files,
             worktrees,
             skipped,
             sessions,
         })
+    }
+}
+
+impl Catalog {
+    /// Whether `v` (a version of `path` in the worktree at `root`) is a state found on disk
+    /// that is the file as committed there (a reset, a checkout, a stash put it back): nobody's
+    /// work, so the version before it is what to bring back.
+    fn is_revert(&self, root: &Path, path: &str, v: &Version) -> bool {
+        v.origin == Some(Origin::Sweep)
+            && self.snapshots.committed_blob(root, path).as_deref() == Some(v.blob.as_str())
+    }
+
+    /// The version of `path` in `root` to bring back from `versions` (newest first): the newest
+    /// that `session` (a filter) and `at` (a time) allow, passing over a sweep that found the
+    /// file reverted to its committed content, and copies `recover --force` kept unless a
+    /// session is named. Also the revert passed over, when one was.
+    fn pick<'v>(
+        &self,
+        root: &Path,
+        path: &str,
+        versions: impl IntoIterator<Item = &'v Version>,
+        session: Option<&str>,
+        at: Option<u64>,
+    ) -> (Option<&'v Version>, Option<&'v Version>) {
+        let mut allowed = versions.into_iter().filter(|v| {
+            session_matches(&v.session, session)
+                && at.is_none_or(|t| v.at <= t)
+                && (session.is_some() || v.origin != Some(Origin::Kept))
+        });
+        let Some(first) = allowed.next() else {
+            return (None, None);
+        };
+        if !self.is_revert(root, path, first) {
+            return (Some(first), None);
+        }
+        let before = allowed.find(|v| !(v.origin == Some(Origin::Sweep) && v.blob == first.blob));
+        match before {
+            Some(v) => (Some(v), Some(first)),
+            None => (Some(first), None),
+        }
     }
 }
 
@@ -253,48 +300,6 @@ pub(crate) fn when(at: u64) -> String {
     humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(at)).to_string()
 }
 
-/// How the working copy compares with a version.
-fn state_of(catalog: &Catalog, root: &Path, path: &str, blob: &str) -> &'static str {
-    match catalog.snapshots.current_blob(&root.join(path)) {
-        Some(b) if b == blob => "matches",
-        Some(_) => "differs",
-        None => "missing",
-    }
-}
-
-#[derive(Serialize)]
-struct ListedFile<'a> {
-    session: &'a str,
-    host: &'a str,
-    worktree: &'a Path,
-    worktree_exists: bool,
-    path: &'a str,
-    at: String,
-    commit: &'a str,
-    versions: usize,
-    working_copy: &'static str,
-}
-
-#[derive(Serialize)]
-struct ListedSession<'a> {
-    session: &'a str,
-    host: &'a str,
-    #[serde(rename = "ref")]
-    reference: &'a str,
-    snapshots: usize,
-    newest: String,
-}
-
-#[derive(Serialize)]
-struct Listing<'a> {
-    version: u32,
-    sessions: Vec<ListedSession<'a>>,
-    files: Vec<ListedFile<'a>>,
-    skipped: Vec<&'a Skip>,
-    /// Commits retention refs keep that no branch holds.
-    commits: Vec<Unheld>,
-}
-
 /// Run `recover`.
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
@@ -312,134 +317,13 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
     } else {
         retention::unheld(&wt.root).unwrap_or_default()
     };
-    list(&catalog, &args, commits)
-}
-
-fn list(catalog: &Catalog, args: &Args, commits: Vec<Unheld>) -> Result<ExitCode> {
-    let filter = args.session.as_deref();
-    let mut files = Vec::new();
-    for ((root, path), versions) in &catalog.files {
-        let mut by_session: Vec<&Version> = Vec::new();
-        for v in versions {
-            if session_matches(&v.session, filter)
-                && !by_session.iter().any(|b| b.session == v.session)
-            {
-                by_session.push(v);
-            }
-        }
-        for v in by_session {
-            files.push(ListedFile {
-                session: &v.session,
-                host: &v.host,
-                worktree: root,
-                worktree_exists: crate::git::worktree_at(root).is_some(),
-                path,
-                at: when(v.at),
-                commit: &v.commit,
-                versions: versions.iter().filter(|o| o.session == v.session).count(),
-                working_copy: state_of(catalog, root, path, &v.blob),
-            });
-        }
-    }
-    files.sort_by(|a, b| (a.session, a.worktree, a.path).cmp(&(b.session, b.worktree, b.path)));
-    let sessions: Vec<ListedSession<'_>> = catalog
-        .sessions
-        .iter()
-        .filter(|s| session_matches(&s.0, filter))
-        .map(|s| ListedSession {
-            session: &s.0,
-            host: &s.1,
-            reference: &s.2,
-            snapshots: s.3,
-            newest: when(s.4),
-        })
-        .collect();
-    let skipped: Vec<&Skip> = catalog
-        .skipped
-        .iter()
-        .filter(|s| session_matches(&s.session, filter))
-        .collect();
-    let found = !files.is_empty() || !skipped.is_empty() || !commits.is_empty();
-    if args.json {
-        let listing = Listing {
-            version: 1,
-            sessions,
-            files,
-            skipped,
-            commits,
-        };
-        println!("{}", serde_json::to_string_pretty(&listing)?);
-    } else if !found {
-        println!("nothing to recover: no snapshots here");
-    } else {
-        if !files.is_empty() || !skipped.is_empty() {
-            print_listing(&sessions, &files, &skipped);
-        }
-        print_commits(&commits);
-    }
-    Ok(ExitCode::from(if found { 0 } else { 1 }))
+    listing::list(&catalog, &args, commits)
 }
 
 /// A name or path as shown to a person or model: control, escape and hidden characters
 /// dropped, so a file name cannot forge lines or drive a terminal.
 pub(super) fn shown(text: &str) -> String {
     crate::text::clean(text, crate::text::MAX_SHOWN)
-}
-
-/// Commits no branch holds, each with the command that makes a branch of it again.
-fn print_commits(commits: &[Unheld]) {
-    for c in commits {
-        let short = crate::git::lanes::short_sha(&c.commit);
-        let name = if c.branch_exists || c.branch.starts_with("detached/") {
-            format!("{}-recovered", c.branch.replace('/', "-"))
-        } else {
-            c.branch.clone()
-        };
-        println!(
-            "commit {short} of {} is on no branch now (kept by {}): git branch {} {short}",
-            shown(&c.branch),
-            shown(&c.reference),
-            shown(&name)
-        );
-    }
-}
-
-fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipped: &[&Skip]) {
-    for s in sessions {
-        println!(
-            "session {} ({}), {} snapshot{}, newest {}",
-            shown(short_id(s.session)),
-            s.host,
-            s.snapshots,
-            if s.snapshots == 1 { "" } else { "s" },
-            s.newest
-        );
-        let mut last_root: Option<&Path> = None;
-        for f in files.iter().filter(|f| f.session == s.session) {
-            if last_root != Some(f.worktree) {
-                last_root = Some(f.worktree);
-                let root = shown(&f.worktree.to_string_lossy());
-                if f.worktree_exists {
-                    println!("  {root}");
-                } else {
-                    println!("  {root} (gone: git dibs recover --worktree {root})");
-                }
-            }
-            println!("    {}  {}  {}", f.at, f.working_copy, shown(f.path));
-        }
-        for k in skipped.iter().filter(|k| k.session == s.session) {
-            println!(
-                "  not kept: {} ({}, {})",
-                shown(&k.worktree.join(&k.path).to_string_lossy()),
-                shown(&k.reason),
-                when(k.at)
-            );
-        }
-    }
-    println!(
-        "bring one back: git dibs recover PATH   (a different current file is kept: the \
-         snapshot goes beside it unless --force)"
-    );
 }
 
 #[cfg(test)]

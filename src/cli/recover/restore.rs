@@ -10,8 +10,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
-use super::{Args, Catalog, Version, session_matches, when};
+use super::{Args, Catalog, Version, when};
 use crate::git::lanes::{LaneRepo, git, short_sha};
+use crate::git::snapshot::{self, Content, NewSnapshot, Origin, Put, WorktreeMeta};
 use crate::git::{self, Worktree, retention};
 use crate::platform::files;
 use crate::store::short_id;
@@ -25,6 +26,9 @@ struct Restored {
     session: String,
     commit: String,
     at: String,
+    /// The snapshot that keeps what `--force` overwrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kept: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -56,11 +60,74 @@ fn nothing(root: &Path, args: &Args, why: String) -> Result<ExitCode> {
     Ok(ExitCode::from(1))
 }
 
-/// The version of a file to bring back: the newest of `--session`'s, at or before `--at`.
-fn pick<'a>(versions: &'a [Version], args: &Args, at: Option<u64>) -> Option<&'a Version> {
-    versions.iter().find(|v| {
-        session_matches(&v.session, args.session.as_deref()) && at.is_none_or(|t| v.at <= t)
+/// The version of a file to bring back: the newest of `--session`'s, at or before `--at`
+/// (see [`Catalog::pick`]).
+fn pick<'a>(
+    catalog: &Catalog,
+    root: &Path,
+    rel: &str,
+    versions: &'a [Version],
+    args: &Args,
+    at: Option<u64>,
+) -> Option<&'a Version> {
+    catalog
+        .pick(root, rel, versions, args.session.as_deref(), at)
+        .0
+}
+
+/// The session id of the copies `recover --force` keeps of what it overwrites.
+pub(super) const KEPT_SESSION: &str = "kept";
+
+/// Keep the current content of `rel` in the worktree at `root` on the `kept` snapshot ref
+/// before it is overwritten (a regular file or a link; anything else is not overwritten).
+fn keep_current(catalog: &Catalog, root: &Path, rel: &str) -> Result<String> {
+    let full = root.join(rel);
+    let meta = fs::symlink_metadata(&full)?;
+    let content = if meta.file_type().is_symlink() {
+        Content::Link(fs::read_link(&full)?.into_os_string().into_encoded_bytes())
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        Content::File {
+            bytes: files::read_regular(&full, files::Links::Refuse, 1 << 40)?,
+            executable: meta.permissions().mode() & 0o111 != 0,
+        }
+    };
+    let wt = git::worktree_at(root);
+    let new = NewSnapshot {
+        session: KEPT_SESSION,
+        host: "recover",
+        at: crate::store::now_secs(),
+        puts: &[Put {
+            worktree: root.to_path_buf(),
+            path: rel.to_owned(),
+            content,
+        }],
+        skipped: &[],
+        worktrees: &[WorktreeMeta {
+            root: root.to_path_buf(),
+            branch: wt.as_ref().and_then(Worktree::branch),
+            head: wt.as_ref().and_then(git::head_commit),
+        }],
+        origin: Origin::Kept,
+    };
+    let key = crate::store::Store::snapshot_key(KEPT_SESSION);
+    snapshot::write(&catalog.common_dir, &key, &new).with_context(|| {
+        format!(
+            "cannot keep a copy of {} before overwriting it",
+            full.display()
+        )
     })
+}
+
+/// Whether `current` (the blob a file has now) is kept elsewhere: it is the committed content
+/// of `rel` there, or a version in the snapshots.
+fn kept_elsewhere(catalog: &Catalog, root: &Path, rel: &str, current: &str) -> bool {
+    let key = (root.to_path_buf(), rel.to_owned());
+    catalog
+        .files
+        .get(&key)
+        .is_some_and(|vs| vs.iter().any(|v| v.blob == current))
+        || catalog.snapshots.committed_blob(root, rel).as_deref() == Some(current)
 }
 
 /// Write `v`'s content at `target` (a new file, or over one with `replace`), atomically.
@@ -93,7 +160,15 @@ struct Folder<'a> {
     worktrees_gone: &'a [PathBuf],
 }
 
-fn restore_one(catalog: &Catalog, v: &Version, target: &Path, force: bool) -> Result<Restored> {
+fn restore_one(
+    catalog: &Catalog,
+    v: &Version,
+    root: &Path,
+    rel: &str,
+    force: bool,
+) -> Result<Restored> {
+    let target = root.join(rel);
+    let target = target.as_path();
     let here = fs::symlink_metadata(target).ok();
     let current = catalog.snapshots.current_blob(target);
     let mut out = Restored {
@@ -103,15 +178,24 @@ fn restore_one(catalog: &Catalog, v: &Version, target: &Path, force: bool) -> Re
         session: v.session.clone(),
         commit: v.commit.clone(),
         at: when(v.at),
+        kept: None,
     };
     if current.as_deref() == Some(v.blob.as_str()) {
         return Ok(out);
     }
     let in_the_way = here.as_ref().is_some_and(|m| m.is_dir());
-    let to = if here.is_none() || (force && !in_the_way) {
+    // What is there now may be overwritten when nothing of it would be lost: it is the
+    // committed content or in the snapshots; with --force it is kept first.
+    let known = current
+        .as_deref()
+        .is_some_and(|c| kept_elsewhere(catalog, root, rel, c));
+    let to = if here.is_none() || (!in_the_way && (known || force)) {
         out.action = if here.is_none() {
             "restored"
+        } else if known {
+            "replaced"
         } else {
+            out.kept = Some(keep_current(catalog, root, rel)?);
             "overwritten"
         };
         target.to_path_buf()
@@ -141,6 +225,17 @@ fn print_restored(list: &[Restored]) {
                 shown(&r.path),
                 shown(to)
             ),
+            ("replaced", _) => println!(
+                "{}: restored from {who} (what it replaced is committed or in the snapshots)",
+                shown(&r.path)
+            ),
+            ("overwritten", _) => println!(
+                "{}: overwritten from {who}; what was there is kept (snapshot {}): git dibs \
+                 recover {} --session {KEPT_SESSION}",
+                shown(&r.path),
+                r.kept.as_deref().map_or("?", short_sha),
+                shown(&r.path)
+            ),
             (action, _) => println!("{}: {action} from {who}", shown(&r.path)),
         }
     }
@@ -162,7 +257,7 @@ pub(super) fn files(
         if !target.starts_with(&full) {
             continue;
         }
-        let Some(v) = pick(versions, args, at) else {
+        let Some(v) = pick(catalog, root, rel, versions, args, at) else {
             continue;
         };
         if git::worktree_at(root).is_none() {
@@ -171,7 +266,7 @@ pub(super) fn files(
             }
             continue;
         }
-        done.push(restore_one(catalog, v, &target, args.force)?);
+        done.push(restore_one(catalog, v, root, rel, args.force)?);
     }
     if args.json {
         println!(
@@ -277,18 +372,13 @@ pub(super) fn worktree(
         if *r != root {
             continue;
         }
-        let Some(v) = pick(versions, args, at) else {
+        let Some(v) = pick(catalog, r, rel, versions, args, at) else {
             continue;
         };
         // In a fresh checkout a snapshot newer than HEAD is the uncommitted work: it goes in
         // place. An older one may predate a commit that changed the file: it goes beside.
         let fresh = created && i64::try_from(v.at).unwrap_or(0) >= head_time;
-        done.push(restore_one(
-            catalog,
-            v,
-            &root.join(rel),
-            args.force || fresh,
-        )?);
+        done.push(restore_one(catalog, v, &root, rel, args.force || fresh)?);
     }
     let (branch, commit) = checked_out.unzip();
     if args.json {

@@ -45,6 +45,14 @@ impl Cli {
         run_text(&self.common_dir, args).map_err(self.err())
     }
 
+    /// The blob id of `path` in the commit checked out in the worktree at `root`.
+    pub(crate) fn committed_blob(&self, root: &Path, path: &str) -> Option<String> {
+        let spec = format!("HEAD:{path}");
+        let id = run_text(root, &["rev-parse", "--verify", "-q", &spec]).ok()?;
+        let kind = run_text(root, &["cat-file", "-t", &id]).ok()?;
+        (kind == "blob").then_some(id)
+    }
+
     /// Write snapshot `new` on the chain of the session whose store key is `key` (see
     /// [`snapshot::write`]); returns the new commit's id.
     pub(crate) fn write(&self, key: &str, new: &NewSnapshot<'_>) -> Result<String, SnapshotError> {

@@ -148,6 +148,39 @@ pub(crate) struct Meta {
     /// What this snapshot left out.
     #[serde(default)]
     pub(crate) skipped: Vec<Skipped>,
+    /// Where its content came from; `None` in snapshots made before this was recorded (taken
+    /// as the agent's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) origin: Option<Origin>,
+}
+
+/// Where a snapshot's content came from, so `recover` can tell the agent's own work from a
+/// state found on disk that anyone may have made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Origin {
+    /// Written by the session's edit tool.
+    Edit,
+    /// Written by the session's shell command (named on its line, or found after it ran, or
+    /// by a background job it started).
+    Shell,
+    /// Found changed by stat data alone, before a tool call: a person's editor, a formatter,
+    /// another program, or a command that reverted the file.
+    Sweep,
+    /// What `recover --force` overwrote, kept before it did.
+    Kept,
+}
+
+impl Origin {
+    /// The name shown in listings.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Origin::Edit => "edit",
+            Origin::Shell => "shell",
+            Origin::Sweep => "sweep",
+            Origin::Kept => "kept",
+        }
+    }
 }
 
 /// One new snapshot of a session.
@@ -165,6 +198,8 @@ pub(crate) struct NewSnapshot<'a> {
     pub(crate) skipped: &'a [Skipped],
     /// The worktrees of `puts` and `skipped` as they are now (branch, HEAD).
     pub(crate) worktrees: &'a [WorktreeMeta],
+    /// Where the content came from.
+    pub(crate) origin: Origin,
 }
 
 /// The id under `files/` of the worktree at `root`.
@@ -266,6 +301,7 @@ pub(crate) fn describe(new: &NewSnapshot<'_>, parent: Option<Meta>) -> Meta {
         worktrees: parent.map(|m| m.worktrees).unwrap_or_default(),
         changed: Vec::new(),
         skipped: new.skipped.to_vec(),
+        origin: Some(new.origin),
     };
     for w in new.worktrees {
         meta.worktrees.insert(worktree_id(&w.root), w.clone());
@@ -454,6 +490,18 @@ impl Snapshots {
             }
         }
         Ok(gone)
+    }
+
+    /// The blob id of `path` in the commit checked out in the worktree at `root` (what a
+    /// reset or checkout there puts back); `None` when it is not in that commit.
+    pub(crate) fn committed_blob(&self, root: &Path, path: &str) -> Option<String> {
+        if let Reader::Cli(cli) = &self.inner {
+            return cli.committed_blob(root, path);
+        }
+        let repo = git2::Repository::open(root).ok()?;
+        let tree = repo.head().ok()?.peel_to_tree().ok()?;
+        let entry = tree.get_path(Path::new(path)).ok()?;
+        (entry.kind() == Some(git2::ObjectType::Blob)).then(|| entry.id().to_string())
     }
 
     /// The blob id the file at `full` would have in this repository now (see

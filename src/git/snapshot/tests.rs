@@ -56,6 +56,7 @@ fn nested_snapshot(repo: &git2::Repository, wid: &str, root: &Path) -> git2::Oid
             branch: None,
             head: None,
         }],
+        origin: Origin::Edit,
     };
     let message = message(&new, &describe(&new, None));
     let sig = git2::Signature::new(IDENTITY.0, IDENTITY.1, &git2::Time::new(1, 0)).unwrap();
@@ -96,6 +97,7 @@ fn a_nested_chain_reads_the_same_and_its_next_snapshot_is_flat() {
         puts: &puts,
         skipped: &[],
         worktrees: &[],
+        origin: Origin::Edit,
     };
     let tip = write(repo.path(), "s1", &new).unwrap();
     let history = snaps.history(&tip);

@@ -1,0 +1,202 @@
+//! `git dibs recover` alone: what can be brought back, by session, worktree and file, with
+//! when, where each version came from, whether the working copy still matches, what was left
+//! out, and the commits retention refs keep that no branch holds.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::{Args, Catalog, Skip, Version, session_matches, shown, when};
+use crate::git::retention::Unheld;
+use crate::git::snapshot::Origin;
+use crate::store::short_id;
+
+/// How the working copy compares with a version.
+fn state_of(catalog: &Catalog, root: &Path, path: &str, blob: &str) -> &'static str {
+    match catalog.snapshots.current_blob(&root.join(path)) {
+        Some(b) if b == blob => "matches",
+        Some(_) => "differs",
+        None => "missing",
+    }
+}
+
+#[derive(Serialize)]
+struct ListedFile<'a> {
+    session: &'a str,
+    host: &'a str,
+    worktree: &'a Path,
+    worktree_exists: bool,
+    path: &'a str,
+    at: String,
+    commit: &'a str,
+    versions: usize,
+    working_copy: &'static str,
+    /// Where this version came from: `edit`, `shell`, `sweep` (found changed by stat data:
+    /// anyone's), `kept` (what `recover --force` overwrote); absent for older snapshots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<&'static str>,
+    /// When a later sweep found the file put back to its committed content (passed over: this
+    /// version is what `recover PATH` brings back).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reverted_at: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ListedSession<'a> {
+    session: &'a str,
+    host: &'a str,
+    #[serde(rename = "ref")]
+    reference: &'a str,
+    snapshots: usize,
+    newest: String,
+}
+
+#[derive(Serialize)]
+struct Listing<'a> {
+    version: u32,
+    sessions: Vec<ListedSession<'a>>,
+    files: Vec<ListedFile<'a>>,
+    skipped: Vec<&'a Skip>,
+    /// Commits retention refs keep that no branch holds.
+    commits: Vec<Unheld>,
+}
+
+pub(super) fn list(catalog: &Catalog, args: &Args, commits: Vec<Unheld>) -> Result<ExitCode> {
+    let filter = args.session.as_deref();
+    let mut files = Vec::new();
+    for ((root, path), versions) in &catalog.files {
+        let mut sessions: Vec<&str> = Vec::new();
+        for v in versions {
+            if session_matches(&v.session, filter) && !sessions.contains(&v.session.as_str()) {
+                sessions.push(&v.session);
+            }
+        }
+        for id in sessions {
+            let own: Vec<&Version> = versions.iter().filter(|v| v.session == id).collect();
+            let (Some(v), reverted) = catalog.pick(root, path, own.iter().copied(), Some(id), None)
+            else {
+                continue;
+            };
+            files.push(ListedFile {
+                session: &v.session,
+                host: &v.host,
+                worktree: root,
+                worktree_exists: crate::git::worktree_at(root).is_some(),
+                path,
+                at: when(v.at),
+                commit: &v.commit,
+                versions: own.len(),
+                working_copy: state_of(catalog, root, path, &v.blob),
+                origin: v.origin.map(Origin::name),
+                reverted_at: reverted.map(|r| when(r.at)),
+            });
+        }
+    }
+    files.sort_by(|a, b| (a.session, a.worktree, a.path).cmp(&(b.session, b.worktree, b.path)));
+    let sessions: Vec<ListedSession<'_>> = catalog
+        .sessions
+        .iter()
+        .filter(|s| session_matches(&s.0, filter))
+        .map(|s| ListedSession {
+            session: &s.0,
+            host: &s.1,
+            reference: &s.2,
+            snapshots: s.3,
+            newest: when(s.4),
+        })
+        .collect();
+    let skipped: Vec<&Skip> = catalog
+        .skipped
+        .iter()
+        .filter(|s| session_matches(&s.session, filter))
+        .collect();
+    let found = !files.is_empty() || !skipped.is_empty() || !commits.is_empty();
+    if args.json {
+        let listing = Listing {
+            version: 1,
+            sessions,
+            files,
+            skipped,
+            commits,
+        };
+        println!("{}", serde_json::to_string_pretty(&listing)?);
+    } else if !found {
+        println!("nothing to recover: no snapshots here");
+    } else {
+        if !files.is_empty() || !skipped.is_empty() {
+            print_listing(&sessions, &files, &skipped);
+        }
+        print_commits(&commits);
+    }
+    Ok(ExitCode::from(if found { 0 } else { 1 }))
+}
+
+/// Commits no branch holds, each with the command that makes a branch of it again.
+fn print_commits(commits: &[Unheld]) {
+    for c in commits {
+        let short = crate::git::lanes::short_sha(&c.commit);
+        let name = if c.branch_exists || c.branch.starts_with("detached/") {
+            format!("{}-recovered", c.branch.replace('/', "-"))
+        } else {
+            c.branch.clone()
+        };
+        println!(
+            "commit {short} of {} is on no branch now (kept by {}): git branch {} {short}",
+            shown(&c.branch),
+            shown(&c.reference),
+            shown(&name)
+        );
+    }
+}
+
+fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipped: &[&Skip]) {
+    for s in sessions {
+        println!(
+            "session {} ({}), {} snapshot{}, newest {}",
+            shown(short_id(s.session)),
+            s.host,
+            s.snapshots,
+            if s.snapshots == 1 { "" } else { "s" },
+            s.newest
+        );
+        let mut last_root: Option<&Path> = None;
+        for f in files.iter().filter(|f| f.session == s.session) {
+            if last_root != Some(f.worktree) {
+                last_root = Some(f.worktree);
+                let root = shown(&f.worktree.to_string_lossy());
+                if f.worktree_exists {
+                    println!("  {root}");
+                } else {
+                    println!("  {root} (gone: git dibs recover --worktree {root})");
+                }
+            }
+            let origin = match f.origin {
+                Some(o @ ("sweep" | "kept")) => format!("  [{o}]"),
+                _ => String::new(),
+            };
+            let reverted = f.reverted_at.as_ref().map_or(String::new(), |t| {
+                format!("  (put back to the committed content at {t}; recover brings back this)")
+            });
+            println!(
+                "    {}  {}  {}{origin}{reverted}",
+                f.at,
+                f.working_copy,
+                shown(f.path)
+            );
+        }
+        for k in skipped.iter().filter(|k| k.session == s.session) {
+            println!(
+                "  not kept: {} ({}, {})",
+                shown(&k.worktree.join(&k.path).to_string_lossy()),
+                shown(&k.reason),
+                when(k.at)
+            );
+        }
+    }
+    println!(
+        "bring one back: git dibs recover PATH   (a current file kept nowhere else is not \
+         overwritten: the snapshot goes beside it; --force keeps a copy, then overwrites)"
+    );
+}
