@@ -231,6 +231,36 @@ pub(crate) fn decode(text: &str) -> Option<(SnapState, usize)> {
     Some((state, lines))
 }
 
+/// The newest `f` line of `path` in the worktree whose id is `wid` (root `root`), found by
+/// searching `text` back from its end for that line alone (no other line is decoded); `None`
+/// when no whole line names it.
+pub(crate) fn last_file(
+    text: &str,
+    wid: &str,
+    root: &std::path::Path,
+    path: &str,
+) -> Option<Watched> {
+    let mut needle = String::with_capacity(path.len() + 2);
+    needle.push('\t');
+    escape(&mut needle, path);
+    needle.push('\n');
+    let mut roots: FnvMap<&str, PathBuf> = FnvMap::default();
+    roots.insert(wid, root.to_path_buf());
+    // An escaped field holds no tab or newline, so the needle can only be a line's last field.
+    for (at, _) in text.rmatch_indices(needle.as_str()) {
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line = &text[start..at + needle.len() - 1];
+        let mut fields = pieces(line, b'\t');
+        if fields.next() != Some("f") {
+            continue;
+        }
+        if let Some((_, w)) = file_of(&mut fields, &roots) {
+            return Some(w);
+        }
+    }
+    None
+}
+
 /// The file of an `f` line's fields (after the `f`), with its key: its worktree id and its
 /// path as written.
 fn file_of<'t>(
@@ -317,5 +347,21 @@ mod tests {
         more.push_str("f\tid6\t1\t2");
         assert_eq!(decode(&more).unwrap().0, back);
         assert_eq!(decode("c\tabc\t1\n"), None);
+        // One file's newest line is found alone, whatever its name holds; a torn line, another
+        // worktree's or a path that only ends the same are not it.
+        let root = std::path::Path::new("/w/a\tb");
+        let found = last_file(&more, "id6", root, "x\ny.rs").unwrap();
+        assert_eq!((found.stamp.len, found.worktree.as_path()), (7, root));
+        assert_eq!(
+            last_file(&more, "id6", root, "x\\y\r"),
+            Some(back.files[0].clone())
+        );
+        assert_eq!(last_file(&more, "id6", root, "y.rs"), None);
+        assert_eq!(last_file(&more, "id7", root, "x\ny.rs"), None);
+        assert_eq!(last_file(&more, "id6", root, "z"), None);
+        assert_eq!(
+            last_file("f\tid6\t1\t2\t3\t4\t5\t-\t-\tq", "id6", root, "q"),
+            None
+        );
     }
 }

@@ -166,6 +166,20 @@ impl Store {
         read_state(&self.state_path(id)).filter(|s| s.session == id)
     }
 
+    /// What session `id`'s snapshot state remembers of `path` in the worktree at `root`, read
+    /// without decoding the rest of the state (an edit's pre-check costs one read and a search).
+    pub(crate) fn watched_file(&self, id: &str, root: &Path, path: &str) -> Option<Watched> {
+        let bytes = crate::platform::files::read_regular(
+            &self.state_path(id),
+            crate::platform::files::Links::Refuse,
+            MAX_STATE_BYTES,
+        )
+        .ok()?;
+        let text = String::from_utf8_lossy(&bytes);
+        let wid = crate::git::snapshot::worktree_id(root);
+        snaplog::last_file(&text, &wid, root, path)
+    }
+
     /// Record in `state` (session `state.session`'s snapshot state as read before) that
     /// `commit` was made at `at`, when one was, and the newest stat data of `files`: `state`
     /// is updated as its log now reads, and the lines are appended to the log (one append, no

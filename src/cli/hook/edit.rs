@@ -41,11 +41,11 @@ pub(crate) fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Res
     }
     let files: Vec<FileKey> = located.iter().map(key).collect();
     let mut holders = Vec::with_capacity(files.len());
-    let mut watchers: Vec<String> = Vec::new();
+    let mut watchers: Vec<(String, crate::protocol::Host)> = Vec::new();
     for f in &files {
         let mut live = store.holders(f, Actor::from(ctx.event), ctx.now)?;
         if !live.is_empty() {
-            watchers.extend(live.iter().map(|h| h.session.id.clone()));
+            watchers.extend(live.iter().map(|h| (h.session.id.clone(), h.session.host)));
             live.retain(|h| ctx.alive(&h.session, wt));
         }
         holders.push(live);

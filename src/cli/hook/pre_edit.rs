@@ -15,7 +15,12 @@ use crate::store::{self, Stamp, Store};
 /// formatter: by stat data) goes into that session's snapshot first, so the edit does not
 /// replace the only copy. One `lstat` when nothing changed and no one else holds the file, and
 /// one read of the session's snapshot state.
-pub(crate) fn keep_changed(event: &Event, store: &Store, located: &[Located], holders: &[String]) {
+pub(crate) fn keep_changed(
+    event: &Event,
+    store: &Store,
+    located: &[Located],
+    holders: &[(String, Host)],
+) {
     let Some(first) = located.first() else {
         return;
     };
@@ -23,23 +28,20 @@ pub(crate) fn keep_changed(event: &Event, store: &Store, located: &[Located], ho
         return;
     }
     let common_dir = &first.worktree.common_dir;
-    let mut sessions: Vec<&str> = vec![event.session_id.as_str()];
-    for h in holders {
-        if !sessions.contains(&h.as_str()) {
-            sessions.push(h);
+    let mut sessions: Vec<(&str, Host)> = vec![(event.session_id.as_str(), event.host)];
+    for (id, host) in holders {
+        if !sessions.iter().any(|(s, _)| s == id) {
+            sessions.push((id, *host));
         }
     }
     let now = store::now_secs();
-    for id in sessions {
-        let Some(state) = store.snapshot_state(id) else {
-            continue;
-        };
+    for (id, host) in sessions {
         let changed: Vec<Pending> = located
             .iter()
             .filter(|l| l.worktree.common_dir == *common_dir)
             .filter(|l| {
-                state
-                    .watched(&l.worktree.root, &l.relative)
+                store
+                    .watched_file(id, &l.worktree.root, &l.relative)
                     .is_some_and(|w| {
                         fs::symlink_metadata(l.worktree.root.join(&l.relative))
                             .is_ok_and(|m| Stamp::of(&m) != w.stamp)
@@ -53,20 +55,16 @@ pub(crate) fn keep_changed(event: &Event, store: &Store, located: &[Located], ho
         if changed.is_empty() {
             continue;
         }
-        let host = if state.host.is_empty() {
-            Host::Person.name()
-        } else {
-            state.host.as_str()
-        };
-        if let Err(e) = snapshot(
+        let result = snapshot(
             store,
             common_dir,
-            &state.session,
-            host,
+            id,
+            host.name(),
             now,
             &changed,
             Source::Sweep,
-        ) {
+        );
+        if let Err(e) = result {
             failed(Some(store), now, &e);
         }
     }
