@@ -57,27 +57,6 @@ pub(super) fn with_bash_env(
     }
 }
 
-/// The script a shell or `.`/`source` runs from a file operand: `Some(None)` when there is one
-/// but it cannot be read.
-pub(super) fn script_file(
-    argv: &[Arg],
-    script: Option<&Arg>,
-    assignments: &[(String, String)],
-    cwd: &Path,
-) -> Option<Option<String>> {
-    let name = basename(&argv.first()?.text);
-    let file = match (name, script) {
-        (_, Some(f)) => f,
-        ("." | "source", None) => argv.get(1)?,
-        _ => return None,
-    };
-    if file.var || file.cmdsub {
-        return Some(None);
-    }
-    let text = read_script(&join_dir(cwd, &file.text));
-    Some(text.and_then(|t| with_bash_env(argv, assignments, cwd, &t)))
-}
-
 use super::quote_word as quote;
 
 fn join(words: &[Arg]) -> String {

@@ -7,24 +7,26 @@ use super::ast::{Command, List, Redir, Simple, Word};
 use super::builtins::{change_dir, literal_output, redirections};
 use super::effects;
 use super::expand::{Arg, expand_word, join_dir};
-use super::lex::Parser;
+use super::sources::{self, ProcSubs};
 use super::state::{State, Stdin};
 use super::vars::{self, Resolver};
-use super::wrappers::{Shell, peel};
-use super::{ParseError, Redirect, SimpleCommand, Unknown};
+use super::wrappers::{Shell, basename, peel};
+use super::{ParseError, SimpleCommand, Unknown};
 
 /// Most values a `for` loop is followed through one by one.
 const MAX_LOOP_VALUES: usize = 32;
 
 /// What an enclosing `bash -c`, `eval` or `xargs` passes down to the commands it runs.
 #[derive(Clone, Debug, Default)]
-struct Inherit {
-    assigns: Vec<(String, String)>,
-    force: Option<Unknown>,
+pub(super) struct Inherit {
+    pub(super) assigns: Vec<(String, String)>,
+    pub(super) force: Option<Unknown>,
 }
 
-struct Ev<'a> {
-    out: Vec<SimpleCommand>,
+pub(super) struct Ev<'a> {
+    pub(super) out: Vec<SimpleCommand>,
+    /// Files written earlier in the line, as the command being evaluated sees them.
+    pub(super) written: Vec<(PathBuf, Option<String>)>,
     home: Option<&'a Path>,
     resolver: Resolver<'a>,
 }
@@ -38,6 +40,7 @@ pub(super) fn run(
 ) -> Result<Vec<SimpleCommand>, ParseError> {
     let mut ev = Ev {
         out: Vec::new(),
+        written: Vec::new(),
         home,
         resolver,
     };
@@ -53,7 +56,7 @@ pub(super) fn run(
 
 impl Ev<'_> {
     /// Run a list; returns its output when it is one command (or pipeline) with literal output.
-    fn list(
+    pub(super) fn list(
         &mut self,
         list: &List,
         st: &mut State,
@@ -61,13 +64,32 @@ impl Ev<'_> {
     ) -> Result<Option<String>, ParseError> {
         let mut last = None;
         for (ao, background) in &list.items {
-            let mut bg_state;
-            let st: &mut State = if *background {
-                bg_state = st.clone();
-                &mut bg_state
+            if *background {
+                let mut bg = st.clone();
+                last = self.and_or(ao, &mut bg, inh)?;
+                st.written = bg.written;
             } else {
-                st
-            };
+                last = self.and_or(ao, st, inh)?;
+            }
+        }
+        let single = list.items.len() == 1
+            && list
+                .items
+                .iter()
+                .all(|(ao, bg)| !bg && ao.pipelines.len() == 1);
+        Ok(if single { last } else { None })
+    }
+
+    /// Run one `a && b || c` list item; returns its output when it is one pipeline with
+    /// literal output.
+    fn and_or(
+        &mut self,
+        ao: &super::ast::AndOr,
+        st: &mut State,
+        inh: &Inherit,
+    ) -> Result<Option<String>, ParseError> {
+        let mut last = None;
+        {
             // A pipeline after an `||` runs when something before it failed, so in any of the
             // states the line had reached by then: only what all of them agree on is known.
             let mut reached = vec![st.clone()];
@@ -88,7 +110,10 @@ impl Ev<'_> {
                         Some(Some(t)) => Stdin::Text(t),
                         Some(None) => Stdin::Opaque,
                     };
-                    let out = self.command(cmd, &mut st.clone(), inh, stdin)?;
+                    let mut sub = st.clone();
+                    let out = self.command(cmd, &mut sub, inh, stdin)?;
+                    // Each part runs in a subshell, but the files it writes stay written.
+                    st.written = sub.written;
                     piped = Some(out);
                 }
                 last = piped.flatten();
@@ -100,12 +125,7 @@ impl Ev<'_> {
                 *st = merged;
             }
         }
-        let single = list.items.len() == 1
-            && list
-                .items
-                .iter()
-                .all(|(ao, bg)| !bg && ao.pipelines.len() == 1);
-        Ok(if single { last } else { None })
+        Ok(last)
     }
 
     /// Run the substitutions of a word; returns their literal outputs where known.
@@ -154,7 +174,9 @@ impl Ev<'_> {
             Command::Simple(s) => return self.simple(s, st, inh, stdin),
             Command::Subshell(l, rs) => {
                 self.redir_subs(rs, st, inh)?;
-                self.list(l, &mut st.clone(), inh)?;
+                let mut sub = st.clone();
+                self.list(l, &mut sub, inh)?;
+                st.written = sub.written;
             }
             Command::Group(l, rs) => {
                 self.redir_subs(rs, st, inh)?;
@@ -254,6 +276,7 @@ impl Ev<'_> {
         inh: &Inherit,
         piped: Stdin,
     ) -> Result<Option<String>, ParseError> {
+        self.written.clone_from(&st.written);
         let mut values = Vec::new();
         for w in &s.assigns {
             let outs = self.subs_of(w, st, inh)?;
@@ -265,8 +288,16 @@ impl Ev<'_> {
             values.push((name, value.text(), resolved));
         }
         let mut words = Vec::new();
+        let mut procs: ProcSubs = Vec::new();
         for w in &s.words {
-            words.push(self.substituted(w, st, inh)?);
+            if sources::is_procsub(w) {
+                // `<(...)` names a pipe carrying the output, not the output itself.
+                let out = self.subs_of(w, st, inh)?.pop().flatten();
+                procs.push((w.text(), out));
+                words.push(w.clone());
+            } else {
+                words.push(self.substituted(w, st, inh)?);
+            }
         }
         self.redir_subs(&s.redirs, st, inh)?;
 
@@ -287,6 +318,8 @@ impl Ev<'_> {
             assignments.push((name, resolved.unwrap_or(text)));
         }
         let (redirects, stdin) = redirections(&s.redirs, piped, &st.cwd);
+        let stdin = sources::resolve_stdin(stdin, st);
+        let stdin_from = sources::input(&stdin);
 
         let peeled = peel(args);
         assignments.extend(peeled.assignments.iter().cloned());
@@ -301,15 +334,20 @@ impl Ev<'_> {
         let force = inh
             .force
             .or(peeled.xargs.then_some(Unknown::Xargs))
-            .or(peeled.exhausted.then_some(Unknown::Eval));
-        let argv = peeled.argv;
+            .or((peeled.exhausted || peeled.rooted).then_some(Unknown::Eval));
+        let mut argv = peeled.argv;
 
         let input = match &stdin {
             Stdin::Text(t) => Some(t.clone()),
             _ => None,
         };
         let text = |t: Option<String>| t.map_or(Stdin::Opaque, Stdin::Text);
-        let nested_stdin = match (&peeled.shell, stdin) {
+        let with_env = |src: Stdin, argv: &[Arg]| match src {
+            Stdin::Text(t) => text(effects::with_bash_env(argv, &assignments, &cwd, &t)),
+            s => s,
+        };
+        let name = argv.first().map(|a| basename(&a.text).to_owned());
+        let nested_stdin = match (&peeled.shell, &stdin) {
             (Some(Shell::Command(a)), _) => Some(text(effects::with_bash_env(
                 &argv,
                 &assignments,
@@ -317,11 +355,21 @@ impl Ev<'_> {
                 &a.text,
             ))),
             (Some(Shell::Script(f)), _) => {
-                effects::script_file(&argv, Some(f), &assignments, &cwd).map(text)
+                sources::script(f, &stdin, st, &cwd, &procs).map(|src| with_env(src, &argv))
             }
-            (Some(Shell::Stdin), Stdin::File(f)) => Some(text(effects::read_script(&f))),
-            (Some(Shell::Stdin), s @ (Stdin::Text(_) | Stdin::Opaque)) => Some(s),
-            (None, _) => effects::script_file(&argv, None, &assignments, &cwd).map(text),
+            (Some(Shell::Stdin), Stdin::File(f)) => Some(text(effects::read_script(f))),
+            (Some(Shell::Stdin), s @ (Stdin::Text(_) | Stdin::Opaque)) => Some(s.clone()),
+            (None, _) if matches!(name.as_deref(), Some("." | "source")) && argv.len() > 1 => {
+                sources::script(&argv[1], &stdin, st, &cwd, &procs)
+            }
+            (None, _) => match sources::run_by_path(&argv[0].text, st, &cwd) {
+                Some(sources::Run::Shell(src)) => Some(src),
+                Some(sources::Run::Interpreter(prog)) => {
+                    argv.insert(0, Arg::plain(&prog));
+                    None
+                }
+                None => None,
+            },
             _ => None,
         };
         if let Some(source) = nested_stdin {
@@ -346,6 +394,7 @@ impl Ev<'_> {
                 }
                 unknown = Unknown::Unreadable;
             }
+            self.written.clone_from(&st.written);
             let mut argv = argv;
             if let (Stdin::Text(text), Unknown::Unreadable) = (&source, unknown) {
                 argv.push(Arg::plain(text));
@@ -409,11 +458,8 @@ impl Ev<'_> {
                 );
             }
         }
-        let mut unknown = force;
-        if (name == "source" || name == ".") && argv.len() > 1 {
-            unknown = unknown.or(Some(Unknown::Eval));
-        }
-        let unknown = unknown
+        // (`.`/`source` of a file that does not exist runs nothing.)
+        let unknown = force
             .or(argv.iter().any(|a| a.cut).then_some(Unknown::Glob))
             .or(argv
                 .iter()
@@ -433,65 +479,13 @@ impl Ev<'_> {
             effects::builtin(&argv, st);
         }
         effects::note_made(&argv, &cwd, st);
+        self.written.clone_from(&st.written);
+        sources::note_written(&argv, &redirects, output.as_deref(), &stdin, &cwd, st);
         self.emit(argv, assignments, cwd, known, redirects, unknown);
         if let Some(last) = self.out.last_mut() {
             last.input = input;
+            last.stdin = stdin_from;
         }
         Ok(output)
-    }
-
-    /// Parse and run nested shell text; false when it is not valid syntax.
-    fn nested(
-        &mut self,
-        text: &str,
-        depth: u32,
-        mut st: State,
-        inh: &Inherit,
-    ) -> Result<bool, ParseError> {
-        self.nested_in(text, depth, &mut st, inh)
-    }
-
-    /// Commands in `text`, run in the shell whose state is `st` (as `eval` does: a `cd` or an
-    /// assignment there holds for what follows).
-    fn nested_in(
-        &mut self,
-        text: &str,
-        depth: u32,
-        st: &mut State,
-        inh: &Inherit,
-    ) -> Result<bool, ParseError> {
-        match Parser::new(text, depth + 1).parse_program() {
-            Ok(list) => {
-                self.list(&list, st, inh)?;
-                Ok(true)
-            }
-            Err(ParseError::Syntax(_)) => Ok(false),
-            Err(e) => Err(e),
-        }
-    }
-
-    fn emit(
-        &mut self,
-        argv: Vec<Arg>,
-        assignments: Vec<(String, String)>,
-        cwd: PathBuf,
-        cwd_known: bool,
-        redirects: Vec<Redirect>,
-        unknown: Option<Unknown>,
-    ) {
-        if argv.is_empty() {
-            return;
-        }
-        let dynamic = argv.iter().map(|a| a.bare && (a.var || a.cmdsub)).collect();
-        self.out.push(SimpleCommand {
-            dynamic,
-            input: None,
-            argv: argv.into_iter().map(|a| a.text).collect(),
-            assignments,
-            cwd,
-            cwd_known,
-            redirects,
-            unknown,
-        });
     }
 }

@@ -50,7 +50,7 @@ pub(super) fn expand_word(
 ) -> Vec<Arg> {
     let mut out = Vec::new();
     for chars in brace_expand(&w.chars) {
-        let chars = tilde(chars, home);
+        let (chars, tilde_unknown) = tilde(chars, home, cwd_known.then_some(cwd));
         let mut cut = false;
         let absolute = chars.first().is_some_and(|c| c.c == '/');
         let globbed = if !w.has_var && !w.has_cmdsub && has_glob(&chars) && !cwd_known && !absolute
@@ -73,7 +73,7 @@ pub(super) fn expand_word(
         let texts = globbed.unwrap_or_else(|| vec![chars.iter().map(|c| c.c).collect()]);
         out.extend(texts.into_iter().map(|text| Arg {
             text,
-            var: w.has_var,
+            var: w.has_var || tilde_unknown,
             cmdsub: w.has_cmdsub,
             bare: w.bare,
             cut,
@@ -90,15 +90,31 @@ enum Globbed {
     TooMany,
 }
 
-fn tilde(mut chars: Vec<WChar>, home: Option<&Path>) -> Vec<WChar> {
-    let lead = chars.first().is_some_and(|c| c.c == '~' && !c.quoted);
-    let next_ok = chars.get(1).is_none_or(|c| c.c == '/');
-    if let (true, true, Some(h)) = (lead, next_ok, home.and_then(Path::to_str)) {
-        let mut v: Vec<WChar> = h.chars().map(|c| WChar { c, quoted: true }).collect();
-        v.extend_from_slice(&chars[1..]);
-        chars = v;
+/// A leading unquoted `~`, `~+` (the directory, `$PWD`) or `~-` (`$OLDPWD`) replaced by its
+/// value; true when the word starts with a tilde whose value is not known here (`~-`, `~user`).
+fn tilde(mut chars: Vec<WChar>, home: Option<&Path>, cwd: Option<&Path>) -> (Vec<WChar>, bool) {
+    if !chars.first().is_some_and(|c| c.c == '~' && !c.quoted) {
+        return (chars, false);
     }
-    chars
+    let end = chars.iter().position(|c| c.c == '/').unwrap_or(chars.len());
+    let prefix: String = chars[1..end].iter().map(|c| c.c).collect();
+    if chars[1..end].iter().any(|c| c.quoted) {
+        return (chars, false);
+    }
+    let value = match prefix.as_str() {
+        "" => home,
+        "+" => cwd,
+        _ => return (chars, true),
+    };
+    match value.and_then(Path::to_str) {
+        Some(h) => {
+            let mut v: Vec<WChar> = h.chars().map(|c| WChar { c, quoted: true }).collect();
+            v.extend_from_slice(&chars[end..]);
+            chars = v;
+            (chars, false)
+        }
+        None => (chars, prefix == "+"),
+    }
 }
 
 /// Bash brace expansion over unquoted `{a,b}` and `{x..y}`; iterative and bounded.

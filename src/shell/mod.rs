@@ -9,13 +9,16 @@ mod ast;
 mod builtins;
 mod dollar;
 mod effects;
+mod emit;
 mod eval;
 mod expand;
 mod lex;
 mod parse;
 mod quote;
+mod sources;
 mod state;
 mod vars;
+mod wrapper_specs;
 mod wrappers;
 
 pub(crate) use vars::{Resolver, builtin_output};
@@ -64,6 +67,25 @@ pub struct SimpleCommand {
     pub dynamic: Vec<bool>,
     /// Its standard input when that is literal text (a heredoc, a here-string, `echo ... |`).
     pub input: Option<String>,
+    /// Where its standard input comes from (code on stdin: `echo CODE | python3`).
+    pub stdin: Input,
+    /// Files written earlier in the same line (`>`, `tee`, `cp`, ...), with their content when
+    /// it is literal: what a script run from one of them holds is that, not what is on disk.
+    pub written: Vec<(PathBuf, Option<String>)>,
+}
+
+/// Where a [`SimpleCommand`]'s standard input comes from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Input {
+    /// Neither redirected nor piped.
+    #[default]
+    Inherited,
+    /// Literal text (a heredoc, a here-string, `echo ... |`, a file written earlier in the line).
+    Text(String),
+    /// A file on disk (`< FILE`).
+    File(PathBuf),
+    /// A pipe, a substitution or a file whose content is not known here.
+    Unknown,
 }
 
 /// An output redirection of a [`SimpleCommand`].
@@ -116,6 +138,11 @@ pub enum ParseError {
     /// The command line is not valid shell syntax.
     #[error("shell syntax error: {0}")]
     Syntax(String),
+}
+
+/// Whether `name` (a program's last path component) is a shell that runs its own command text.
+pub(crate) fn is_shell(name: &str) -> bool {
+    wrappers::SHELLS.contains(&name)
 }
 
 /// A word quoted for shell text (left bare when it holds only characters no shell treats

@@ -16,6 +16,8 @@ pub(super) struct State {
     pub(super) vars: Vars,
     pub(super) dotglob: bool,
     pub(super) made: Vec<PathBuf>,
+    /// Files written earlier in the line, with their content when it is literal.
+    pub(super) written: Vec<(PathBuf, Option<String>)>,
     /// `GIT_*` variables exported earlier in the line (name, value as written).
     pub(super) exported: Vec<(String, String)>,
     /// The line starts in a folder that exists: a `cd` into one that does not is a failing
@@ -52,6 +54,13 @@ impl State {
                     self.made.push(m.clone());
                 }
             }
+            for (path, text) in &o.written {
+                match self.written.iter_mut().find(|(p, _)| p == path) {
+                    Some((_, mine)) if mine != text => *mine = None,
+                    Some(_) => {}
+                    None => self.written.push((path.clone(), text.clone())),
+                }
+            }
         }
         self
     }
@@ -66,6 +75,7 @@ impl State {
 }
 
 /// Where a command's standard input comes from, as far as a nested shell cares.
+#[derive(Clone, Debug)]
 pub(super) enum Stdin {
     /// The terminal or nothing special.
     None,

@@ -286,8 +286,10 @@ fn unknowns() {
             "git add -A",
             Some(Unknown::Eval),
         ),
-        ("source ./x.sh", "source ./x.sh", Some(Unknown::Eval)),
-        (". ./x.sh", ". ./x.sh", Some(Unknown::Eval)),
+        // A script that does not exist runs nothing.
+        ("source ./x.sh", "source ./x.sh", None),
+        (". ./x.sh", ". ./x.sh", None),
+        ("source $F", "source $F", Some(Unknown::Eval)),
         (
             "git worktree list | xargs git worktree remove",
             "git worktree remove",

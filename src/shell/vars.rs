@@ -60,8 +60,14 @@ pub(super) fn resolve(
         if from < at || to > w.chars.len() {
             return None;
         }
-        // Unquoted, a value splits into words and globs: follow only the plain ones.
-        if !quoted && text.contains(|c: char| c.is_whitespace() || "*?[".contains(c)) {
+        // Unquoted, a value splits into words (at `IFS`, when the line set it) and globs:
+        // follow only the plain ones.
+        let splits = |c: char| match vars.get("IFS") {
+            None => c.is_whitespace(),
+            Some(Some(ifs)) => ifs.contains(c),
+            Some(None) => true,
+        };
+        if !quoted && text.contains(|c: char| splits(c) || "*?[".contains(c)) {
             return None;
         }
         chars.extend_from_slice(&w.chars[at..from]);

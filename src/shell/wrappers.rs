@@ -2,6 +2,7 @@
 //! recognising a nested shell (`bash -c STRING`, or a shell reading commands from stdin).
 
 use super::expand::Arg;
+use super::wrapper_specs::{JUDGED, LOOSE_WRAPPERS, simple_wrapper};
 
 /// How a shell found at the front of an argv gets its commands.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,19 +29,22 @@ pub(super) struct Peeled {
     pub(crate) shell: Option<Shell>,
     /// More wrappers than [`MAX_WRAPPERS`] were stacked; the rest was not peeled.
     pub(crate) exhausted: bool,
+    /// The command runs under another root (`chroot DIR`) or behind a wrapper whose options
+    /// are not modelled: the paths it names are not known.
+    pub(crate) rooted: bool,
 }
 
 /// Most wrappers peeled off one command.
 const MAX_WRAPPERS: usize = 64;
 
 /// The option grammar of one wrapper.
-struct Spec {
+pub(super) struct Spec {
     /// Short options that take an argument.
-    short_arg: &'static str,
+    pub(super) short_arg: &'static str,
     /// Short options whose argument may only be attached (`-i{}`, `-e`).
-    short_opt_arg: &'static str,
+    pub(super) short_opt_arg: &'static str,
     /// Long options that take an argument in the next word when no `=` is given.
-    long_arg: &'static [&'static str],
+    pub(super) long_arg: &'static [&'static str],
 }
 
 /// Walk the options of a wrapper; returns the index of the first operand. `on` sees each
@@ -123,7 +127,7 @@ fn take_assignments(args: &[Arg], out: &mut Vec<(String, String)>) -> usize {
     n
 }
 
-const SHELLS: &[&str] = &[
+pub(super) const SHELLS: &[&str] = &[
     "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
 ];
 
@@ -243,7 +247,7 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                 };
                 Some(options(rest, &spec, |_, _| {}))
             }
-            "time" | "stdbuf" | "nice" | "ionice" => {
+            "time" | "stdbuf" | "gstdbuf" | "nice" | "ionice" => {
                 p.external = true;
                 let spec = match name.as_str() {
                     "time" => Spec {
@@ -251,7 +255,7 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                         short_opt_arg: "",
                         long_arg: &["format", "output"],
                     },
-                    "stdbuf" => Spec {
+                    "stdbuf" | "gstdbuf" => Spec {
                         short_arg: "ioe",
                         short_opt_arg: "",
                         long_arg: &["input", "output", "error"],
@@ -269,7 +273,53 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                 };
                 Some(options(rest, &spec, |_, _| {}))
             }
-            "timeout" => {
+            "chroot" => {
+                p.external = true;
+                let spec = Spec {
+                    short_arg: "",
+                    short_opt_arg: "",
+                    long_arg: &["userspec", "groups"],
+                };
+                let n = options(rest, &spec, |_, _| {});
+                // Paths under another root are not the paths written here.
+                if rest
+                    .get(n)
+                    .is_some_and(|r| !r.text.trim_end_matches('/').is_empty())
+                {
+                    p.rooted = true;
+                }
+                (n < rest.len()).then_some(n + 1)
+            }
+            "flock" => {
+                p.external = true;
+                let mut command = false;
+                let spec = Spec {
+                    short_arg: "wEc",
+                    short_opt_arg: "",
+                    long_arg: &["timeout", "wait", "conflict-exit-code", "command"],
+                };
+                let n = options(rest, &spec, |o, _| command |= o == "c" || o == "command");
+                // `flock FILE -c TEXT` is read as shell text (`effects::embedded`).
+                let c = rest
+                    .get(n + 1)
+                    .is_some_and(|a| a.text == "-c" || a.text == "--command");
+                (!command && !c && n < rest.len()).then_some(n + 1)
+            }
+            name if let Some((spec, skip)) = simple_wrapper(name) => {
+                p.external = true;
+                let mut no_command = false;
+                let n = options(rest, &spec, |o, v| match (o, v) {
+                    // taskset -p / chrt -p / -m: a process id or a listing, no command.
+                    ("p" | "pid" | "m" | "max", _) if skip > 0 => no_command = true,
+                    ("w" | "wd" | "working-directory", Some(v)) if name == "unshare" => {
+                        p.chdir = Some(v.clone());
+                    }
+                    ("R" | "root", Some(_)) if name == "unshare" => p.rooted = true,
+                    _ => {}
+                });
+                (!no_command).then_some(n + skip)
+            }
+            "timeout" | "gtimeout" => {
                 p.external = true;
                 let spec = Spec {
                     short_arg: "sk",
@@ -280,7 +330,7 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                 // Skip the DURATION operand.
                 (n < rest.len()).then_some(n + 1)
             }
-            "xargs" => {
+            "xargs" | "gxargs" => {
                 p.external = true;
                 p.xargs = true;
                 let spec = Spec {
@@ -335,6 +385,12 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                 p.shell = shell_mode(rest);
                 break;
             }
+            s if LOOSE_WRAPPERS.contains(&s) => {
+                p.external = true;
+                p.rooted = true;
+                rest.iter()
+                    .position(|a| JUDGED.contains(&basename(&a.text)))
+            }
             _ => None,
         };
         match start {
@@ -351,6 +407,7 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
 /// How a shell invoked with these arguments (after its name) gets its commands.
 fn shell_mode(args: &[Arg]) -> Option<Shell> {
     let mut command = false;
+    let mut stdin = false;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].text.as_str();
@@ -372,11 +429,16 @@ fn shell_mode(args: &[Arg]) -> Option<Shell> {
             break;
         }
         command |= cluster.contains('c');
+        // `-s`: commands come from standard input, the operands are positional parameters.
+        stdin |= cluster.contains('s') && !a.starts_with('+');
         // `-o NAME` / `-O NAME` take the next word.
         i += 1 + cluster.chars().filter(|&c| c == 'o' || c == 'O').count();
     }
     if command {
         return args.get(i).cloned().map(Shell::Command);
+    }
+    if stdin {
+        return Some(Shell::Stdin);
     }
     match args.get(i) {
         None => Some(Shell::Stdin),
