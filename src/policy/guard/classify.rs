@@ -29,8 +29,10 @@ pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guar
     out
 }
 
+/// Whether a word still holds an expansion after the parser's own: a variable, a substitution,
+/// or a tilde it could not expand (`~-`, `~user`).
 pub(super) fn has_expansion(word: &str) -> bool {
-    word.contains('$') || word.contains('`')
+    word.contains('$') || word.contains('`') || word.starts_with('~')
 }
 
 use crate::shell::quote_word as show_word;
@@ -101,6 +103,12 @@ fn classify_one(
         return;
     }
     let base = first.rsplit('/').next().unwrap_or(first);
+    if let Some(what) = code::unread_commands(cmd, base) {
+        let mut g = cx.guarded(Op::Runs { what }, None, &[]);
+        g.unknown = None;
+        out.push(g);
+        return;
+    }
     if has_expansion(first) && cmd.unknown.is_some() {
         let why = format!("the command name `{first}` is only known when it runs");
         out.push(cx.opaque(Op::Opaque, why));
@@ -151,7 +159,7 @@ fn classify_one(
         }
         None => {}
     }
-    if let Some(what) = code::runs(&argv, &cmd.cwd) {
+    if let Some(what) = code::runs(&argv, cmd) {
         out.push(cx.guarded(Op::Runs { what }, None, &[]));
         return;
     }

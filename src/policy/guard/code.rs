@@ -6,46 +6,95 @@
 
 use std::path::Path;
 
+use super::interp::{self, Source};
+use super::readonly::{Lang, read_only};
+use crate::shell::{Input, SimpleCommand, Unknown};
+
 /// Largest script or makefile read.
 const MAX_CODE: u64 = 256 * 1024;
 
-/// Words in code that give it the power to delete files or run other programs: code without
-/// any of them (`print('git reset --hard')`) can do neither.
-const CAPABLE: &[&str] = &[
-    "os",
-    "subprocess",
-    "shutil",
-    "pathlib",
-    "__import__",
-    "exec",
-    "eval",
-    "execfile",
-    "system",
-    "popen",
-    "spawn",
-    "spawnSync",
-    "execSync",
-    "execFileSync",
-    "child_process",
-    "fs",
-    "fsPromises",
-    "Deno",
-    "Bun",
-    "FileUtils",
-    "File",
-    "Dir",
-    "IO",
-    "Open3",
-    "unlink",
-    "rmtree",
-    "rmdir",
-    "remove",
-    "qx",
-    "syscall",
-    "proc_open",
-    "passthru",
-    "shell_exec",
-];
+/// A shell (or `.`/`source`, or a file written earlier in the line and run by its path) whose
+/// commands come from text the parser could not know: a pipe (`base64 -d | sh`), a process
+/// substitution, a file it cannot read or one whose content was written in the line by a
+/// command whose output is not known. Judged like code (reach), never silent.
+pub(crate) fn unread_commands(cmd: &SimpleCommand, base: &str) -> Option<String> {
+    if !matches!(cmd.unknown, Some(Unknown::Eval | Unknown::Xargs)) {
+        return None;
+    }
+    let first = cmd.argv.first()?;
+    let written = first.contains('/')
+        && cmd
+            .written
+            .iter()
+            .any(|(p, _)| *p == cmd.cwd.join(first.as_str()));
+    if written {
+        return Some(format!(
+            "`{first}` was written earlier in this line with content git-dibs cannot know, and it may"
+        ));
+    }
+    if !(crate::shell::is_shell(base) || matches!(base, "." | "source")) {
+        return None;
+    }
+    let args = &cmd.argv[1..];
+    let stdin = args
+        .iter()
+        .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('s'));
+    Some(match args.iter().find(|a| !a.starts_with('-')) {
+        Some(file) if !stdin => {
+            format!("`{base}` runs `{file}`, which git-dibs cannot read, and it may")
+        }
+        _ => format!(
+            "`{base}` runs commands from its input, which git-dibs cannot read, and they may"
+        ),
+    })
+}
+
+/// Why code from `source` may reach a guarded operation; `None` when it is clearly read-only
+/// (or there is none: nothing on standard input).
+fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) -> Option<String> {
+    let (text, what) = match source {
+        Source::Inline(code) => (
+            Some(code.clone()),
+            format!("`{name}` runs inline code that may"),
+        ),
+        Source::Script(script) => {
+            let text = file_text(&cmd.cwd.join(script), cmd);
+            if text.is_none() {
+                return Some(format!(
+                    "`{name}` runs `{script}`, which git-dibs cannot read, and it may"
+                ));
+            }
+            (
+                text,
+                format!("the script `{script}` that `{name}` runs may"),
+            )
+        }
+        Source::Stdin => {
+            let text = match &cmd.stdin {
+                Input::Inherited => return None,
+                Input::Text(t) => Some(t.clone()),
+                Input::File(f) => file_text(f, cmd),
+                Input::Unknown => None,
+            };
+            if text.is_none() {
+                return Some(format!(
+                    "`{name}` runs code from its input, which git-dibs cannot read, and it may"
+                ));
+            }
+            (text, format!("`{name}` runs code from its input that may"))
+        }
+    };
+    let text = text?;
+    (!read_only(lang, &text)).then_some(what)
+}
+
+/// A file's text: as written earlier in the line when it was, else as on disk.
+fn file_text(path: &Path, cmd: &SimpleCommand) -> Option<String> {
+    match cmd.written.iter().rev().find(|(p, _)| p == path) {
+        Some((_, text)) => text.clone(),
+        None => read(path),
+    }
+}
 
 fn read(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
@@ -55,55 +104,17 @@ fn read(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-/// Whether code text may delete files or run a guarded command.
-fn code_reaches(text: &str) -> bool {
-    text.contains('`')
-        || text
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|w| CAPABLE.contains(&w))
-}
-
-const INTERPRETERS: &[(&str, &[&str])] = &[
-    ("python", &["-c"]),
-    ("perl", &["-e", "-E"]),
-    ("node", &["-e", "--eval", "-p", "--print"]),
-    ("deno", &["eval"]),
-    ("bun", &["-e", "--eval"]),
-    ("ruby", &["-e"]),
-    ("php", &["-r"]),
-    ("lua", &["-e"]),
-    ("tclsh", &[]),
-    ("Rscript", &["-e"]),
-];
-
-/// What `argv` runs that may reach a guarded operation, when it is such a program.
-pub(crate) fn runs(argv: &[String], cwd: &Path) -> Option<String> {
+/// What `argv` runs that may reach a guarded operation, when it is such a program. `cmd` gives
+/// its standard input and the files written earlier in its line.
+pub(crate) fn runs(argv: &[String], cmd: &SimpleCommand) -> Option<String> {
+    let cwd = cmd.cwd.as_path();
     let name = argv.first()?.rsplit('/').next()?;
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let args = &argv[1..];
-    if let Some((_, flags)) = INTERPRETERS.iter().find(|(n, _)| *n == stem) {
-        // Inline code.
-        if let Some(i) = args.iter().position(|a| flags.contains(&a.as_str())) {
-            let code = args.get(i + 1)?;
-            return code_reaches(code).then(|| format!("`{name}` runs inline code that may"));
-        }
-        // `python -m module`, `node --version`: not code in reach of this rule.
-        let script = args.iter().find(|a| !a.starts_with('-'))?;
-        if args
+    if let Some((lang, sources)) = interp::sources(argv) {
+        return sources
             .iter()
-            .take_while(|a| a.starts_with('-'))
-            .any(|a| a == "-m")
-        {
-            return None;
-        }
-        let text = read(&cwd.join(script));
-        return match text {
-            Some(t) if !code_reaches(&t) => None,
-            Some(_) => Some(format!("the script `{script}` that `{name}` runs may")),
-            None => Some(format!(
-                "`{name}` runs `{script}`, which git-dibs cannot read, and it may"
-            )),
-        };
+            .find_map(|s| judge_source(lang, s, name, cmd));
     }
     match stem {
         "awk" | "gawk" | "mawk" | "nawk" => {
@@ -120,7 +131,27 @@ pub(crate) fn runs(argv: &[String], cwd: &Path) -> Option<String> {
         }
         "make" | "gmake" => {
             let makefile = makefile(args, cwd)?;
-            let text = read(&makefile)?;
+            let stdin = makefile == Path::new("/dev/stdin")
+                || makefile.file_name().is_some_and(|n| n == "-");
+            let text = if stdin {
+                match &cmd.stdin {
+                    Input::Text(t) => t.clone(),
+                    Input::Inherited => return None,
+                    _ => {
+                        return Some(format!(
+                            "`{name}` reads a makefile git-dibs cannot read, which may"
+                        ));
+                    }
+                }
+            } else {
+                match file_text(&makefile, cmd) {
+                    Some(t) => t,
+                    None if makefile.exists() => {
+                        return Some(format!("the recipes of {} may", makefile.display()));
+                    }
+                    None => return None,
+                }
+            };
             let risky = text
                 .lines()
                 .filter(|l| l.starts_with('\t') || l.contains(';'))
@@ -272,31 +303,45 @@ fn recipe_reaches(line: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn argv(s: &[&str]) -> Vec<String> {
-        s.iter().map(|w| (*w).to_owned()).collect()
+    fn runs_line(line: &str) -> Option<String> {
+        let cmds = crate::shell::parse_with_home(line, Path::new("/nonexistent"), None).unwrap();
+        let c = cmds.last().unwrap();
+        runs(&c.argv, c)
     }
 
     #[test]
     fn inline_code_is_looked_into() {
-        let d = Path::new("/nonexistent");
-        assert!(
-            runs(
-                &argv(&["python3", "-c", "import shutil; shutil.rmtree('x')"]),
-                d
-            )
-            .is_some()
-        );
-        assert!(runs(&argv(&["python3", "-c", "print(1)"]), d).is_none());
-        assert!(runs(&argv(&["perl", "-e", "system('git reset --hard')"]), d).is_some());
-        assert!(runs(&argv(&["node", "-e", "require('fs').rmSync('x')"]), d).is_some());
-        assert!(runs(&argv(&["python", "-m", "pytest"]), d).is_none());
-        assert!(runs(&argv(&["python", "missing.py"]), d).is_some());
-        assert!(runs(&argv(&["awk", "{ system(\"rm -rf \" $1) }"]), d).is_some());
-        assert!(runs(&argv(&["awk", "{ print $1 }"]), d).is_none());
-        assert!(runs(&argv(&["sed", "s/x/y/e", "f"]), d).is_some());
-        assert!(runs(&argv(&["sed", "-e", "1e git reset --hard", "f"]), d).is_some());
-        assert!(runs(&argv(&["sed", "-i", "s/x/y/g", "f"]), d).is_none());
-        assert!(runs(&argv(&["ls"]), d).is_none());
+        for line in [
+            "python3 -c 'import shutil; shutil.rmtree(\"x\")'",
+            "perl -e 'system(\"git reset --hard\")'",
+            "perl -e'unlink q(new.txt)'",
+            "node -e 'require(\"fs\").rmSync(\"x\")'",
+            "node --eval='require(\"fs\").rmSync(\"x\")'",
+            "python missing.py",
+            "echo 'unlink \"x\"' | perl",
+            "python3 - <<< 'import os; os.remove(\"x\")'",
+            "curl -s x | python3",
+            "echo 'import os' > t.py; echo 'os.remove(1)' >> t.py; python3 t.py",
+            "awk '{ system(\"rm -rf \" $1) }'",
+            "sed s/x/y/e f",
+            "sed -e '1e git reset --hard' f",
+            "make -f /dev/stdin <<< $'all:\\n\\tgit reset --hard'",
+        ] {
+            assert!(runs_line(line).is_some(), "{line}");
+        }
+        for line in [
+            "python3 -c 'print(1)'",
+            "python -m pytest",
+            "python3",
+            "perl -ne 'print if /x/' f",
+            "echo 'print(1)' | python3",
+            "cat > t.py <<'EOF'\nimport sys\nprint(sys.argv)\nEOF\npython3 t.py",
+            "awk '{ print $1 }'",
+            "sed -i s/x/y/g f",
+            "ls",
+        ] {
+            assert!(runs_line(line).is_none(), "{line}");
+        }
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub(super) fn sc(line: &str) -> SimpleCommand {
         unknown: None,
         dynamic: Vec::new(),
         input: None,
+        stdin: crate::shell::Input::Inherited,
+        written: Vec::new(),
     }
 }
 
