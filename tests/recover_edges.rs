@@ -15,9 +15,18 @@ fn an_edit_between_hook_calls_is_snapshotted_before_the_next_bash_command() {
     let file = agent.write("src/lib.rs", b"pub fn v1() {}\n");
     // A person's editor (or a formatter) changes it; no hook sees that.
     std::fs::write(&file, b"pub fn v2_by_editor() {}\n").unwrap();
-    // Another session's everyday command runs; the sweep before it keeps v2.
+    // Another session's line that can only read destroys nothing: no sweep before it.
     let other = Agent::new("other", &repo.root);
-    other.pre_bash("ls -la").assert_silent();
+    let first = git_out(&repo.root, &["rev-parse", "refs/dibs/snapshots/swept"]);
+    other
+        .pre_bash("ls -la && cat src/lib.rs | wc -l")
+        .assert_silent();
+    assert_eq!(
+        git_out(&repo.root, &["rev-parse", "refs/dibs/snapshots/swept"]),
+        first
+    );
+    // Its next command may destroy anything (a build, a script): the sweep before it keeps v2.
+    other.pre_bash("make").assert_silent();
     sh(&repo.root, "git checkout -- src/lib.rs");
     collect_garbage(&repo.root);
     let (code, out, err) = recover(&repo.root, &["src/lib.rs", "--force"]);
@@ -26,13 +35,42 @@ fn an_edit_between_hook_calls_is_snapshotted_before_the_next_bash_command() {
     // And the first version is still there, by time.
     let listing = recover_json(&repo.root, &["--session", "swept"]);
     assert_eq!(listing["files"][0]["versions"], 2, "{listing}");
-    // Nothing changed since: the next sweep makes no snapshot.
+    // Nothing changed since: the next sweep makes no snapshot (git's readers sweep too: its
+    // configuration may name programs they run).
     let before = git_out(&repo.root, &["rev-parse", "refs/dibs/snapshots/swept"]);
     other.pre_bash("git status").assert_silent();
     assert_eq!(
         git_out(&repo.root, &["rev-parse", "refs/dibs/snapshots/swept"]),
         before
     );
+}
+
+#[test]
+fn a_refused_command_does_not_sweep_and_the_bypass_that_runs_it_does() {
+    let repo = TestRepo::new();
+    let wt = repo.worktree("wt-edited");
+    let agent = Agent::new("lane-agent", &wt);
+    let file = agent.write("wip.rs", b"pub fn v1() {}\n");
+    std::fs::write(&file, b"pub fn v2_by_editor() {}\n").unwrap();
+    let snap = || git_out(&repo.root, &["rev-parse", "refs/dibs/snapshots/lane-agent"]);
+    let first = snap();
+    let main = Agent::new("main-remover", &repo.root);
+    // (git-dibs locked the worktree, so it takes forcing twice.)
+    let remove = format!("git worktree remove -f -f {}", wt.display());
+    let run = main.pre_bash(&remove);
+    assert_eq!(hook_decision(&run).map(|d| d.0).as_deref(), Some("deny"));
+    // Refused, so it does not run: nothing to sweep for.
+    assert_eq!(snap(), first);
+    // Let through on purpose, it runs: the editor's change is kept before it.
+    let bypass = format!("WT_GUARD_BYPASS=1 {remove}");
+    assert_eq!(main.pre_bash(&bypass).code, 0);
+    assert_ne!(snap(), first);
+    sh(&repo.root, &remove);
+    collect_garbage(&repo.root);
+    let wt_arg = wt.display().to_string();
+    let (code, out, err) = recover(&repo.root, &["--worktree", &wt_arg]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(file, b"pub fn v2_by_editor() {}\n".to_vec())]);
 }
 
 #[test]
@@ -53,7 +91,7 @@ fn fifos_big_files_and_ignored_shell_output_are_left_out_and_listed_symlinks_kep
     // A file the agent wrote, replaced by a symlink outside any hook: kept as a link.
     agent.write("link.rs", b"pub fn was_a_file() {}\n");
     sh(&repo.root, "rm link.rs && ln -s src/lib.rs link.rs");
-    agent.pre_bash("ls").assert_silent();
+    agent.pre_bash("./build.sh").assert_silent();
     let listing = recover_json(&repo.root, &[]);
     let skipped: Vec<String> = listing["skipped"]
         .as_array()

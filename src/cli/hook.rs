@@ -117,11 +117,22 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
             }));
             // Whatever the command does next, what sessions made is in the object store before
             // it runs, in every clone the command reaches (as the guard's one parse read it).
-            let reached = match &judged {
-                Ok(j) => j.cmds.as_deref().unwrap_or_default(),
-                Err(_) => &[],
+            // A refused command does not run, and a line that can only read destroys nothing:
+            // the sweep is left to the next command that may (the stat data still differ then).
+            let (reached, sweep) = match &judged {
+                Ok(j) => (
+                    j.cmds.as_deref().unwrap_or_default(),
+                    !matches!(j.response, Response::Deny { .. })
+                        && !j
+                            .cmds
+                            .as_deref()
+                            .is_some_and(crate::policy::readers::destroys_nothing),
+                ),
+                Err(_) => (&[][..], true),
             };
-            snap::sweep(event, reached);
+            if sweep {
+                snap::sweep(event, reached);
+            }
             let Ok(judged) = judged else {
                 return Ok(Response::Ask {
                     reason: "git-dibs failed while judging this command, so it cannot tell \

@@ -1,8 +1,9 @@
 //! Command lines that can only read: every command a program known to write no file (`ls`,
 //! `cat`, `grep`, `git status`, ...), with no output redirected to a file and nothing left
 //! unknown. After such a line there is nothing new to snapshot, so the scan for unseen
-//! changes is skipped. Conservative: anything not on the list counts as a possible writer.
-//! Pure: no file system.
+//! changes is skipped; before a line that can only read and runs no git (see
+//! [`destroys_nothing`]), the sweep of watched files is left to the next command that may.
+//! Conservative: anything not on the list counts as a possible writer. Pure: no file system.
 
 use crate::git::parse_invocation;
 use crate::shell::SimpleCommand;
@@ -119,6 +120,15 @@ pub(crate) fn only_reads(cmds: &[SimpleCommand]) -> bool {
     cmds.iter().all(reads_only)
 }
 
+/// Whether a parsed line can destroy no file whatever the repository's configuration says: it
+/// only reads, and runs no `git`, whose reading commands still start programs its
+/// configuration names (`core.fsmonitor`, clean filters, `diff.external`, textconv). Before
+/// such a line the sweep of watched files can wait for the next line that may destroy one.
+pub(crate) fn destroys_nothing(cmds: &[SimpleCommand]) -> bool {
+    cmds.iter()
+        .all(|c| reads_only(c) && c.argv.first().is_none_or(|p| basename(p) != "git"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::only_reads;
@@ -142,6 +152,29 @@ mod tests {
             "cd src && ls",
         ] {
             assert!(reads(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn readers_other_than_git_destroy_nothing_git_readers_may() {
+        let destroys_nothing = |line: &str| {
+            let cmds = crate::shell::parse(line, Path::new("/nonexistent-dibs/w")).unwrap();
+            super::destroys_nothing(&cmds)
+        };
+        for line in ["ls -la", "cat a.txt | grep x | wc -l", "cd src && ls"] {
+            assert!(destroys_nothing(line), "{line}");
+        }
+        for line in [
+            "git status",
+            "git diff --stat",
+            "ls && git log",
+            "/usr/bin/git show",
+            "cargo build",
+            "make",
+            "ls > x",
+            "rm -f x",
+        ] {
+            assert!(!destroys_nothing(line), "{line}");
         }
     }
 
