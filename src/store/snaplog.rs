@@ -84,10 +84,18 @@ fn escape(out: &mut String, field: &str) {
 
 /// Unescape one field.
 fn unescape(field: &str) -> String {
+    let mut out = String::new();
+    unescape_into(&mut out, field);
+    out
+}
+
+/// Unescape one field onto the end of `out`.
+pub(super) fn unescape_into(out: &mut String, field: &str) {
     if !field.contains('\\') {
-        return field.to_owned();
+        out.push_str(field);
+        return;
     }
-    let mut out = String::with_capacity(field.len());
+    out.reserve(field.len());
     let mut chars = field.chars();
     while let Some(c) = chars.next() {
         if c != '\\' {
@@ -102,7 +110,6 @@ fn unescape(field: &str) -> String {
             None => {}
         }
     }
-    out
 }
 
 /// The `s` line.
@@ -173,62 +180,193 @@ pub(crate) fn encode(state: &SnapState, wid_of: impl Fn(&std::path::Path) -> Str
 
 /// The state a log's text describes, and how many lines it has; `None` without an `s` line.
 pub(crate) fn decode(text: &str) -> Option<(SnapState, usize)> {
-    let mut state = SnapState::default();
-    let mut named = false;
-    let mut roots: FnvMap<&str, PathBuf> = FnvMap::default();
-    let mut files: Vec<Option<Watched>> = Vec::new();
-    let mut at: FnvMap<(&str, &str), usize> = FnvMap::default();
-    let mut lines = 0;
-    // Only whole lines: a torn last line (a writer killed mid-append) is left out.
+    let view = View::of(text)?;
+    let roots: Vec<PathBuf> = view
+        .roots
+        .iter()
+        .map(|r| PathBuf::from(unescape(r)))
+        .collect();
+    let files = view
+        .files
+        .iter()
+        .map(|f| f.watched(roots[f.root].clone()))
+        .collect();
+    let state = SnapState {
+        session: unescape(view.session),
+        host: unescape(view.host),
+        commit: view.commit.map(unescape),
+        at: view.at,
+        files,
+    };
+    Some((state, view.lines))
+}
+
+/// What a log's text says of its session's newest snapshot: the session (escaped), the commit
+/// (escaped) and the roots (escaped) that a well-formed file line names, each once. Lighter than
+/// a [`View`]: no stat data parsed, no file told apart from another.
+pub(super) fn heads(text: &str) -> Option<(&str, Option<&str>, Vec<&str>)> {
+    let mut session = None;
+    let mut commit = None;
+    let mut roots: Vec<(&str, &str, bool)> = Vec::new();
     let whole = text.rfind('\n').map_or("", |end| &text[..end]);
     for line in pieces(whole, b'\n') {
-        lines += 1;
         let mut fields = pieces(line, b'\t');
-        match fields.next() {
-            Some("s") => {
-                if let (Some(session), Some(host)) = (fields.next(), fields.next()) {
-                    let host = unescape(host);
-                    if !named || !host.is_empty() {
-                        state.host = host;
-                    }
-                    state.session = unescape(session);
-                    named = true;
+        match (fields.next(), fields.next(), fields.next()) {
+            (Some("s"), Some(id), Some(_)) => session = Some(id),
+            (Some("c"), Some(c), Some(when)) if when.parse::<u64>().is_ok() => commit = Some(c),
+            (Some("w"), Some(wid), Some(root)) => roots.push((wid, root, false)),
+            (Some("f"), Some(wid), Some(_)) if fields.count() == 7 => {
+                if let Some(r) = roots.iter_mut().rev().find(|r| r.0 == wid) {
+                    r.2 = true;
                 }
-            }
-            Some("c") => {
-                if let (Some(commit), Some(when)) = (fields.next(), fields.next())
-                    && let Ok(when) = when.parse()
-                {
-                    state.commit = Some(unescape(commit));
-                    state.at = when;
-                }
-            }
-            Some("w") => {
-                if let (Some(wid), Some(root)) = (fields.next(), fields.next()) {
-                    roots.insert(wid, PathBuf::from(unescape(root)));
-                }
-            }
-            Some("f") => {
-                let Some((key, w)) = file_of(&mut fields, &roots) else {
-                    continue;
-                };
-                if let Some(old) = at.insert(key, files.len()) {
-                    files[old] = None;
-                }
-                files.push(Some(w));
             }
             _ => {}
         }
     }
-    if !named {
-        return None;
+    let mut used: Vec<&str> = roots.iter().filter(|r| r.2).map(|r| r.1).collect();
+    used.sort_unstable();
+    used.dedup();
+    Some((session?, commit, used))
+}
+
+/// A field of a [`View`], unescaped.
+pub(super) fn owned(field: &str) -> String {
+    unescape(field)
+}
+
+/// A file of a [`View`] as its worktree root and its path, unescaped.
+pub(super) fn owned_file(view: &View<'_>, f: &FileView<'_>) -> (PathBuf, String) {
+    (
+        PathBuf::from(unescape(view.roots[f.root])),
+        unescape(f.path),
+    )
+}
+
+/// A log's text read in place: what [`decode`] makes of it, with every field borrowed as
+/// written (escaped), so that reading a log allocates per worktree, not per file.
+#[derive(Debug)]
+pub(super) struct View<'t> {
+    /// The session's id (escaped).
+    pub(super) session: &'t str,
+    /// Its host (escaped).
+    pub(super) host: &'t str,
+    /// The newest snapshot commit (escaped) and when it was made.
+    pub(super) commit: Option<&'t str>,
+    pub(super) at: u64,
+    /// Each `w` line's root (escaped), in order; a file names its root by place here.
+    pub(super) roots: Vec<&'t str>,
+    /// The files watched, oldest first, each once (its last line), at most [`MAX_WATCHED`].
+    pub(super) files: Vec<FileView<'t>>,
+    /// How many lines the log has.
+    pub(super) lines: usize,
+}
+
+/// One file of a [`View`].
+#[derive(Debug)]
+pub(super) struct FileView<'t> {
+    /// Its worktree root, by place in [`View::roots`].
+    pub(super) root: usize,
+    /// Its path relative to the root (escaped).
+    pub(super) path: &'t str,
+    pub(super) stamp: Stamp,
+    /// Its blob id and why it was skipped (escaped; `-` for none).
+    blob: &'t str,
+    skipped: &'t str,
+}
+
+impl FileView<'_> {
+    /// This file, owned, in the worktree at `root`.
+    fn watched(&self, root: PathBuf) -> Watched {
+        let optional = |f: &str| (f != "-").then(|| unescape(f));
+        Watched {
+            worktree: root,
+            path: unescape(self.path),
+            stamp: self.stamp,
+            skipped: optional(self.skipped),
+            blob: optional(self.blob),
+        }
     }
-    state.files = files.into_iter().flatten().collect();
-    if state.files.len() > MAX_WATCHED {
-        let extra = state.files.len() - MAX_WATCHED;
-        state.files.drain(..extra);
+}
+
+impl<'t> View<'t> {
+    /// The view of a log's text; `None` without an `s` line. Lines that do not parse are left
+    /// out (see the module's note).
+    pub(super) fn of(text: &'t str) -> Option<View<'t>> {
+        let mut view = View {
+            session: "",
+            host: "",
+            commit: None,
+            at: 0,
+            roots: Vec::new(),
+            files: Vec::new(),
+            lines: 0,
+        };
+        let mut named = false;
+        let mut root_of: FnvMap<&str, usize> = FnvMap::default();
+        // Nearly every line is a file's: room for all at once.
+        let lines = text.bytes().filter(|&b| b == b'\n').count();
+        let mut files: Vec<Option<FileView<'t>>> = Vec::with_capacity(lines);
+        let mut at: FnvMap<(&str, &str), usize> =
+            FnvMap::with_capacity_and_hasher(lines, BuildHasherDefault::default());
+        // Only whole lines: a torn last line (a writer killed mid-append) is left out.
+        let whole = text.rfind('\n').map_or("", |end| &text[..end]);
+        for line in pieces(whole, b'\n') {
+            view.lines += 1;
+            let mut fields = pieces(line, b'\t');
+            match fields.next() {
+                Some("s") => {
+                    if let (Some(session), Some(host)) = (fields.next(), fields.next()) {
+                        if !named || !host.is_empty() {
+                            view.host = host;
+                        }
+                        view.session = session;
+                        named = true;
+                    }
+                }
+                Some("c") => {
+                    if let (Some(commit), Some(when)) = (fields.next(), fields.next())
+                        && let Ok(when) = when.parse()
+                    {
+                        view.commit = Some(commit);
+                        view.at = when;
+                    }
+                }
+                Some("w") => {
+                    if let (Some(wid), Some(root)) = (fields.next(), fields.next()) {
+                        root_of.insert(wid, view.roots.len());
+                        view.roots.push(root);
+                    }
+                }
+                Some("f") => {
+                    let Some((key, f)) = file_of(&mut fields, &root_of) else {
+                        continue;
+                    };
+                    if let Some(old) = at.insert(key, files.len()) {
+                        files[old] = None;
+                    }
+                    files.push(Some(f));
+                }
+                _ => {}
+            }
+        }
+        if !named {
+            return None;
+        }
+        view.files = files.into_iter().flatten().collect();
+        if view.files.len() > MAX_WATCHED {
+            let extra = view.files.len() - MAX_WATCHED;
+            view.files.drain(..extra);
+        }
+        Some(view)
     }
-    Some((state, lines))
+
+    /// The full path of `f` (its root, `/`, its path), written over `buf`.
+    pub(super) fn full_path_into(&self, f: &FileView<'_>, buf: &mut String) {
+        buf.clear();
+        unescape_into(buf, self.roots[f.root]);
+        buf.push('/');
+        unescape_into(buf, f.path);
+    }
 }
 
 /// The newest `f` line of `path` in the worktree whose id is `wid` (root `root`), found by
@@ -244,8 +382,8 @@ pub(crate) fn last_file(
     needle.push('\t');
     escape(&mut needle, path);
     needle.push('\n');
-    let mut roots: FnvMap<&str, PathBuf> = FnvMap::default();
-    roots.insert(wid, root.to_path_buf());
+    let mut roots: FnvMap<&str, usize> = FnvMap::default();
+    roots.insert(wid, 0);
     // An escaped field holds no tab or newline, so the needle can only be a line's last field.
     for (at, _) in text.rmatch_indices(needle.as_str()) {
         let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -254,8 +392,8 @@ pub(crate) fn last_file(
         if fields.next() != Some("f") {
             continue;
         }
-        if let Some((_, w)) = file_of(&mut fields, &roots) {
-            return Some(w);
+        if let Some((_, f)) = file_of(&mut fields, &roots) {
+            return Some(f.watched(root.to_path_buf()));
         }
     }
     None
@@ -265,10 +403,10 @@ pub(crate) fn last_file(
 /// path as written.
 fn file_of<'t>(
     fields: &mut Pieces<'t>,
-    roots: &FnvMap<&str, PathBuf>,
-) -> Option<((&'t str, &'t str), Watched)> {
+    root_of: &FnvMap<&str, usize>,
+) -> Option<((&'t str, &'t str), FileView<'t>)> {
     let wid = fields.next()?;
-    let worktree = roots.get(wid)?.clone();
+    let root = *root_of.get(wid)?;
     let stamp = Stamp {
         len: fields.next()?.parse().ok()?,
         mtime: fields.next()?.parse().ok()?,
@@ -276,92 +414,24 @@ fn file_of<'t>(
         ino: fields.next()?.parse().ok()?,
         mode: fields.next()?.parse().ok()?,
     };
-    let optional = |f: &str| (f != "-").then(|| unescape(f));
-    let blob = optional(fields.next()?);
-    let skipped = optional(fields.next()?);
-    let raw = fields.next()?;
-    let path = unescape(raw);
-    if path.is_empty() || fields.next().is_some() {
+    let blob = fields.next()?;
+    let skipped = fields.next()?;
+    let path = fields.next()?;
+    // (A lone `\` unescapes to nothing.)
+    if path.is_empty() || path == "\\" || fields.next().is_some() {
         return None;
     }
     Some((
-        (wid, raw),
-        Watched {
-            worktree,
+        (wid, path),
+        FileView {
+            root,
             path,
             stamp,
-            skipped,
             blob,
+            skipped,
         },
     ))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn watched(root: &str, path: &str, len: u64) -> Watched {
-        Watched {
-            worktree: root.into(),
-            path: path.into(),
-            stamp: Stamp {
-                len,
-                mtime: -5,
-                ctime: 1_700_000_000_123_456_789,
-                ino: 42,
-                mode: 0o100644,
-            },
-            skipped: None,
-            blob: Some("ab12".into()),
-        }
-    }
-
-    #[test]
-    fn odd_names_round_trip_and_the_last_line_wins() {
-        let mut state = SnapState {
-            session: "s\t1\\x".into(),
-            host: "claude".into(),
-            commit: Some("c0ffee".into()),
-            at: 9,
-            files: vec![
-                watched("/w/a\tb", "x\ny.rs", 1),
-                watched("/w/a\tb", "x\\y\r", 2),
-            ],
-        };
-        state.files[1].skipped = Some("a FIFO (never read)".into());
-        state.files[1].blob = None;
-        let text = encode(&state, |p| format!("id{}", p.as_os_str().len()));
-        assert_eq!(decode(&text), Some((state.clone(), 5)));
-        // An appended line about a file replaces its entry and moves it last.
-        let mut more = text.clone();
-        file_line(&mut more, "id6", &watched("/w/a\tb", "x\ny.rs", 7));
-        let (back, lines) = decode(&more).unwrap();
-        assert_eq!(lines, 6);
-        assert_eq!(back.files.len(), 2);
-        assert_eq!(
-            (back.files[1].path.as_str(), back.files[1].stamp.len),
-            ("x\ny.rs", 7)
-        );
-        // A torn last line, an unknown line, a file of an unknown worktree: left out.
-        more.push_str("q\tlater format\nf\tnope\t1\t2\t3\t4\t5\t-\t-\tz\n");
-        more.push_str("f\tid6\t1\t2");
-        assert_eq!(decode(&more).unwrap().0, back);
-        assert_eq!(decode("c\tabc\t1\n"), None);
-        // One file's newest line is found alone, whatever its name holds; a torn line, another
-        // worktree's or a path that only ends the same are not it.
-        let root = std::path::Path::new("/w/a\tb");
-        let found = last_file(&more, "id6", root, "x\ny.rs").unwrap();
-        assert_eq!((found.stamp.len, found.worktree.as_path()), (7, root));
-        assert_eq!(
-            last_file(&more, "id6", root, "x\\y\r"),
-            Some(back.files[0].clone())
-        );
-        assert_eq!(last_file(&more, "id6", root, "y.rs"), None);
-        assert_eq!(last_file(&more, "id7", root, "x\ny.rs"), None);
-        assert_eq!(last_file(&more, "id6", root, "z"), None);
-        assert_eq!(
-            last_file("f\tid6\t1\t2\t3\t4\t5\t-\t-\tq", "id6", root, "q"),
-            None
-        );
-    }
-}
+mod tests;

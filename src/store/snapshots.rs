@@ -5,6 +5,7 @@
 //! looked at (`heads`), so a shell command that made commits is noticed without opening the
 //! repository; and the last snapshot failure (`snapshots/failed`), for `doctor`.
 
+use std::borrow::Cow;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
@@ -238,6 +239,23 @@ impl Store {
     /// listing of `snapshots/`, one `stat` per state, one read per recent one. Empty (and no
     /// more than one failed listing) when no session ever snapshotted.
     pub(crate) fn snapshot_states_since(&self, since: u64) -> Vec<SnapState> {
+        let mut out: Vec<SnapState> = self
+            .state_logs_since(since)
+            .iter()
+            .filter_map(|b| decode_log(b))
+            .collect();
+        out.sort_by(|a, b| a.session.cmp(&b.session));
+        out
+    }
+
+    /// Every snapshot state, whatever its age.
+    #[cfg(test)]
+    pub(crate) fn snapshot_states(&self) -> Vec<SnapState> {
+        self.snapshot_states_since(0)
+    }
+
+    /// The bytes of each snapshot state log written since `since` (seconds).
+    fn state_logs_since(&self, since: u64) -> Vec<Vec<u8>> {
         let Ok(entries) = fs::read_dir(self.snapshots_dir()) else {
             return Vec::new();
         };
@@ -255,17 +273,77 @@ impl Store {
                 .and_then(|m| m.modified().ok())
                 .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                 .is_some_and(|d| d.as_secs() >= since);
-            if recent && let Some(state) = read_state(&entry.path()) {
-                out.push(state);
+            if recent && let Some(bytes) = read_log(&entry.path()) {
+                out.push(bytes);
             }
         }
-        out.sort_by(|a, b| a.session.cmp(&b.session));
         out
     }
 
-    /// Every snapshot state, whatever its age.
-    pub(crate) fn snapshot_states(&self) -> Vec<SnapState> {
-        self.snapshot_states_since(0)
+    /// Of the files watched by sessions whose snapshot state was written since `since`, those
+    /// `changed` says changed (it is given each one's full path and its stat data when last
+    /// snapshotted), newest first and at most `limit` in all, by session (in id order). Reads
+    /// each log in place: nothing is allocated for a file that did not change.
+    pub(crate) fn changed_watched(
+        &self,
+        since: u64,
+        limit: usize,
+        mut changed: impl FnMut(&Path, &Stamp) -> bool,
+    ) -> Vec<ChangedWatched> {
+        let logs: Vec<Vec<u8>> = self.state_logs_since(since);
+        let texts: Vec<Cow<'_, str>> = logs.iter().map(|b| text_of(b)).collect();
+        let mut views: Vec<snaplog::View<'_>> =
+            texts.iter().filter_map(|t| snaplog::View::of(t)).collect();
+        views.sort_by(|a, b| a.session.cmp(b.session));
+        let mut out = Vec::new();
+        let mut budget = limit;
+        let mut buf = String::new();
+        for view in &views {
+            if budget == 0 {
+                break;
+            }
+            let mut files = Vec::new();
+            for f in view.files.iter().rev() {
+                view.full_path_into(f, &mut buf);
+                if changed(Path::new(&buf), &f.stamp) {
+                    files.push(snaplog::owned_file(view, f));
+                    budget -= 1;
+                    if budget == 0 {
+                        break;
+                    }
+                }
+            }
+            if !files.is_empty() {
+                out.push(ChangedWatched {
+                    session: snaplog::owned(view.session),
+                    host: snaplog::owned(view.host),
+                    files,
+                });
+            }
+        }
+        out
+    }
+
+    /// The newest snapshot commit of each session that snapshotted files in (or below) one of
+    /// `roots`, with the session's id, in id order. Reads each log in place, its file lines no
+    /// further than the worktree they name.
+    pub(crate) fn snapshot_heads_in(&self, roots: &[&Path]) -> Vec<(String, String)> {
+        let logs: Vec<Vec<u8>> = self.state_logs_since(0);
+        let texts: Vec<Cow<'_, str>> = logs.iter().map(|b| text_of(b)).collect();
+        let mut out: Vec<(String, String)> = texts
+            .iter()
+            .filter_map(|t| snaplog::heads(t))
+            .filter_map(|(session, commit, used)| {
+                let commit = commit?;
+                let here = used.iter().any(|root| {
+                    let root = snaplog::owned(root);
+                    roots.iter().any(|r| Path::new(&root).starts_with(r))
+                });
+                here.then(|| (snaplog::owned(session), snaplog::owned(commit)))
+            })
+            .collect();
+        out.sort();
+        out
     }
 
     /// Delete the snapshot states last written before `cutoff` (their refs expire with them),
@@ -352,103 +430,46 @@ fn read_state_bytes(path: &Path) -> Option<Vec<u8>> {
     fs::read(path).ok()
 }
 
-/// A state log, when it is a regular file of at most [`MAX_STATE_BYTES`] that names its
-/// session (one open, no link followed).
-fn read_state(path: &Path) -> Option<SnapState> {
-    let bytes = crate::platform::files::read_regular(
+/// Files a session watches that changed ([`Store::changed_watched`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChangedWatched {
+    /// The session's id.
+    pub(crate) session: String,
+    /// Its host's name (empty when not known).
+    pub(crate) host: String,
+    /// Each file: its worktree root and its path relative to it.
+    pub(crate) files: Vec<(PathBuf, String)>,
+}
+
+/// A state log's bytes, when it is a regular file of at most [`MAX_STATE_BYTES`] (one open,
+/// no link followed).
+fn read_log(path: &Path) -> Option<Vec<u8>> {
+    crate::platform::files::read_regular(
         path,
         crate::platform::files::Links::Refuse,
         MAX_STATE_BYTES,
     )
-    .ok()?;
-    let state = match std::str::from_utf8(&bytes) {
-        Ok(text) => snaplog::decode(text),
-        Err(_) => snaplog::decode(&String::from_utf8_lossy(&bytes)),
-    };
-    state.map(|(state, _)| state)
+    .ok()
+}
+
+/// A state log, when it is a regular file of at most [`MAX_STATE_BYTES`] that names its
+/// session (one open, no link followed).
+fn read_state(path: &Path) -> Option<SnapState> {
+    decode_log(&read_log(path)?)
+}
+
+/// A log's bytes as text (a byte that is not UTF-8 replaced).
+fn text_of(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// The state a log's bytes describe.
+fn decode_log(bytes: &[u8]) -> Option<SnapState> {
+    snaplog::decode(&text_of(bytes)).map(|(state, _)| state)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn states_round_trip_through_appends_and_compactions_and_stay_bounded() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        assert!(store.snapshot_states().is_empty());
-        let meta = fs::symlink_metadata(dir.path()).unwrap();
-        let mut state = SnapState {
-            session: "s/1".into(),
-            host: "claude".into(),
-            ..SnapState::default()
-        };
-        let file = |root: &str, i: usize, skipped: Option<&str>| Watched {
-            worktree: root.into(),
-            path: format!("d/f{i}"),
-            stamp: Stamp::of(&meta),
-            skipped: skipped.map(str::to_owned),
-            blob: skipped.is_none().then(|| format!("{i:040x}")),
-        };
-        // Batches of files, some seen again, in two worktrees: the log grows past the point
-        // where it is compacted, more than once.
-        let path = store.state_path("s/1");
-        let mut longest = 0;
-        for batch in 0..120 {
-            let files: Vec<Watched> = (0..40)
-                .map(|k| file(["/w", "/v"][k % 2], (batch * 37 + k) % 300, None))
-                .collect();
-            let commit = format!("{batch:040x}");
-            store
-                .add_snapshot_state(&mut state, Some(&commit), batch as u64, files)
-                .unwrap();
-            longest = longest.max(fs::metadata(&path).unwrap().len());
-            assert_eq!(
-                store.snapshot_state("s/1").as_ref(),
-                Some(&state),
-                "batch {batch}"
-            );
-        }
-        assert!(longest > COMPACT_AT);
-        assert!(fs::metadata(&path).unwrap().len() < longest, "compacted");
-        assert_eq!(state.files.len(), 600);
-        // At most MAX_WATCHED files, the newest.
-        let many = (1000..1000 + MAX_WATCHED)
-            .map(|i| file("/v", i, None))
-            .collect();
-        store.add_snapshot_state(&mut state, None, 6, many).unwrap();
-        assert_eq!(state.files.len(), MAX_WATCHED);
-        assert_eq!(store.snapshot_state("s/1").as_ref(), Some(&state));
-        store
-            .add_snapshot_state(&mut state, None, 7, vec![file("/w", 5, Some("a FIFO"))])
-            .unwrap();
-        assert_eq!(state.files.len(), MAX_WATCHED);
-        assert_eq!(state.files.last().unwrap().path, "d/f5");
-        assert_eq!(
-            state.commit.as_deref(),
-            Some(format!("{:040x}", 119).as_str())
-        );
-        assert_eq!(store.snapshot_state("s/1"), Some(state.clone()));
-        assert_eq!(store.snapshot_state("s/2"), None);
-        assert_eq!(store.snapshot_states_since(0), vec![state]);
-        assert!(store.snapshot_states_since(u64::MAX).is_empty());
-        store.drop_snapshot_states_before(u64::MAX);
-        assert!(store.snapshot_states().is_empty());
-    }
-
-    #[test]
-    fn heads_and_failures_are_remembered() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        assert_eq!(store.last_head(Path::new("/a")), None);
-        store.remember_head(Path::new("/a"), "1111");
-        store.remember_head(Path::new("/b"), "2222");
-        store.remember_head(Path::new("/a"), "3333");
-        assert_eq!(store.last_head(Path::new("/a")).as_deref(), Some("3333"));
-        assert_eq!(store.last_head(Path::new("/b")).as_deref(), Some("2222"));
-        assert_eq!(store.last_snapshot_failure(), None);
-        store.note_snapshot_failure(7, "disk full\n");
-        let failed = store.last_snapshot_failure().unwrap();
-        assert_eq!((failed.at, failed.what.as_str()), (7, "disk full"));
-    }
-}
+mod tests;

@@ -341,26 +341,16 @@ pub(crate) fn sweep(event: &Event, cmds: &[SimpleCommand]) -> Vec<String> {
         let ttl = super::facts::settings_of(&wt)
             .duration("dibs.ttl")
             .unwrap_or(store::DEFAULT_TTL);
-        let mut budget = SWEEP_LIMIT;
-        for state in store.snapshot_states_since(now.saturating_sub(ttl.as_secs())) {
+        let since = now.saturating_sub(ttl.as_secs());
+        let changed = |full: &Path, stamp: &Stamp| {
+            fs::symlink_metadata(full).is_ok_and(|m| Stamp::of(&m) != *stamp)
+        };
+        for state in store.changed_watched(since, SWEEP_LIMIT, changed) {
             let changed: Vec<Pending> = state
                 .files
-                .iter()
-                .rev()
-                .filter(|w| {
-                    fs::symlink_metadata(w.worktree.join(&w.path))
-                        .is_ok_and(|m| Stamp::of(&m) != w.stamp)
-                })
-                .take(budget)
-                .map(|w| Pending {
-                    worktree: w.worktree.clone(),
-                    path: w.path.clone(),
-                })
+                .into_iter()
+                .map(|(worktree, path)| Pending { worktree, path })
                 .collect();
-            if changed.is_empty() {
-                continue;
-            }
-            budget -= changed.len();
             let host = if state.host.is_empty() {
                 Host::Person.name()
             } else {
@@ -378,9 +368,6 @@ pub(crate) fn sweep(event: &Event, cmds: &[SimpleCommand]) -> Vec<String> {
                 Ok(Some(c)) => made.push(c),
                 Ok(None) => {}
                 Err(e) => failed(Some(&store), now, &e),
-            }
-            if budget == 0 {
-                break;
             }
         }
     }

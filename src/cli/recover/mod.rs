@@ -31,19 +31,9 @@ pub(crate) struct SnapshotId {
 /// The newest snapshot of each session with files in (or below) one of `roots`.
 fn snapshots_in(store: &Store, roots: &[&Path]) -> Vec<SnapshotId> {
     store
-        .snapshot_states()
+        .snapshot_heads_in(roots)
         .into_iter()
-        .filter_map(|s| {
-            let commit = s.commit.clone()?;
-            let here = s
-                .files
-                .iter()
-                .any(|w| roots.iter().any(|r| w.worktree.starts_with(r)));
-            here.then_some(SnapshotId {
-                session: s.session,
-                commit,
-            })
-        })
+        .map(|(session, commit)| SnapshotId { session, commit })
         .collect()
 }
 
