@@ -293,3 +293,44 @@ fn a_worktree_registered_with_relative_paths_is_found() {
     let reason = denied(&root, "git worktree remove ../lane");
     assert!(reason.contains("?? wip.txt"), "{reason}");
 }
+
+#[test]
+fn files_stat_data_cannot_settle_are_judged_by_content_as_git_does() {
+    // Right after a checkout files are racily clean; a rewrite of the same size changes only
+    // times. The guard hashes such files itself where nothing converts content, and leaves
+    // them to libgit2 where attributes or autocrlf may (there the bytes on disk are not git's).
+    for name in ["plain", "attributes", "autocrlf"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().canonicalize().unwrap();
+        let root = plain_repo(&dir, &[]);
+        fs::write(root.join("same.txt"), "same\n").unwrap();
+        fs::write(root.join("edit.txt"), "edit\n").unwrap();
+        match name {
+            "attributes" => {
+                fs::write(root.join(".gitattributes"), "*.txt text eol=crlf\n").unwrap();
+            }
+            "autocrlf" => {
+                git(&root, &["config", "core.autocrlf", "true"]);
+            }
+            _ => {}
+        }
+        git(&root, &["add", "-A"]);
+        git(&root, &["commit", "-qm", "files"]);
+        let lane = dir.join("lane");
+        add_worktree(&root, "lane", &lane);
+        if name != "plain" {
+            let checked_out = fs::read(lane.join("same.txt")).unwrap();
+            assert_eq!(checked_out, b"same\r\n", "{name}: converted on checkout");
+        }
+        // The same bytes written again, and a change that keeps the size.
+        let same = fs::read(lane.join("same.txt")).unwrap();
+        fs::write(lane.join("same.txt"), same).unwrap();
+        let edit = fs::read(lane.join("edit.txt"))
+            .unwrap()
+            .to_ascii_uppercase();
+        fs::write(lane.join("edit.txt"), edit).unwrap();
+        let ours = check_dirty(&root);
+        assert_eq!(ours, vec!["M edit.txt".to_owned()], "{name}");
+        assert_eq!(ours, git_dirty(&lane), "{name}");
+    }
+}

@@ -29,6 +29,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use super::facts::FileState;
 use super::index::{self, Compared, MODE_EXEC, MODE_FILE, MODE_GITLINK, MODE_LINK, Stamp};
 
+mod hashed;
+
 /// Up to this many untracked files and folders, ignore rules are asked path by path; past it
 /// they are left for libgit2, which reads each folder's rules once.
 const IGNORE_CHECKS: usize = 64;
@@ -80,6 +82,9 @@ pub(crate) struct Walked {
     /// The tree the index's cache says it holds: when HEAD's tree is this one, nothing is staged.
     tree: git2::Oid,
     found: Vec<Found>,
+    /// Whether a listing showed a `.gitattributes` (then a file's content may be converted on
+    /// its way into git, and only libgit2 can hash it as git would).
+    attributes: bool,
 }
 
 impl Walked {
@@ -103,6 +108,7 @@ impl Walked {
             ready: OnceLock::new(),
             next: AtomicUsize::new(0),
             give_up: AtomicBool::new(false),
+            attributes: AtomicBool::new(false),
         };
         // The other threads start while the index is read, and wait for its folders.
         let (found, tree) = walk.run(threads, || {
@@ -118,6 +124,7 @@ impl Walked {
             git_dir: git_dir.to_path_buf(),
             tree: tree?,
             found,
+            attributes: walk.attributes.load(Ordering::Relaxed),
         })
     }
 }
@@ -140,6 +147,9 @@ pub(crate) fn settle(repo: &git2::Repository, walked: Walked) -> Option<Scan> {
     }
     let mut scan = Scan::default();
     let mut untracked = Vec::new();
+    // A file whose stat data cannot tell is hashed here, as libgit2 would hash it, when
+    // nothing can convert its content on its way into git (no attributes, no autocrlf).
+    let mut hasher = hashed::Hasher::new(repo, &walked.root, walked.attributes);
     for f in walked.found {
         match f {
             Found::Changed(path, worktree) => scan.found.push(FileState {
@@ -147,7 +157,15 @@ pub(crate) fn settle(repo: &git2::Repository, walked: Walked) -> Option<Scan> {
                 index: ' ',
                 worktree,
             }),
-            Found::Ask(path) => scan.ask.push(path),
+            Found::Ask(path, oid) => match hasher.same(&path, oid) {
+                Some(true) => {}
+                Some(false) => scan.found.push(FileState {
+                    path,
+                    index: ' ',
+                    worktree: 'M',
+                }),
+                None => scan.ask.push(path),
+            },
             Found::Untracked(path, is_dir) => untracked.push((path, is_dir)),
         }
     }
@@ -288,8 +306,9 @@ fn folders<'a>(index: &'a Index<'_>) -> Vec<Folder<'a>> {
 enum Found {
     /// A tracked file modified (`M`), deleted (`D`) or changed type (`T`).
     Changed(String, char),
-    /// A tracked file whose content must be hashed to know.
-    Ask(String),
+    /// A tracked file whose content must be hashed to know, and its index entry's id when it
+    /// is a regular file's.
+    Ask(String, Option<[u8; 20]>),
     /// A path not in the index (a folder when the flag is set), ignore rules not yet asked.
     Untracked(String, bool),
 }
@@ -314,6 +333,8 @@ struct Walk<'a> {
     /// The next folder to take.
     next: AtomicUsize,
     give_up: AtomicBool,
+    /// Set when a listing shows a `.gitattributes`.
+    attributes: AtomicBool,
 }
 
 impl<'a> Walk<'a> {
@@ -395,7 +416,7 @@ impl<'a> Walk<'a> {
         while !self.give_up.load(Ordering::Relaxed) {
             let i = self.next.fetch_add(1, Ordering::Relaxed);
             let Some(dir) = dirs.get(i) else { break };
-            if visit(self.root, dir, index, self.stamp, &mut out).is_none() {
+            if visit(self, dir, index, &mut out).is_none() {
                 self.give_up.store(true, Ordering::Relaxed);
             }
         }
@@ -405,7 +426,7 @@ impl<'a> Walk<'a> {
 
 fn key(f: &Found) -> &str {
     match f {
-        Found::Changed(p, _) | Found::Ask(p) | Found::Untracked(p, _) => p,
+        Found::Changed(p, _) | Found::Ask(p, _) | Found::Untracked(p, _) => p,
     }
 }
 
@@ -420,13 +441,8 @@ fn join(dir: &str, name: &str) -> String {
 /// One folder: what is in it that the index does not know, and each tracked file's state. A
 /// tracked file is looked at through the listing (`fstatat` on the open folder, no path walk
 /// from the root); one the listing does not show was deleted.
-fn visit(
-    root: &Path,
-    dir: &Folder<'_>,
-    index: &Index<'_>,
-    stamp: Stamp,
-    out: &mut Vec<Found>,
-) -> Option<()> {
+fn visit(walk: &Walk<'_>, dir: &Folder<'_>, index: &Index<'_>, out: &mut Vec<Found>) -> Option<()> {
+    let (root, stamp) = (walk.root, walk.stamp);
     let path = root.join(dir.rel);
     let mut seen = vec![false; dir.files.len()];
     match fs::read_dir(&path) {
@@ -437,6 +453,9 @@ fn visit(
                 let name = name.to_str()?;
                 if name.eq_ignore_ascii_case(".git") {
                     continue;
+                }
+                if name.eq_ignore_ascii_case(".gitattributes") {
+                    walk.attributes.store(true, Ordering::Relaxed);
                 }
                 if let Ok(at) = dir.files.binary_search_by(|f| f.0.cmp(name)) {
                     seen[at] = true;
@@ -458,7 +477,10 @@ fn visit(
                         Compared::Changed(c) => {
                             out.push(Found::Changed(index.path(i).to_owned(), c));
                         }
-                        Compared::Uncertain => out.push(Found::Ask(index.path(i).to_owned())),
+                        Compared::Uncertain => {
+                            let file = e.mode == MODE_FILE || e.mode == MODE_EXEC;
+                            out.push(Found::Ask(index.path(i).to_owned(), file.then_some(e.oid)));
+                        }
                     }
                     continue;
                 }
