@@ -257,7 +257,7 @@ fn main() {
             Some(EVERYDAY),
         );
     }
-    if runner.wants("e5") {
+    if runner.wants("e5") || runner.wants("e5b") {
         // A session of its own snapshots 500 files (once each, before timing): every sweep
         // before a shell command, whoever runs it, then stats 500 files and finds none changed.
         // (Not the timed session: holding 500 of the peers' files would change what the later
@@ -273,11 +273,20 @@ fn main() {
         }
         settle_disk();
     }
+    // A line that can only read destroys nothing: the sweep waits for the next line that may.
     runner.run(
         "e5",
-        &format!("Bash PreToolUse `ls -la`, {WATCHED} snapshotted files unchanged"),
+        &format!("Bash PreToolUse `ls -la`, {WATCHED} snapshotted files unchanged (no sweep)"),
         MANY,
         common::bash_event(ME, &root, "ls -la"),
+        Some(EVERYDAY),
+    );
+    // A line that may destroy: the sweep stats every watched file and finds none changed.
+    runner.run(
+        "e5b",
+        &format!("Bash PreToolUse `cargo build`, {WATCHED} snapshotted files unchanged (sweep)"),
+        MANY,
+        common::bash_event(ME, &root, "cargo build"),
         Some(EVERYDAY),
     );
     // After a shell command: the scan for files it changed that no hook saw written (one
