@@ -43,7 +43,7 @@ fn malformed_input_exits_zero_with_at_most_one_line() {
         ("two objects", format!("{good}{good}").into_bytes()),
         ("deep nesting", "[".repeat(100_000).into_bytes()),
         ("oversized", {
-            let mut v = format!("{{\"pad\":\"{}\",", "x".repeat(5 * 1024 * 1024)).into_bytes();
+            let mut v = format!("{{\"pad\":\"{}\",", "x".repeat(65 * 1024 * 1024)).into_bytes();
             v.extend_from_slice(&good.as_bytes()[1..]);
             v
         }),

@@ -288,3 +288,29 @@ fn snapshots_expire_when_the_store_prunes() {
     let (code, out, _) = recover(&repo.root, &[]);
     assert_eq!(code, 1, "{out}");
 }
+
+#[test]
+fn an_edit_of_a_file_of_several_mebibytes_is_snapshotted_though_its_event_is_large() {
+    let repo = TestRepo::new();
+    // Claude Code's PostToolUse of an Edit carries the whole old file besides the new one: for
+    // a 5 MiB JSON file, more than 6 MB of hook input (it was cut off at 4 MiB).
+    let old = "{\"k\": \"v\"}\n".repeat(5 * 1024 * 1024 / 13);
+    let new = old.replacen("\"v\"", "\"edited\"", 1);
+    let file = repo.root.join("big.json");
+    std::fs::write(&file, &new).unwrap();
+    let mut event = edit_event("PostToolUse", "Edit", "big-editor", &repo.root, &file);
+    event["tool_input"]["old_string"] = "\"v\"".into();
+    event["tool_input"]["new_string"] = "\"edited\"".into();
+    event["tool_response"] = serde_json::json!({"filePath": file, "originalFile": old});
+    let bytes = format!("{event}\n");
+    assert!(bytes.len() > 6 << 20, "{}", bytes.len());
+    let run = hook_raw(&repo.root, bytes.as_bytes(), &[]);
+    run.assert_silent();
+    std::fs::write(&file, &old).unwrap();
+    let (code, out, err) = recover(&repo.root, &["big.json", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        std::fs::read(&file).unwrap() == new.as_bytes(),
+        "big.json not restored"
+    );
+}

@@ -209,6 +209,23 @@ fn a_file_a_program_made_while_the_host_timed_it_is_the_sessions_and_guarded_fro
 }
 
 #[test]
+fn what_a_command_longer_than_ten_minutes_wrote_at_its_start_is_kept() {
+    let repo = TestRepo::new();
+    let cmd = "python3 gen_schema.py && sleep 700";
+    // The generator wrote its file in the command's first second, twelve minutes ago.
+    std::fs::write(repo.root.join("schema.sql"), b"create table t(id int);\n").unwrap();
+    sh(&repo.root, "touch -d '12 minutes ago' schema.sql");
+    post_bash_took("long-runner", &repo.root, cmd, 13 * 60 * 1000).assert_silent();
+    sh(&repo.root, "rm schema.sql");
+    let (code, out, err) = recover(&repo.root, &["schema.sql"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(
+        repo.root.join("schema.sql"),
+        b"create table t(id int);\n".to_vec(),
+    )]);
+}
+
+#[test]
 fn without_a_run_time_an_unseen_file_is_kept_but_not_claimed() {
     let repo = TestRepo::new();
     let maker = Agent::new("py-untimed", &repo.root);

@@ -22,8 +22,10 @@ use std::path::PathBuf;
 
 use crate::store::Actor;
 
-/// Largest hook input read from stdin; anything longer is treated as unreadable.
-pub(crate) const MAX_INPUT: usize = 4 * 1024 * 1024;
+/// Largest hook input read from stdin; anything longer is treated as unreadable. Sized for an
+/// edit of a file at the snapshot cap (8 MiB): Claude Code's PostToolUse carries the old file
+/// and the new content, each up to twice as long once escaped in JSON.
+pub(crate) const MAX_INPUT: usize = 64 * 1024 * 1024;
 
 pub(crate) use crate::host::{Host, SubAgent};
 

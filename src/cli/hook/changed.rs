@@ -19,9 +19,9 @@ use crate::protocol::Event;
 use crate::shell::SimpleCommand;
 use crate::store::{self, Change, FileKey, Stamp, Store};
 
-/// How far back a change counts as made by the command that just ran. Hosts do not all say
-/// how long a command took; this is the longest a host lets one shell command run (Claude
-/// Code's 10 minutes).
+/// How far back a change counts as made by the command that just ran, when the host does not
+/// say how long it took (or it took less): the longest a host lets one shell command run by
+/// default (Claude Code's 10 minutes). A host that says so widens it to the command's start.
 const RECENT_SECS: i128 = 10 * 60;
 /// How many changed files one call snapshots at most.
 const MAX_FILES: usize = 512;
@@ -104,8 +104,9 @@ pub(crate) fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: O
     let cmds = cmds.unwrap_or_default();
     let now = store::now_secs();
     let clock = clock_ns();
-    let since = clock - RECENT_SECS * 1_000_000_000;
     let ran_since = took.map(|t| clock - t.as_nanos() as i128 - SLACK_NS);
+    // What changed in the last ten minutes, or since the command started when it ran longer.
+    let since = (clock - RECENT_SECS * 1_000_000_000).min(ran_since.unwrap_or(i128::MAX));
     let mut stopped: BTreeMap<PathBuf, bool> = BTreeMap::new();
     for wt in worktrees(event, cmds) {
         let Ok(dirty) = git::dirty_paths(&wt.root) else {
