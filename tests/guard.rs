@@ -261,6 +261,26 @@ fn bypass_on_the_very_command_only() {
 }
 
 #[test]
+fn a_bypass_is_audited_even_while_something_holds_the_stores_lock() {
+    let f = fixture();
+    let r = &f.repo.root;
+    // A hung or stopped process, or an agent's `flock ... &` meant to silence the log.
+    let mut holder = std::process::Command::new("flock")
+        .arg(f.repo.store_dir().join("lock"))
+        .args(["sleep", "20"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    allowed(r, "WT_GUARD_BYPASS=1 git branch -D topic");
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let lines = audit(&f.repo);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["verdict"], "bypass");
+    assert_eq!(lines[0]["session"], ME);
+}
+
+#[test]
 fn every_block_ask_and_bypass_is_audited() {
     let f = fixture();
     let r = &f.repo.root;

@@ -452,10 +452,11 @@ impl Store {
         let _ = fsio::write_atomic(&path, text.as_bytes());
     }
 
-    /// Append one line to the audit log (`audit.log`, JSON lines), under the lock. A link there
-    /// is set aside, never appended through.
+    /// Append one line to the audit log (`audit.log`, JSON lines). A link there is set aside,
+    /// never appended through. No lock is taken: one line goes in one append, which the
+    /// kernel keeps whole, so a record is written even while something holds the store's lock
+    /// (a hung or stopped process, or an agent's `flock` meant to silence the log).
     pub(crate) fn append_audit(&self, line: &str) -> Result<(), StoreError> {
-        let _guard = self.lock()?;
         let path = self.dir.join("audit.log");
         let mut text = line.replace('\n', " ");
         text.push('\n');
