@@ -112,8 +112,9 @@ pub struct WorktreeFacts {
     pub(crate) own: Option<PathBuf>,
 }
 
-const INSTEAD: &str = "Commit and push that work first (or ask the person what to keep); \
-                       remove the worktree only when it is clean and pushed.";
+const INSTEAD: &str = "If that work is yours, commit and push it first; if it is another \
+                       session's, leave the worktree to it (or ask the person what to keep). \
+                       Remove a worktree only when it is clean and pushed.";
 
 /// `git clean` forced twice with `-d`: it deletes nested repositories and worktrees too.
 fn clean_nested(args: &[String]) -> Option<(Op, Vec<String>)> {
