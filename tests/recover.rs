@@ -193,6 +193,20 @@ fn bypassed_worktree_remove_force_comes_back_on_its_branch() {
     collect_garbage(&repo.root);
     assert!(!wt.exists());
 
+    // `status` does not call the files of a removed worktree clean: it says where they went.
+    let status = dibs(&repo.root, &["status"]);
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(text.contains("gone   feature.rs"), "{text}");
+    let hint = format!("git dibs recover --worktree {}", wt.display());
+    assert!(text.contains(&hint) && !text.contains("clean"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&dibs(&repo.root, &["status", "--json"]).stdout).unwrap();
+    let sessions = json["sessions"].as_array().unwrap();
+    let owner = sessions.iter().find(|s| s["id"] == "wt-agent").unwrap();
+    let files = &owner["files"];
+    assert_eq!(files[0]["worktree_gone"], true, "{json}");
+    assert!(files[0]["dirty"].is_null(), "{json}");
+
     let done = recover_json(&repo.root, &["--worktree", wt.to_str().unwrap()]);
     assert_eq!(done["created"], true, "{done}");
     assert_eq!(done["branch"], "wt-feature");

@@ -34,8 +34,12 @@ struct FileView {
     path: String,
     first_touch: String,
     last_touch: String,
-    /// `null` when git could not read its worktree.
+    /// `null` when git could not read its worktree, or it is gone.
     dirty: Option<bool>,
+    /// Its worktree is gone (removed by someone): whether the file was uncommitted then is
+    /// not known here; its snapshots are (`git dibs recover --worktree`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    worktree_gone: bool,
 }
 
 /// The `--json` shape of one explicit claim.
@@ -202,12 +206,14 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
                 dirty: match &s.origin {
                     // Uncommitted on its own machine, as that machine last said.
                     Some(origin) => Some(origin.dirty.contains(&f.key.path)),
+                    None if gone(&f.key.worktree) => None,
                     None => match dirty.get(f.key.worktree.as_path()) {
                         Some(Some(d)) => Some(d.contains(&f.key.path)),
                         Some(None) => None,
                         None => Some(false),
                     },
                 },
+                worktree_gone: s.origin.is_none() && gone(&f.key.worktree),
             })
             .collect(),
         claims: s
@@ -281,6 +287,23 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
             );
         }
     }
+    let gone: BTreeSet<&Path> = views
+        .iter()
+        .flat_map(|v| {
+            v.files
+                .iter()
+                .chain(v.sub_agents.iter().flat_map(|s| &s.files))
+        })
+        .filter(|f| f.worktree_gone)
+        .map(|f| f.worktree.as_path())
+        .collect();
+    for w in gone {
+        let w = text::clean(&w.display().to_string(), text::MAX_SHOWN);
+        println!(
+            "worktree {w} is gone; what sessions left uncommitted there is in their snapshots: \
+             git dibs recover --worktree {w}"
+        );
+    }
     if views.is_empty() {
         println!("No live sessions in this repository.");
         return Ok(ExitCode::SUCCESS);
@@ -341,6 +364,7 @@ fn print_view(view: &SessionView, now: u64, indent: &str) {
     let mut shown = BTreeSet::new();
     for f in &view.files {
         let mark = match f.dirty {
+            _ if f.worktree_gone => "gone",
             Some(true) => "dirty",
             Some(false) => "clean",
             None => "unread",
@@ -437,6 +461,11 @@ pub(crate) fn set_aside_line(a: &store::SetAside) -> String {
         rfc3339(a.at),
         a.path.display()
     )
+}
+
+/// Whether the worktree at `root` is gone: no folder, or no `.git` in it.
+fn gone(root: &Path) -> bool {
+    std::fs::symlink_metadata(root.join(".git")).is_err()
 }
 
 /// The dirty paths of the worktree at `root`; `None` when git cannot read it (a worktree that
