@@ -16,7 +16,7 @@ fn rule1_worktree_remove_of_dirty_untracked_or_unpushed_is_refused() {
     let reason = denied(r, "git worktree remove ../dirty");
     assert!(reason.contains("M src/lib.rs"), "{reason}");
     assert!(reason.contains("dirty"), "{reason}");
-    assert!(reason.contains("Commit and push"), "{reason}");
+    assert!(reason.contains("commit and push it first"), "{reason}");
     let reason = denied(r, "git worktree remove --force --force ../untracked");
     assert!(reason.contains("?? notes.txt"), "{reason}");
     // Unpushed commits on a detached HEAD go with the worktree; on a branch, the branch keeps
