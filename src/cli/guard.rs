@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-use crate::git::{self, GitInvocation, Repo};
+use crate::git::{self, GitInvocation};
 use crate::policy::guard::{self, Facts, Guarded, Op, Verdict};
 use crate::protocol::{Event, Response};
 use crate::shell;
@@ -72,10 +72,7 @@ pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
             };
         }
     };
-    let mut alias = |inv: &GitInvocation, name: &str| {
-        let wt = git::invocation_worktree(inv)?;
-        Repo::open(&wt.git_dir).ok()?.alias(name)
-    };
+    let mut alias = |inv: &GitInvocation, name: &str| git::alias_via_git(inv, name);
     let guarded = guard::classify(&cmds, &mut alias);
     if guarded.is_empty() {
         return Judgement {

@@ -26,6 +26,9 @@ pub struct GitInvocation {
     pub(crate) alias_from_env: BTreeMap<String, Option<String>>,
     /// Pathspecs match case-insensitively (`--icase-pathspecs`, `GIT_ICASE_PATHSPECS=1`).
     pub(crate) icase: bool,
+    /// The command's own `GIT_*`, `HOME` and `XDG_CONFIG_HOME` assignments (exported earlier
+    /// in the line too): git reads its config through them (`GIT_CONFIG_GLOBAL`, ...).
+    pub(crate) env: Vec<(String, String)>,
 }
 
 /// Global options that are plain flags.
@@ -171,6 +174,7 @@ pub(crate) fn parse_invocation(
                 args: Vec::new(),
                 alias_from_env: aliases,
                 icase,
+                env: config_env(assignments),
             });
         } else {
             break;
@@ -186,7 +190,48 @@ pub(crate) fn parse_invocation(
         args,
         alias_from_env: aliases,
         icase,
+        env: config_env(assignments),
     })
+}
+
+/// The assignments through which git finds its config.
+fn config_env(assignments: &[(String, String)]) -> Vec<(String, String)> {
+    assignments
+        .iter()
+        .filter(|(k, _)| k.starts_with("GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME")
+        .cloned()
+        .collect()
+}
+
+/// The value of `alias.<name>` as git itself resolves it for `inv`: every config file git reads
+/// (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`,
+/// `include.path`, `includeIf`, the repository's and the worktree's), with the command's own
+/// `-c` options and assignments. `None` when git defines no such alias.
+pub(crate) fn alias_via_git(inv: &GitInvocation, name: &str) -> Option<String> {
+    let dir = if inv.cwd.is_dir() {
+        inv.cwd.clone()
+    } else {
+        invocation_worktree(inv)?.root
+    };
+    let mut args: Vec<&str> = Vec::new();
+    for kv in &inv.config {
+        args.extend(["-c", kv.as_str()]);
+    }
+    let key = format!("alias.{name}");
+    args.extend(["config", "--get", &key]);
+    let mut env: Vec<(&str, &std::ffi::OsStr)> = inv
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), std::ffi::OsStr::new(v.as_str())))
+        .collect();
+    if let Some(d) = &inv.git_dir {
+        env.push(("GIT_DIR", d.as_os_str()));
+    }
+    let out = super::cli::run_with(&dir, &args, None, &env).ok()?;
+    let value = String::from_utf8_lossy(&out)
+        .trim_end_matches('\n')
+        .to_owned();
+    Some(value)
 }
 
 /// Record `key=value` when it defines an alias (`alias.NAME`, any case).
@@ -266,6 +311,27 @@ pub(crate) const BUILTINS: &[&str] = &[
     "branch",
     "bundle",
     "cat-file",
+    "check-attr",
+    "check-ref-format",
+    "checkout-index",
+    "commit-tree",
+    "count-objects",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "hash-object",
+    "maintenance",
+    "merge-file",
+    "merge-tree",
+    "mktree",
+    "name-rev",
+    "pack-refs",
+    "prune",
+    "read-tree",
+    "repack",
+    "replace",
+    "rerere",
+    "write-tree",
     "check-ignore",
     "checkout",
     "cherry",

@@ -66,9 +66,14 @@ impl FileState {
         self.index == '?'
     }
 
+    /// Ignored by git's rules (`!!`: only listed where asked for, never by a status).
+    pub(crate) fn ignored(&self) -> bool {
+        self.index == '!'
+    }
+
     /// Has staged changes.
     pub(crate) fn staged(&self) -> bool {
-        !matches!(self.index, ' ' | '?')
+        !matches!(self.index, ' ' | '?' | '!')
     }
 
     /// The `git status --porcelain` line.
@@ -375,18 +380,6 @@ impl Repo {
             let same = r.url() == Some(name_or_url) || r.pushurl() == Some(name_or_url);
             same.then(|| n.to_owned())
         })
-    }
-
-    /// The value of `alias.<name>` in the config that applies here.
-    pub(crate) fn alias(&self, name: &str) -> Option<String> {
-        if let Some(cli) = &self.cli {
-            return cli.config(&format!("alias.{name}"));
-        }
-        self.repo
-            .config()
-            .ok()?
-            .get_string(&format!("alias.{name}"))
-            .ok()
     }
 
     /// Every direct ref (symbolic ones resolved, skipped when they point at themselves) with

@@ -142,6 +142,51 @@ pub(super) fn gather(event: &Event, g: &Guarded) -> Result<(Facts, Option<PathBu
     Ok((facts, anchor))
 }
 
+/// The host settings files of the worktree at `root` that wire git-dibs's hooks and would be
+/// gone with the worktree's copy: untracked, or modified from a HEAD whose copy does not wire
+/// them. Nothing is read unless such a file exists.
+fn wiring_only_here(root: &Path) -> Result<Vec<git::FileState>> {
+    const FILES: [&str; 5] = [
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".gemini/settings.json",
+        ".codex/hooks.json",
+        ".cursor/hooks.json",
+    ];
+    let wires = |bytes: &[u8]| {
+        bytes.windows(8).any(|w| w == b"git-dibs") || bytes.windows(8).any(|w| w == b"git dibs")
+    };
+    let present: Vec<&str> = FILES
+        .into_iter()
+        .filter(|f| git::read_worktree_file(&root.join(f)).is_some_and(|b| wires(&b)))
+        .collect();
+    if present.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut states = Repo::open(root)?.status_of(present.iter().copied())?;
+    let cli = git::cli::CliRepo::open(root, None);
+    // Not in the status: tracked and clean (safe in HEAD), or ignored (only here).
+    for f in present {
+        if !states.iter().any(|s| s.path == f) && cli.is_ignored(Path::new(f)) {
+            states.push(git::FileState {
+                path: f.to_owned(),
+                index: '!',
+                worktree: '!',
+            });
+        }
+    }
+    Ok(states
+        .into_iter()
+        .filter(|f| {
+            f.untracked()
+                || f.ignored()
+                || !cli
+                    .file_of("HEAD", &f.path, 1 << 20)
+                    .is_some_and(|b| wires(&b))
+        })
+        .collect())
+}
+
 /// The first literal path a non-git operation names.
 fn first_path(op: &Op) -> Option<PathBuf> {
     let spec = match op {
@@ -279,6 +324,12 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
         prefix,
         ..PeerFacts::default()
     };
+    if let Some(inv) = &g.git
+        && matches!(g.op, Op::Take(_) | Op::Checkout { .. })
+        && !matches!(inv.args.first().map(String::as_str), Some("add" | "commit"))
+    {
+        facts.wiring = wiring_only_here(root)?;
+    }
     let store = Store::open(&wt.common_dir)?;
     let mut sessions = store.sessions()?;
     // A session whose record was set aside still holds, through the index, its dirty files.

@@ -176,10 +176,11 @@ pub(crate) fn run_with(
     };
     let mut cmd = super::lanes::git_command(dir);
     cmd.args(args)
-        .envs(env.iter().copied())
         .env("GIT_OPTIONAL_LOCKS", "0")
-        // A path is a path: `*` or `:(…)` in a file name is no pattern.
+        // A path is a path: `*` or `:(…)` in a file name is no pattern (a caller's `env` may
+        // say otherwise, for a command that refuses pathspec magic).
         .env("GIT_LITERAL_PATHSPECS", "1")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if input.is_some() {

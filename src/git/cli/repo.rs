@@ -210,8 +210,14 @@ impl CliRepo {
         let Some(rel) = rel.to_str() else {
             return false;
         };
-        self.text(&["check-ignore", "-q", "--no-index", "--", rel])
-            .is_ok()
+        // check-ignore refuses literal pathspecs (git's `GIT_LITERAL_PATHSPECS`) outright.
+        let literal = [("GIT_LITERAL_PATHSPECS", std::ffi::OsStr::new("0"))];
+        super::run_in(
+            &self.dir,
+            &["check-ignore", "-q", "--no-index", "--", rel],
+            &literal,
+        )
+        .is_ok()
     }
 
     /// A commit's committer time (seconds since the epoch) and the first line of its message.

@@ -23,10 +23,66 @@ const MAX_PATHSPEC_FILE: u64 = 64 * 1024;
 /// read unless a git subcommand is not a builtin (then `alias` is asked).
 pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guarded> {
     let mut out = Vec::new();
+    // Aliases a `git config alias.NAME VALUE` earlier in the line defines (it runs first).
+    let defined = std::cell::RefCell::new(std::collections::BTreeMap::<String, String>::new());
+    let mut lookup = |inv: &GitInvocation, name: &str| {
+        let known = defined.borrow().get(&name.to_ascii_lowercase()).cloned();
+        known.or_else(|| alias(inv, name))
+    };
     for c in cmds {
-        classify_one(c, alias, 0, &mut out);
+        classify_one(c, &mut lookup, 0, &mut out);
+        if let Some((name, value)) = alias_definition(c) {
+            defined.borrow_mut().insert(name, value);
+        }
     }
     out
+}
+
+/// `git config [--global|--local|--file F|...] [set] alias.NAME VALUE`: the alias it defines.
+fn alias_definition(cmd: &SimpleCommand) -> Option<(String, String)> {
+    let inv = git::parse_invocation(&cmd.argv, &cmd.cwd, &cmd.assignments)?;
+    let (sub, rest) = inv.args.split_first()?;
+    if sub != "config" {
+        return None;
+    }
+    let mut operands = Vec::new();
+    let mut skip = false;
+    for a in rest {
+        if skip {
+            skip = false;
+        } else if matches!(
+            a.as_str(),
+            "-f" | "--file" | "--blob" | "--type" | "--comment"
+        ) {
+            skip = true;
+        } else if !a.starts_with('-') {
+            operands.push(a.as_str());
+        }
+    }
+    if operands.first() == Some(&"set") {
+        operands.remove(0);
+    }
+    match operands.as_slice() {
+        [key, value] => {
+            let name = key.to_ascii_lowercase().strip_prefix("alias.")?.to_owned();
+            Some((name, (*value).to_owned()))
+        }
+        _ => None,
+    }
+}
+
+/// `git-reset ARGS` (git's dashed programs, as `/usr/lib/git-core/git-reset` or
+/// `"$(git --exec-path)"/git-clean`): the same as `git reset ARGS`. Other `git-*` programs
+/// (`git-dibs`, `git-lfs`) are left alone.
+fn undash(argv: &[String]) -> Option<Vec<String>> {
+    let base = argv.first()?.rsplit('/').next()?;
+    let sub = base.strip_prefix("git-")?;
+    if !git::BUILTINS.contains(&sub) || has_expansion(base) {
+        return None;
+    }
+    let mut out = vec!["git".to_owned(), sub.to_owned()];
+    out.extend(argv[1..].iter().cloned());
+    Some(out)
 }
 
 /// Whether a word still holds an expansion after the parser's own: a variable, a substitution,
@@ -84,6 +140,18 @@ fn classify_one(
     depth: usize,
     out: &mut Vec<Guarded>,
 ) {
+    let shown = display(&cmd.argv);
+    let undashed;
+    let cmd = match undash(&cmd.argv) {
+        Some(argv) => {
+            undashed = SimpleCommand {
+                argv,
+                ..cmd.clone()
+            };
+            &undashed
+        }
+        None => cmd,
+    };
     let Some(first) = cmd.argv.first() else {
         return;
     };
@@ -93,7 +161,7 @@ fn classify_one(
             .assignments
             .iter()
             .any(|(k, v)| k == BYPASS_VAR && v == "1"),
-        display: display(&cmd.argv),
+        display: shown,
     };
     if cmd.unknown == Some(Unknown::Unreadable) {
         let text = cmd.argv.last().cloned().unwrap_or_default();

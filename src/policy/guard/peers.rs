@@ -26,6 +26,8 @@ pub struct Take {
     pub(crate) prefix_default: bool,
     /// Pathspecs match case-insensitively (`--icase-pathspecs`, `GIT_ICASE_PATHSPECS`).
     pub(crate) icase: bool,
+    /// Ignored files (`git clean -x`, `-X`).
+    pub(crate) ignored: bool,
 }
 
 impl Take {
@@ -37,11 +39,14 @@ impl Take {
             paths: (!paths.is_empty()).then_some(paths),
             prefix_default: false,
             icase: false,
+            ignored: false,
         }
     }
 
     fn kind_matches(&self, f: &FileState) -> bool {
-        if f.untracked() {
+        if f.ignored() {
+            self.ignored
+        } else if f.untracked() {
             self.untracked
         } else {
             self.tracked || (self.staged_only && f.staged())
@@ -75,6 +80,9 @@ pub struct PeerFacts {
     pub(crate) first_is_rev: bool,
     /// For a switch: it goes to the commit already checked out, so no file changes.
     pub(crate) same_commit: bool,
+    /// Host settings files here that wire git-dibs's hooks and exist only in the worktree
+    /// (untracked, or changed from a commit that does not wire them).
+    pub(crate) wiring: Vec<FileState>,
 }
 
 impl PeerFacts {
@@ -94,6 +102,19 @@ impl PeerFacts {
 /// Rule 5 for commands that take files: refuse when one of a live peer's dirty files is among
 /// them (unless the session itself holds it and named it by explicit path).
 pub(crate) fn check_take(g: &Guarded, takes: &[Take], facts: &PeerFacts) -> Verdict {
+    let wiring: Vec<String> = facts
+        .wiring
+        .iter()
+        .filter(|f| takes.iter().any(|t| takes_file(t, f, facts)))
+        .map(FileState::porcelain)
+        .collect();
+    if !wiring.is_empty() {
+        let what = format!(
+            "an agent host's hook wiring ({}, in the worktree only: commit it first)",
+            list(&wiring)
+        );
+        return super::self_protect::check(g, &what, true);
+    }
     let mut hit: Vec<(&Peer, Vec<&FileState>)> = Vec::new();
     for peer in &facts.peers {
         let files: Vec<&FileState> = peer

@@ -348,6 +348,15 @@ fn classify_git(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
             ),
             sure: true,
         }),
+        // `git rm` of the wiring (tracked and clean, so only a name tells).
+        Some("rm") if !rest.iter().any(|w| *w == "--cached") => rest
+            .iter()
+            .filter(|w| !w.starts_with('-'))
+            .find_map(|w| protected(w, &cmd.cwd))
+            .map(|what| Op::Tamper {
+                what: what.into(),
+                sure: true,
+            }),
         Some("fetch" | "pull") => fetch_into_dibs(&rest).then(|| Op::Tamper {
             what: "git-dibs's refs under refs/dibs/ (a fetch refspec writes over them)".into(),
             sure: true,

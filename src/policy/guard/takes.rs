@@ -202,13 +202,16 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         }
         "clean" => {
             let p = parse(rest, "e", "", &["exclude"]);
-            if p.has(&["-n", "--dry-run", "-X"]) {
+            if p.has(&["-n", "--dry-run"]) {
                 return None;
             }
             let specs = p.specs();
+            // `-X` deletes only ignored files (no peer's: only git-dibs's own wiring may be).
+            let only_ignored = p.has(&["-X"]);
             let take = Take {
                 prefix_default: true,
-                ..Take::new(false, true, specs.clone())
+                ignored: only_ignored || p.has(&["-x"]),
+                ..Take::new(false, !only_ignored, specs.clone())
             };
             return Some((Op::Take(vec![take]), specs));
         }

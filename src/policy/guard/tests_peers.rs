@@ -87,6 +87,7 @@ fn peer_facts(mine: &[&str]) -> PeerFacts {
         mine: mine.iter().map(|s| s.to_string()).collect(),
         first_is_rev: false,
         same_commit: false,
+        wiring: Vec::new(),
     }
 }
 
@@ -215,4 +216,47 @@ fn unknown_peer_ops_ask_only_with_live_peers() {
     assert!(
         matches!(evaluate(&g, &Facts::None), Verdict::Ask(f) if !f.reason.contains(BYPASS_VAR))
     );
+}
+
+#[test]
+fn the_index_family_reverts_only_what_it_reverts() {
+    let f = peer_facts(&[]);
+    let reason = |l: &str| match peer_verdict(l, &f) {
+        Verdict::Block(x) => x.reason,
+        other => panic!("{l}: {other:?}"),
+    };
+    // `reset --merge`, `read-tree -um`, `--abort` revert staged files only.
+    for line in [
+        "git reset --merge",
+        "git read-tree -um HEAD",
+        "git merge --abort",
+    ] {
+        let r = reason(line);
+        assert!(
+            r.contains("staged.rs") && !r.contains("src/lib.rs"),
+            "{line}: {r}"
+        );
+    }
+    // `rebase --abort` is a hard reset; `git mv -f` writes over its destination.
+    assert!(reason("git rebase --abort").contains("src/lib.rs"));
+    assert!(reason("git mv -f mine.rs notes.txt").contains("notes.txt"));
+    for line in [
+        "git reset",
+        "git reset --soft HEAD~1",
+        "git read-tree -m -u A B",
+    ] {
+        assert!(super::tests::classify_line(line).is_empty(), "{line}");
+    }
+    // A wiring file only in the worktree is git-dibs's own: refused as self-protection.
+    let wired = PeerFacts {
+        peers: Vec::new(),
+        wiring: vec![fs(".claude/settings.json", '?', '?')],
+        ..f.clone()
+    };
+    let v = peer_verdict("git clean -fd", &wired);
+    assert!(
+        matches!(&v, Verdict::Block(x) if x.rule == "self-protect" && x.reason.contains("?? .claude/settings.json")),
+        "{v:?}"
+    );
+    assert_eq!(peer_verdict("git stash", &wired), Verdict::Allow);
 }
