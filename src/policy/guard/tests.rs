@@ -69,7 +69,6 @@ fn everyday_commands_are_not_guarded() {
         "git reset HEAD~1",
         "git restore --staged a.rs",
         "git clean -n",
-        "git clean -fX",
         "git add",
         "git add -n .",
         "git checkout",
