@@ -206,3 +206,46 @@ fn regression_worktree_rm_behind_tildes_and_wrappers() {
     }
     assert!(f.dirty.exists());
 }
+
+/// What an adversary tries next: code and shell text that only exist when the line runs (an
+/// expansion, another descriptor, an input item), a trap, a shell alias, `sudo -s`, and a script
+/// rewritten in place before it is run.
+#[test]
+fn regression_text_only_known_when_it_runs() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    for cmd in [
+        "echo 'git reset --hard' | xargs -I{} sh -c '{}'",
+        "echo 'git reset --hard' | xargs -I% sh -c '%'",
+        "find . -name lib.rs -exec sh -c '{}' \\;",
+        "exec 3<<<'git reset --hard'; sh <&3",
+        "bash /dev/fd/3 3<<<'git reset --hard'",
+        "python3 <<< \"$CODE\"",
+        "python3 -c \"$CODE\"",
+        "perl -e \"$CODE\"",
+        "node -e \"$(cat x.js)\"",
+        "python3 <<EOF\n$CODE\nEOF",
+        "sh <<EOF\n'$X'\nEOF",
+        "sed -i 's/a/b/' x.sh; sh x.sh",
+    ] {
+        let reason = asked(r, cmd);
+        assert!(reason.contains("[guard:runs-code]"), "{cmd}: {reason}");
+    }
+    for cmd in [
+        "trap 'git reset --hard' EXIT",
+        "alias y='git reset --hard'; y",
+        "alias y='git stash -u'\ny",
+        "sudo -s 'git reset --hard'",
+        "sudo -i git reset --hard",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(reason.contains("[guard:peer-files]"), "{cmd}: {reason}");
+    }
+    asked(r, "alias y=\"$Z\"; y");
+    allowed(r, "alias ls='ls -la'; ls");
+    allowed(r, "alias ll='ls -l'; ll src");
+    allowed(r, "trap 'rm -f /tmp/dibs-x' EXIT; echo hi");
+    allowed(r, "perl -ne 'print if /x/' \"$HOME/x\"");
+    allowed(r, "python3 <<'EOF'\nimport sys\nprint(sys.argv)\nEOF");
+}

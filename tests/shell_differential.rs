@@ -81,6 +81,8 @@ fn word() -> impl Strategy<Value = String> {
         "{x,y}",
         "\"$(echo q)\"",
         "~",
+        "~+",
+        "~+/a",
         "--",
         "-C",
         "a",
@@ -105,6 +107,8 @@ fn simple() -> impl Strategy<Value = String> {
             "cd ~",
             "v=x",
             "v='p q'",
+            "v=p_q",
+            "IFS=_",
             "d=a",
             "d=b",
             "true",
@@ -134,7 +138,26 @@ fn line() -> impl Strategy<Value = String> {
                 .clone()
                 .prop_map(|a| format!("for v in x y; do {a}; done")),
             inner.clone().prop_map(|a| format!("if true; then {a}; fi")),
-            inner.prop_map(|a| format!("eval \"{}\"", a.replace('"', "\\\""))),
+            inner
+                .clone()
+                .prop_map(|a| format!("eval \"{}\"", a.replace('"', "\\\""))),
+            // Shell text on standard input, from a process substitution, or from a script
+            // written earlier on the line.
+            inner
+                .clone()
+                .prop_filter("no double quote", |a| !a.contains('"'))
+                .prop_map(|a| format!("echo \"{a}\" | bash")),
+            inner
+                .clone()
+                .prop_filter("no single quote", |a| !a.contains('\''))
+                .prop_map(|a| format!("bash <(echo '{a}')")),
+            inner
+                .clone()
+                .prop_filter("no single quote", |a| !a.contains('\''))
+                .prop_map(|a| format!("source <(echo '{a}')")),
+            inner
+                .prop_filter("no single quote", |a| !a.contains('\''))
+                .prop_map(|a| format!("echo '{a}' > s.sh; bash s.sh")),
         ]
     })
 }

@@ -108,6 +108,9 @@ pub(super) struct HereDoc {
     pub(crate) body: String,
     /// Substitutions in an unquoted heredoc body; they run.
     pub(crate) subs: Vec<List>,
+    /// An unquoted body with an expansion in it: what the command reads is only known when
+    /// it runs.
+    pub(crate) expands: bool,
 }
 
 /// Redirection operators.

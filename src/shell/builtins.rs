@@ -31,8 +31,15 @@ pub(super) fn redirections(rs: &[Redir], piped: Stdin, cwd: &Path) -> (Vec<Redir
                 }
                 (false, r.fd.is_none())
             }
-            RedirOp::In | RedirOp::ReadWrite | RedirOp::DupIn => {
-                if r.fd.is_none_or(|f| f == 0) && r.op != RedirOp::DupIn {
+            RedirOp::DupIn => {
+                // `<&3`: another descriptor's content is not known here.
+                if r.fd.is_none_or(|f| f == 0) && target != "0" && target != "-" {
+                    stdin = Stdin::Opaque;
+                }
+                continue;
+            }
+            RedirOp::In | RedirOp::ReadWrite => {
+                if r.fd.is_none_or(|f| f == 0) {
                     stdin = if r.op == RedirOp::In && !r.target.has_var && !r.target.has_cmdsub {
                         Stdin::File(join_dir(cwd, &target))
                     } else {
@@ -43,8 +50,12 @@ pub(super) fn redirections(rs: &[Redir], piped: Stdin, cwd: &Path) -> (Vec<Redir
             }
             RedirOp::HereDoc | RedirOp::HereString => {
                 if r.fd.is_none_or(|f| f == 0) {
+                    // Text the shell expands first (`<<< "$CODE"`, `<<EOF` with `$x` in it)
+                    // is only known when it runs.
                     stdin = match &r.heredoc {
+                        Some(doc) if doc.borrow().expands => Stdin::Opaque,
                         Some(doc) => Stdin::Text(doc.borrow().body.clone()),
+                        None if r.target.has_var || r.target.has_cmdsub => Stdin::Opaque,
                         None => Stdin::Text(format!("{target}\n")),
                     };
                 }

@@ -1,7 +1,7 @@
 //! What commands earlier in a line leave for the later ones (variables, `shopt -s dotglob`,
 //! links and moves whose targets are then unknown), and the shell text other programs run:
 //! script files in reach (`bash FILE`, `. FILE`, `BASH_ENV`), `find -exec`, `git rebase -x`,
-//! `watch`, `su -c`, `script -c`, `flock -c`.
+//! `watch`, `su -c`, `script -c`, `flock -c`, `trap`.
 
 use std::path::{Path, PathBuf};
 
@@ -156,6 +156,15 @@ pub(super) fn embedded(argv: &[Arg]) -> Vec<String> {
             }
         }
         "su" | "runuser" | "script" => out.extend(command_option(rest)),
+        // `trap TEXT SIGNAL...`: TEXT runs when the signal (or EXIT) comes.
+        "trap" => {
+            let args: Vec<&Arg> = rest.iter().skip_while(|a| a.text == "--").collect();
+            if let [text, _, ..] = args.as_slice()
+                && !text.text.starts_with('-')
+            {
+                out.push(text.text.clone());
+            }
+        }
         "flock" => {
             if let Some(c) = command_option(rest) {
                 out.push(c);
@@ -255,6 +264,15 @@ pub(super) fn builtin(argv: &[Arg], st: &mut State) {
                         st.exported
                             .push((name.to_owned(), a.text[name.len() + 1..].to_owned()));
                     }
+                }
+            }
+        }
+        "alias" => {
+            for a in rest.iter().filter(|a| !a.text.starts_with('-')) {
+                if let Some((name, value)) = a.text.split_once('=') {
+                    let known = !(a.var || a.cmdsub);
+                    st.aliases
+                        .push((name.to_owned(), known.then(|| value.to_owned())));
                 }
             }
         }

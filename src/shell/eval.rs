@@ -320,6 +320,51 @@ impl Ev<'_> {
         let (redirects, stdin) = redirections(&s.redirs, piped, &st.cwd);
         let stdin = sources::resolve_stdin(stdin, st);
         let stdin_from = sources::input(&stdin);
+        if let Some(value) = args.first().and_then(|a| sources::alias(st, &a.text)) {
+            // A shell alias defined earlier in the line (with `expand_aliases`, as agents'
+            // shells may have it): its text runs in this shell.
+            let inner = Inherit {
+                assigns: assignments.clone(),
+                force: inh.force,
+            };
+            let text = value.map(|v| {
+                let rest: Vec<String> = args[1..]
+                    .iter()
+                    .map(|a| super::quote_word(&a.text))
+                    .collect();
+                format!("{v} {}", rest.join(" "))
+            });
+            let cwd = st.cwd.clone();
+            let known = st.known;
+            // An alias is not expanded again inside its own text (`alias ls='ls -la'`).
+            let name = args[0].text.clone();
+            let own: Vec<_> = st
+                .aliases
+                .iter()
+                .filter(|(n, _)| *n == name)
+                .cloned()
+                .collect();
+            st.aliases.retain(|(n, _)| *n != name);
+            let read = match &text {
+                Some(text) => self.nested_in(text, s.depth, st, &inner)?,
+                None => false,
+            };
+            st.aliases.splice(0..0, own);
+            if read {
+                return Ok(None);
+            }
+            self.written.clone_from(&st.written);
+            let argv = vec![Arg::plain("eval"), args[0].clone()];
+            self.emit(
+                argv,
+                assignments,
+                cwd,
+                known,
+                redirects,
+                Some(Unknown::Eval),
+            );
+            return Ok(None);
+        }
 
         let peeled = peel(args);
         assignments.extend(peeled.assignments.iter().cloned());
@@ -347,7 +392,13 @@ impl Ev<'_> {
             s => s,
         };
         let name = argv.first().map(|a| basename(&a.text).to_owned());
+        // `xargs -I{} sh -c '{}'`, `find -exec sh -c '{}'`: the text is the input item.
+        let replaced = |t: &str| {
+            force == Some(Unknown::Xargs)
+                && (t.contains("{}") || peeled.replace.as_deref().is_some_and(|r| t.contains(r)))
+        };
         let nested_stdin = match (&peeled.shell, &stdin) {
+            (Some(Shell::Command(a)), _) if replaced(&a.text) => Some(Stdin::Opaque),
             (Some(Shell::Command(a)), _) => Some(text(effects::with_bash_env(
                 &argv,
                 &assignments,
@@ -437,9 +488,11 @@ impl Ev<'_> {
         }
         // Commands a program runs from its arguments (`find -exec`, `git rebase -x`, `watch`).
         for text in effects::embedded(&argv) {
+            // A trap's text runs as written; the others get arguments added when they run.
+            let added = (name != "trap").then_some(Unknown::Xargs);
             let inner = Inherit {
                 assigns: assignments.clone(),
-                force: Some(Unknown::Xargs),
+                force: added.or(force),
             };
             let nested = State {
                 cwd: cwd.clone(),

@@ -127,7 +127,12 @@ impl Parser {
             } else {
                 Parser::new(&body, self.depth + 1).heredoc_subs()?
             };
-            *p.doc.borrow_mut() = HereDoc { body, subs };
+            let expands = !p.quoted && body.contains(['$', '`']);
+            *p.doc.borrow_mut() = HereDoc {
+                body,
+                subs,
+                expands,
+            };
         }
         Ok(())
     }

@@ -49,6 +49,12 @@ pub(super) fn script(
     if f.var || f.cmdsub {
         return Some(Stdin::Opaque);
     }
+    if !STDIN_PATHS.contains(&f.text.as_str())
+        && (f.text.starts_with("/dev/fd/") || f.text.starts_with("/proc/"))
+    {
+        // Another descriptor, or a process's files: not known here.
+        return Some(Stdin::Opaque);
+    }
     if STDIN_PATHS.contains(&f.text.as_str()) {
         return match stdin {
             Stdin::None => None,
@@ -179,6 +185,20 @@ pub(super) fn note_written(
                 }
             }
         }
+        // In-place edits: the file's content is no longer what is on disk.
+        "sed" | "gsed" | "perl" | "ruby" | "patch" | "truncate" | "shred" => {
+            let inplace = rest.iter().any(|a| {
+                a.text.starts_with("--in-place")
+                    || (a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && a.text.contains('i'))
+            });
+            if inplace || matches!(basename(&first.text), "patch" | "truncate" | "shred") {
+                for a in operands() {
+                    put(join_dir(cwd, &a.text), None);
+                }
+            }
+        }
         "dd" => {
             for a in rest {
                 if let Some(f) = a.text.strip_prefix("of=") {
@@ -188,4 +208,14 @@ pub(super) fn note_written(
         }
         _ => {}
     }
+}
+
+/// The value of a shell alias defined earlier in the line: `Some(None)` when it was defined to
+/// something only known when it runs.
+pub(super) fn alias(st: &State, name: &str) -> Option<Option<String>> {
+    st.aliases
+        .iter()
+        .rev()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.clone())
 }

@@ -18,6 +18,8 @@ pub(super) struct State {
     pub(super) made: Vec<PathBuf>,
     /// Files written earlier in the line, with their content when it is literal.
     pub(super) written: Vec<(PathBuf, Option<String>)>,
+    /// Shell aliases defined earlier in the line, with their text when it is literal.
+    pub(super) aliases: Vec<(String, Option<String>)>,
     /// `GIT_*` variables exported earlier in the line (name, value as written).
     pub(super) exported: Vec<(String, String)>,
     /// The line starts in a folder that exists: a `cd` into one that does not is a failing

@@ -97,3 +97,36 @@ fn errors() {
     assert_eq!(e(&evals), ParseError::TooDeep);
     assert!(e("(").to_string().contains("syntax"));
 }
+
+#[test]
+fn tildes_ifs_and_stdin_sources() {
+    let argv = |line: &str| p(line).last().unwrap().argv.join(" ");
+    assert_eq!(argv("rm -rf ~+/x"), "rm -rf /w/x");
+    assert_eq!(argv("cd a; ls ~+"), "ls /w/a");
+    // `~-` and `~user` are only known when the line runs.
+    let c = &p("rm -rf ~-/x")[0];
+    assert_eq!(c.argv[2], "~-/x");
+    assert!(c.unknown.is_some());
+    assert!(p("rm -rf ~nobody/x")[0].unknown.is_some());
+    // A changed IFS splits a value where spaces would not.
+    assert_eq!(argv("x=reset_--hard; git $x"), "git reset_--hard");
+    let c = &p("IFS=_; x=reset_--hard; git $x")[0];
+    assert!(c.unknown.is_some(), "{c:?}");
+    // Shell text from stdin, a process substitution, a file written on the line.
+    for line in [
+        "echo 'git stash' | bash -s",
+        "bash -s -- a b <<< 'git stash'",
+        "sh <(echo git stash)",
+        "echo git stash | . /dev/stdin",
+        "echo 'git stash' > x.sh; sh x.sh",
+        "echo 'git stash' > x.sh; chmod +x x.sh; ./x.sh",
+        "alias g='git stash'; g",
+    ] {
+        assert_eq!(argv(line), "git stash", "{line}");
+    }
+    // An alias is not expanded inside its own text.
+    assert_eq!(argv("alias ls='ls -la'; ls"), "ls -la");
+    // Text the shell expands first is not known.
+    let c = p("python3 <<< \"$CODE\"");
+    assert_eq!(c[0].stdin, super::Input::Unknown);
+}

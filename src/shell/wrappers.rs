@@ -32,6 +32,8 @@ pub(super) struct Peeled {
     /// The command runs under another root (`chroot DIR`) or behind a wrapper whose options
     /// are not modelled: the paths it names are not known.
     pub(crate) rooted: bool,
+    /// `xargs -I STR`: the string replaced by each input item.
+    pub(crate) replace: Option<String>,
 }
 
 /// Most wrappers peeled off one command.
@@ -200,17 +202,29 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                         "chroot",
                     ],
                 };
+                let mut shell = false;
                 let mut n = options(rest, &spec, |o, v| match (o, v) {
                     ("D" | "chdir", Some(v)) => chdir = Some(v.clone()),
                     ("l" | "list" | "v" | "validate" | "k" | "K" | "V" | "version", _) => {
                         listing = true;
                     }
+                    ("s" | "shell" | "i" | "login", _) => shell = true,
                     _ => {}
                 });
                 if chdir.is_some() {
                     p.chdir = chdir;
                 }
                 n += take_assignments(&rest[n..], &mut p.assignments);
+                if shell && n < rest.len() {
+                    // `sudo -s CMD...`: the words are run as shell text.
+                    let text = rest[n..]
+                        .iter()
+                        .map(|a| a.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    argv = vec![Arg::plain("sh"), Arg::plain("-c"), Arg::plain(&text)];
+                    continue;
+                }
                 (!listing || n < rest.len()).then_some(n)
             }
             "command" => {
@@ -345,7 +359,14 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                         "process-slot-var",
                     ],
                 };
-                let n = options(rest, &spec, |_, _| {});
+                let mut replace = None;
+                let n = options(rest, &spec, |o, v| {
+                    if matches!(o, "I" | "i" | "replace") {
+                        let v = v.map(|v| v.text.clone()).filter(|v| !v.is_empty());
+                        replace = Some(v.unwrap_or_else(|| "{}".to_owned()));
+                    }
+                });
+                p.replace = replace;
                 if n >= rest.len() {
                     argv = vec![Arg::plain("echo")];
                     break;

@@ -52,7 +52,17 @@ pub(crate) fn unread_commands(cmd: &SimpleCommand, base: &str) -> Option<String>
 /// Why code from `source` may reach a guarded operation; `None` when it is clearly read-only
 /// (or there is none: nothing on standard input).
 fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) -> Option<String> {
+    let expanded = matches!(
+        cmd.unknown,
+        Some(Unknown::Variable | Unknown::CommandSubstitution)
+    );
     let (text, what) = match source {
+        // `python3 -c "$CODE"`: the code is only known when it runs.
+        Source::Inline(code) if expanded && code.contains(['$', '`']) => {
+            return Some(format!(
+                "`{name}` runs inline code that is only known when it runs, which may"
+            ));
+        }
         Source::Inline(code) => (
             Some(code.clone()),
             format!("`{name}` runs inline code that may"),
