@@ -235,9 +235,17 @@ fn rule5_lease_from_git_config() {
     two_sessions(&f);
     let r = &f.repo.root;
     denied(r, "git stash");
+    // Twenty minutes on (the test clock of debug builds), under the default two-hour lease the
+    // peer is live; under a fifteen-minute one it is not.
+    let later = (now_secs() + 20 * 60).to_string();
+    let run = bash_env(r, "git stash", &[("DIBS_NOW", &later)]);
+    assert!(run.stdout.contains("deny"), "{run:?}");
+    git(r, &["config", "dibs.ttl", "15m"]);
+    let run = bash_env(r, "git stash", &[("DIBS_NOW", &later)]);
+    assert_eq!(run.stdout, "", "{run:?}");
+    // A lease shorter than a shell command may run is raised to ten minutes, whoever set it.
     git(r, &["config", "dibs.ttl", "1"]);
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-    allowed(r, "git stash");
+    denied(r, "git stash");
 }
 
 #[test]

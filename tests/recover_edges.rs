@@ -276,14 +276,42 @@ fn refusals_point_at_recover_and_the_audit_records_the_snapshot() {
 #[test]
 fn snapshots_expire_when_the_store_prunes() {
     let repo = TestRepo::new();
-    git(&repo.root, &["config", "dibs.snapshotExpiry", "1s"]);
+    // The least expiry git-dibs takes, however short the setting and however it arrives (here
+    // through a config include, as an agent might slip it in): a day.
+    let evil = repo.root.parent().unwrap().join("evil.cfg");
+    std::fs::write(&evil, "[dibs]\n\tsnapshotExpiry = 1s\n").unwrap();
+    git(
+        &repo.root,
+        &["config", "include.path", evil.to_str().unwrap()],
+    );
     let agent = Agent::new("short-memory", &repo.root);
     agent.write("src/lib.rs", b"pub fn soon_gone() {}\n");
     assert!(snapshot_refs(&repo.root).contains("short-memory"));
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-    // Pruning runs at most every ten minutes: make it due, then any recorded call prunes.
-    let _ = std::fs::remove_file(repo.store_dir().join("pruned"));
-    hook(&repo.root, &repo.pre_edit("someone", "README.md")).assert_silent();
+    // Pruning runs at most every ten minutes: make it due, then any recorded call prunes. An
+    // hour on (the test clock of debug builds) the snapshot is kept; two days on it is not.
+    let prune_at = |secs: u64| {
+        let _ = std::fs::remove_file(repo.store_dir().join("pruned"));
+        let at = (now_secs() + secs).to_string();
+        let event = repo.pre_edit("someone", "README.md");
+        hook_raw(
+            &repo.root,
+            format!("{event}\n").as_bytes(),
+            &[("DIBS_NOW", &at)],
+        )
+        .assert_silent();
+    };
+    prune_at(60 * 60);
+    assert!(
+        snapshot_refs(&repo.root).contains("short-memory"),
+        "a day at least"
+    );
+    let doctor = dibs(&repo.root, &["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        said.contains("dibs.snapshotExpiry is set to 1s, less than git-dibs takes: it uses 1day"),
+        "{said}"
+    );
+    prune_at(2 * 24 * 60 * 60);
     assert_eq!(snapshot_refs(&repo.root), "", "expired");
     let (code, out, _) = recover(&repo.root, &[]);
     assert_eq!(code, 1, "{out}");

@@ -407,18 +407,39 @@ fn check_store(r: &mut Report, wt: &Worktree) {
         "{live} live session{plural} in this clone (lease {})",
         humantime::format_duration(ttl)
     ));
+    check_floors(r, wt);
     check_snapshots(r, &store, now);
+}
+
+/// Duration settings set below the least git-dibs takes: said, with the value used instead.
+fn check_floors(r: &mut Report, wt: &Worktree) {
+    let settings = git::Settings::load(&wt.git_dir);
+    for (key, floor) in git::DURATION_FLOORS {
+        let Some(text) = settings.string(key) else {
+            continue;
+        };
+        if git::parse_duration(&text).is_some_and(|d| d < *floor) {
+            r.problem(format!(
+                "{key} is set to {text}, less than git-dibs takes: it uses {} instead. Find who \
+                 set it (`git config --show-origin {key}`)",
+                humantime::format_duration(*floor)
+            ));
+        }
+    }
 }
 
 /// Whether snapshots are being made: the last failure, if it is recent.
 fn check_snapshots(r: &mut Report, store: &Store, now: u64) {
     match store.last_snapshot_failure() {
         Some(f) if now.saturating_sub(f.at) < 7 * 24 * 60 * 60 => r.problem(format!(
-            "a snapshot failed {} ago ({}): work made since may not be recoverable; fix the              cause, then edits are snapshotted again",
+            "a snapshot failed {} ago ({}): work made since may not be recoverable; fix the \
+             cause, then edits are snapshotted again",
             humantime::format_duration(std::time::Duration::from_secs(now.saturating_sub(f.at))),
             f.what
         )),
-        _ if store.has_snapshots() => r.ok("snapshots are being made (git dibs recover lists them)"),
+        _ if store.has_snapshots() => {
+            r.ok("snapshots are being made (git dibs recover lists them)");
+        }
         _ => {}
     }
 }

@@ -96,10 +96,28 @@ impl Settings {
         }
     }
 
-    /// A duration setting (`90m`, `2h`, a bare number of seconds), when set and readable.
+    /// A duration setting (`90m`, `2h`, a bare number of seconds), when set and readable,
+    /// raised to its floor ([`FLOORS`]).
     pub(crate) fn duration(&self, key: &str) -> Option<Duration> {
-        parse_duration(&self.string(key)?)
+        Some(floored(key, parse_duration(&self.string(key)?)?))
     }
+}
+
+/// Duration settings whose short values would switch protection off, and the least value
+/// git-dibs takes for each, whatever sets it (a command, an edit, a config include): a lease
+/// shorter than a shell command may run makes live sessions look gone to the guard, and
+/// snapshots that expire within the day are no recovery at all.
+pub(crate) const FLOORS: &[(&str, Duration)] = &[
+    ("dibs.ttl", Duration::from_secs(10 * 60)),
+    ("dibs.snapshotExpiry", Duration::from_secs(24 * 60 * 60)),
+];
+
+/// `value` of the duration setting `key`, raised to its floor in [`FLOORS`].
+pub(crate) fn floored(key: &str, value: Duration) -> Duration {
+    FLOORS
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        .map_or(value, |(_, floor)| value.max(*floor))
 }
 
 #[cfg(test)]
@@ -123,6 +141,22 @@ mod tests {
             Some(Duration::from_secs(90))
         );
         assert_eq!(s.string("dibs.machine").as_deref(), Some("laptop"));
+        assert_eq!(
+            floored("dibs.TTL", Duration::from_secs(60)),
+            Duration::from_secs(600)
+        );
+        assert_eq!(
+            floored("dibs.ttl", Duration::from_secs(7200)),
+            Duration::from_secs(7200)
+        );
+        assert_eq!(
+            floored("dibs.snapshotexpiry", Duration::from_secs(1)),
+            Duration::from_secs(86400)
+        );
+        assert_eq!(
+            floored("dibs.syncInterval", Duration::from_secs(1)),
+            Duration::from_secs(1)
+        );
         assert_eq!(s.string("dibs.remote"), None);
         assert_eq!(Settings::from_values(s.values().clone()), s);
         // The worktree's own config wins, and changes the fingerprint.

@@ -9,7 +9,7 @@ mod status;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub(crate) use config::Settings;
+pub(crate) use config::{FLOORS as DURATION_FLOORS, Settings};
 pub(crate) use discover::{
     Located, Worktree, common_dir_of, is_valid_branch_name, linked_dot_git, locate, normalize,
     worktree_at, worktree_roots,

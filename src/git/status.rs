@@ -188,8 +188,9 @@ enum FileState {
 }
 
 /// Read a duration setting such as `dibs.ttl` (`2h`, `90m`, `3600` seconds) from the config that
-/// applies to the worktree whose git dir is `git_dir`. `None` when unset or unreadable. No
-/// repository is opened: only the config files are read (includes are followed).
+/// applies to the worktree whose git dir is `git_dir`, raised to its floor
+/// ([`super::config::FLOORS`]). `None` when unset or unreadable. No repository is opened: only
+/// the config files are read (includes are followed).
 pub(crate) fn read_config_duration(git_dir: &Path, key: &str) -> Option<Duration> {
     let mut config = git2::Config::new().ok()?;
     for (file, level) in config_files(git_dir) {
@@ -198,7 +199,7 @@ pub(crate) fn read_config_duration(git_dir: &Path, key: &str) -> Option<Duration
         }
     }
     let text = config.get_string(key).ok()?;
-    parse_duration(&text)
+    Some(super::config::floored(key, parse_duration(&text)?))
 }
 
 /// Parse `90m`, `2h`, `1h 30m` or a bare number of seconds.

@@ -420,3 +420,11 @@ pub fn installed_prefix(repo: &TestRepo, name: &str) -> (PathBuf, std::ffi::OsSt
     .unwrap();
     (prefix, path)
 }
+
+/// Seconds since the Unix epoch now, for a `DIBS_NOW` some time on (debug builds honour it).
+pub fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("the clock is past 1970")
+        .as_secs()
+}
