@@ -189,3 +189,25 @@ fn a_persons_later_edit_is_what_recover_brings_back() {
     assert_eq!(code, 0, "{out}{err}");
     assert_files(&[(lib, b"pub fn a() { 43 } // the person\n".to_vec())]);
 }
+
+#[test]
+fn recover_never_writes_through_a_folder_replaced_by_a_link() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("s1-linked", &repo.root);
+    let file = agent.write("gen/deep/x.rs", b"pub fn x() {}\n");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::remove_dir_all(repo.root.join("gen/deep")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), repo.root.join("gen/deep")).unwrap();
+    let (code, out, err) = recover(&repo.root, &["gen"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("not written") && out.contains("gen/deep"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    // With the link gone, it comes back.
+    std::fs::remove_file(repo.root.join("gen/deep")).unwrap();
+    let (code, out, err) = recover(&repo.root, &["gen"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(file, b"pub fn x() {}\n".to_vec())]);
+}

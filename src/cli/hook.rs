@@ -5,6 +5,7 @@
 mod changed;
 mod edit;
 mod facts;
+mod jobs;
 mod pre_edit;
 mod session;
 mod shell;
@@ -132,6 +133,7 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
             };
             if sweep {
                 snap::sweep(event, reached);
+                jobs::before_shell(event, judged.as_ref().ok().and_then(|j| j.cmds.as_deref()));
             }
             let Ok(judged) = judged else {
                 return Ok(Response::Ask {
@@ -145,13 +147,27 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
                 (verdict, _) => Ok(verdict),
             }
         }
-        EventKind::AfterShell { command, took } => {
+        EventKind::AfterShell {
+            command,
+            took,
+            background,
+        } => {
             let parsed = crate::shell::parse(command, &event.cwd);
             let cmds = parsed.as_deref().unwrap_or_default();
             snap::retain_new_commits(event, cmds);
             let answer = shell::after(event, cmds);
-            // After what the command line shows it wrote: whatever else it changed.
-            changed::after_shell(event, parsed.as_deref().ok(), *took);
+            // After what the command line shows it wrote: whatever else it changed, and what a
+            // job it started (or one started before) wrote meanwhile.
+            let job = jobs::after_shell(event, command, *background, *took, parsed.as_deref().ok());
+            changed::after_shell(
+                event,
+                parsed.as_deref().ok(),
+                *took,
+                job.as_ref().map(|j| j.since_ns),
+            );
+            if let Some(job) = job {
+                job.finish(&event.session_id);
+            }
             answer
         }
         EventKind::BeforeWorktreeRemove { discard_changes } => {

@@ -108,3 +108,18 @@ pub(super) fn stdin_tty() -> Option<String> {
     let name = unsafe { CStr::from_ptr(buf.as_ptr()) };
     Some(name.to_string_lossy().into_owned())
 }
+
+/// Not listed on macOS (a background job there is known by its command line alone).
+pub(super) fn pids() -> Vec<u32> {
+    Vec::new()
+}
+
+/// Not read on macOS.
+pub(super) fn cwd(_pid: u32) -> Option<std::path::PathBuf> {
+    None
+}
+
+/// Process `pid` (macOS reports a zombie as gone).
+pub(super) fn running_info(pid: u32) -> Option<ProcInfo> {
+    proc_info(pid)
+}

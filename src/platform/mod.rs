@@ -31,6 +31,15 @@ mod os {
     pub(super) fn stdin_tty() -> Option<String> {
         None
     }
+    pub(super) fn pids() -> Vec<u32> {
+        Vec::new()
+    }
+    pub(super) fn running_info(_pid: u32) -> Option<super::ProcInfo> {
+        None
+    }
+    pub(super) fn cwd(_pid: u32) -> Option<std::path::PathBuf> {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -57,6 +66,54 @@ pub(crate) fn proc_info(pid: u32) -> Option<ProcInfo> {
 /// Process `pid`'s argv, when this system tells.
 pub(crate) fn argv(pid: u32) -> Option<Vec<String>> {
     os::argv(pid)
+}
+
+/// How many units of [`ProcInfo::start`] make a second (Linux's clock ticks: `USER_HZ`, 100 on
+/// every architecture Linux runs on; macOS: microseconds).
+#[cfg(target_os = "macos")]
+pub(crate) const START_UNITS_PER_SEC: u64 = 1_000_000;
+/// How many units of [`ProcInfo::start`] make a second (Linux's clock ticks: `USER_HZ`, 100 on
+/// every architecture Linux runs on; macOS: microseconds).
+#[cfg(not(target_os = "macos"))]
+pub(crate) const START_UNITS_PER_SEC: u64 = 100;
+
+/// The processes (pid, start, index in `roots`) started at or after `since` (in
+/// [`ProcInfo::start`]'s unit) whose working directory lies in one of `roots`, other than this
+/// process and its ancestors: what a command left running there. At most `max` looked at;
+/// empty where the system cannot list processes or tell their directories.
+pub(crate) fn started_in(
+    roots: &[std::path::PathBuf],
+    since: u64,
+    max: usize,
+) -> Vec<(u32, u64, usize)> {
+    let own = std::process::id();
+    let mut ancestors = vec![own];
+    let mut at = own;
+    while let Some(p) = proc_info(at) {
+        if p.ppid <= 1 || ancestors.contains(&p.ppid) || ancestors.len() > 64 {
+            break;
+        }
+        ancestors.push(p.ppid);
+        at = p.ppid;
+    }
+    let mut out = Vec::new();
+    for pid in os::pids().into_iter().take(max) {
+        if ancestors.contains(&pid) {
+            continue;
+        }
+        let Some(info) = os::running_info(pid).filter(|p| p.start >= since) else {
+            continue;
+        };
+        if let Some(i) = os::cwd(pid).and_then(|d| roots.iter().position(|r| d.starts_with(r))) {
+            out.push((pid, info.start, i));
+        }
+    }
+    out
+}
+
+/// Whether process `pid` still runs and started at `start` (not a reused pid).
+pub(crate) fn still_runs(pid: u32, start: u64) -> bool {
+    os::running_info(pid).is_some_and(|p| p.start == start)
 }
 
 /// An id of the current boot (first 8 characters), read once per process: a process recorded

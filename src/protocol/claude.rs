@@ -27,6 +27,7 @@ struct Input {
     agent_type: Option<String>,
     file_path: Option<String>,
     duration_ms: Value,
+    tool_response: Value,
 }
 
 /// Tools that write a file named in their input.
@@ -68,6 +69,8 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             Some(Value::String(command)) => EventKind::AfterShell {
                 command: command.clone(),
                 took: common::took_ms(&input.duration_ms),
+                background: input.tool_input.get("run_in_background") == Some(&Value::Bool(true))
+                    || input.tool_response.get("backgroundTaskId").is_some(),
             },
             _ => EventKind::Ignored,
         },

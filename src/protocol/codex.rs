@@ -69,6 +69,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                 Some(command) => EventKind::AfterShell {
                     command,
                     took: None,
+                    background: false,
                 },
                 None => EventKind::Ignored,
             }

@@ -102,6 +102,7 @@ fn kind(input: &Input, event: &str, cwd: PathBuf) -> (EventKind, PathBuf) {
                     EventKind::AfterShell {
                         command,
                         took: common::took_ms(&input.duration),
+                        background: false,
                     },
                     cwd,
                 ),
@@ -125,6 +126,7 @@ fn kind(input: &Input, event: &str, cwd: PathBuf) -> (EventKind, PathBuf) {
             Some(c) => EventKind::AfterShell {
                 command: c.clone(),
                 took: common::took_ms(&input.duration),
+                background: false,
             },
             None => EventKind::Ignored,
         },

@@ -78,6 +78,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                         EventKind::AfterShell {
                             command,
                             took: None,
+                            background: false,
                         }
                     }
                 }

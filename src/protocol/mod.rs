@@ -123,6 +123,8 @@ pub(crate) enum EventKind {
         /// How long it ran, when the host says (Claude Code's `duration_ms`, Cursor's
         /// `duration`); at most a day, else unknown.
         took: Option<std::time::Duration>,
+        /// Whether the host ran it as a background job (Claude Code's `run_in_background`).
+        background: bool,
     },
     /// A sub-agent began (the event's `actor`).
     SubAgentStart,

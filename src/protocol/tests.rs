@@ -276,6 +276,7 @@ fn cursor_events() {
         EventKind::AfterShell {
             command: "make".into(),
             took: Some(std::time::Duration::from_millis(1500)),
+            background: false,
         }
     );
     // An imported Claude hook with Claude's event name is read in Cursor's terms.
@@ -376,6 +377,7 @@ fn gemini_events() {
         EventKind::AfterShell {
             command: "make".into(),
             took: None,
+            background: false,
         }
     );
     assert_eq!(shell.cwd, PathBuf::from("/abs"));
@@ -464,6 +466,7 @@ fn codex_events() {
         EventKind::AfterShell {
             command: "make".into(),
             took: None,
+            background: false,
         }
     );
     let argv = x(json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",

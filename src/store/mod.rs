@@ -12,6 +12,7 @@
 //! snapshot state (see `SnapState`), `heads` the HEAD each worktree had when last looked at.
 
 mod actors;
+mod background;
 mod changes;
 mod claimlist;
 mod clear;
@@ -38,6 +39,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub(crate) use actors::Actor;
 use actors::actor_key;
+pub(crate) use background::Background;
 pub(crate) use changes::COALESCE;
 pub(crate) use claimlist::ListedClaim;
 pub(crate) use fence::Writer;

@@ -40,7 +40,7 @@ const MAX_WORKTREES: usize = 8;
 /// The worktrees (by root) the command line ran in or named: the event's own directory, every
 /// directory one of its commands is known to run in, and every worktree an argument names by a
 /// path that exists (`python3 gen.py ../wt-b`, `git -C wt-b ...`).
-fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
+pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
     let mut out: Vec<Worktree> = Vec::new();
     let add = |out: &mut Vec<Worktree>, dir: &Path, path: &Path| {
         if let Some(l) = git::locate(dir, path)
@@ -80,21 +80,42 @@ fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
 }
 
 /// Nanoseconds since the Unix epoch by the system clock (file times are on it).
-fn clock_ns() -> i128 {
+pub(super) fn clock_ns() -> i128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
+/// What one scan looks for: whose files, changed since when, and since when they become the
+/// session's (claimed; only for the event's own session).
+pub(super) struct Scan<'a> {
+    /// The session the snapshot is for.
+    pub(super) session: &'a str,
+    /// Its host's name.
+    pub(super) host: &'a str,
+    /// Changes at or after this (nanoseconds since the epoch) are taken.
+    pub(super) since: i128,
+    /// Changes at or after this become the session's.
+    pub(super) claim_since: Option<i128>,
+}
+
 /// Snapshot, for the event's session, what the shell command changed in the worktrees it ran
 /// in (see the module's note). `cmds` is the parsed line (`None`: it could not be parsed); a
-/// line that can only read is not scanned. When the host said how long the command ran
-/// (`took`), the files changed within that time also become the session's, as files an edit
-/// tool writes do, so the guard protects them from its peers. Best effort, never fails the hook.
-pub(crate) fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: Option<Duration>) {
+/// line that can only read is not scanned, unless the session has a background job running
+/// (`job`: it began then, in nanoseconds) or an earlier scan stopped at its budget. When the
+/// host said how long the command ran (`took`), the files changed within that time (and, with
+/// a job, since it began) also become the session's, as files an edit tool writes do, so the
+/// guard protects them from its peers. Best effort, never fails the hook.
+pub(crate) fn after_shell(
+    event: &Event,
+    cmds: Option<&[SimpleCommand]>,
+    took: Option<Duration>,
+    job: Option<i128>,
+) {
     // After a line that only reads there is nothing new, unless an earlier scan of this
     // session's clone stopped at its budget.
-    if cmds.is_some_and(readers::only_reads)
+    if job.is_none()
+        && cmds.is_some_and(readers::only_reads)
         && !git::locate(&event.cwd, Path::new("."))
             .and_then(|l| Store::with_snapshots(&l.worktree.common_dir))
             .is_some_and(|s| s.scan_pending(&event.session_id))
@@ -102,90 +123,27 @@ pub(crate) fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: O
         return;
     }
     let cmds = cmds.unwrap_or_default();
-    let now = store::now_secs();
     let clock = clock_ns();
+    let recent = clock - RECENT_SECS * 1_000_000_000;
     let ran_since = took.map(|t| clock - t.as_nanos() as i128 - SLACK_NS);
-    // What changed in the last ten minutes, or since the command started when it ran longer.
-    let since = (clock - RECENT_SECS * 1_000_000_000).min(ran_since.unwrap_or(i128::MAX));
+    // What changed in the last ten minutes, or since the command (or the job) started when it
+    // ran longer.
+    let since = recent
+        .min(ran_since.unwrap_or(i128::MAX))
+        .min(job.unwrap_or(i128::MAX));
+    let scan = Scan {
+        session: &event.session_id,
+        host: event.host.name(),
+        since,
+        claim_since: match (ran_since, job) {
+            (Some(r), Some(j)) => Some(r.min(j)),
+            (r, j) => r.or(j),
+        },
+    };
     let mut stopped: BTreeMap<PathBuf, bool> = BTreeMap::new();
     for wt in worktrees(event, cmds) {
-        let Ok(dirty) = git::dirty_paths(&wt.root) else {
-            continue;
-        };
-        if dirty.is_empty() {
-            continue;
-        }
-        let Ok(store) = Store::open(&wt.common_dir) else {
-            continue;
-        };
-        let ttl = super::facts::settings_of(&wt)
-            .duration("dibs.ttl")
-            .unwrap_or(store::DEFAULT_TTL);
-        let others: Vec<_> = store
-            .snapshot_states_since(now.saturating_sub(ttl.as_secs()))
-            .into_iter()
-            .filter(|s| s.session != event.session_id)
-            .collect();
-        let own = store.snapshot_state(&event.session_id);
-        let mut mine = Vec::new();
-        let mut files = Vec::new();
-        let mut bytes = 0u64;
-        let mut over = false;
-        for path in dirty {
-            let Ok(meta) = fs::symlink_metadata(wt.root.join(&path)) else {
-                continue;
-            };
-            let stamp = Stamp::of(&meta);
-            let changed = stamp.ctime.max(stamp.mtime);
-            if changed < since || others.iter().any(|s| s.watched(&wt.root, &path).is_some()) {
-                continue;
-            }
-            if ran_since.is_some_and(|t| changed >= t) {
-                mine.push(FileKey::new(wt.root.clone(), path.clone()));
-            }
-            let kept = own
-                .as_ref()
-                .and_then(|s| s.watched(&wt.root, &path))
-                .is_some_and(|w| w.stamp == stamp);
-            // Within the budget; what is over it is taken by a later call (or left, listed).
-            let cost = if meta.len() > MAX_SNAPSHOT_BYTES {
-                0
-            } else {
-                meta.len()
-            };
-            if kept {
-                continue;
-            }
-            if files.len() == MAX_FILES || bytes + cost > MAX_BYTES {
-                over = true;
-                continue;
-            }
-            bytes += cost;
-            files.push(Pending {
-                worktree: wt.root.clone(),
-                path,
-            });
-        }
-        *stopped.entry(wt.common_dir.clone()).or_default() |= over;
-        if files.is_empty() {
-            continue;
-        }
-        if !mine.is_empty() {
-            let ctx = Ctx::new(event);
-            if let Err(e) = ctx.record(&store, &wt, false, &[ctx.activity(), Change::Touch(mine)]) {
-                eprintln!("git-dibs: could not record what the command changed ({e})");
-            }
-        }
-        if let Err(e) = snapshot(
-            &store,
-            &wt.common_dir,
-            &event.session_id,
-            event.host.name(),
-            now,
-            &files,
-            Source::ShellScan,
-        ) {
-            failed(Some(&store), now, &e);
+        if let Some(over) = scan_worktree(event, &wt, &scan) {
+            *stopped.entry(wt.common_dir.clone()).or_default() |= over;
         }
     }
     for (common, over) in stopped {
@@ -193,4 +151,87 @@ pub(crate) fn after_shell(event: &Event, cmds: Option<&[SimpleCommand]>, took: O
             store.set_scan_pending(&event.session_id, over);
         }
     }
+}
+
+/// Snapshot for `scan.session` the dirty and untracked files of `wt` changed since
+/// `scan.since` that no other session watches (within the budget); those changed since
+/// `scan.claim_since` are touched by the event's session, when it is the scan's. `None` when
+/// nothing was looked at; else whether the budget stopped it.
+pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Option<bool> {
+    let dirty = git::dirty_paths(&wt.root).ok()?;
+    if dirty.is_empty() {
+        return None;
+    }
+    let store = Store::open(&wt.common_dir).ok()?;
+    let now = store::now_secs();
+    let ttl = super::facts::settings_of(wt)
+        .duration("dibs.ttl")
+        .unwrap_or(store::DEFAULT_TTL);
+    let others: Vec<_> = store
+        .snapshot_states_since(now.saturating_sub(ttl.as_secs()))
+        .into_iter()
+        .filter(|s| s.session != scan.session)
+        .collect();
+    let own = store.snapshot_state(scan.session);
+    let claims = scan.session == event.session_id;
+    let mut mine = Vec::new();
+    let mut files = Vec::new();
+    let mut bytes = 0u64;
+    let mut over = false;
+    for path in dirty {
+        let Ok(meta) = fs::symlink_metadata(wt.root.join(&path)) else {
+            continue;
+        };
+        let stamp = Stamp::of(&meta);
+        let changed = stamp.ctime.max(stamp.mtime);
+        if changed < scan.since || others.iter().any(|s| s.watched(&wt.root, &path).is_some()) {
+            continue;
+        }
+        if claims && scan.claim_since.is_some_and(|t| changed >= t) {
+            mine.push(FileKey::new(wt.root.clone(), path.clone()));
+        }
+        let kept = own
+            .as_ref()
+            .and_then(|s| s.watched(&wt.root, &path))
+            .is_some_and(|w| w.stamp == stamp);
+        // Within the budget; what is over it is taken by a later call (or left, listed).
+        let cost = if meta.len() > MAX_SNAPSHOT_BYTES {
+            0
+        } else {
+            meta.len()
+        };
+        if kept {
+            continue;
+        }
+        if files.len() == MAX_FILES || bytes + cost > MAX_BYTES {
+            over = true;
+            continue;
+        }
+        bytes += cost;
+        files.push(Pending {
+            worktree: wt.root.clone(),
+            path,
+        });
+    }
+    if files.is_empty() {
+        return Some(over);
+    }
+    if !mine.is_empty() {
+        let ctx = Ctx::new(event);
+        if let Err(e) = ctx.record(&store, wt, false, &[ctx.activity(), Change::Touch(mine)]) {
+            eprintln!("git-dibs: could not record what the command changed ({e})");
+        }
+    }
+    if let Err(e) = snapshot(
+        &store,
+        &wt.common_dir,
+        scan.session,
+        scan.host,
+        now,
+        &files,
+        Source::ShellScan,
+    ) {
+        failed(Some(&store), now, &e);
+    }
+    Some(over)
 }

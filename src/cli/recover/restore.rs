@@ -119,6 +119,22 @@ fn keep_current(catalog: &Catalog, root: &Path, rel: &str) -> Result<String> {
     })
 }
 
+/// The first folder between `root` and `rel`'s file that is not a real folder (a symbolic
+/// link, a file), when one is.
+fn linked_folder(root: &Path, rel: &str) -> Option<PathBuf> {
+    let mut at = root.to_path_buf();
+    let parent = Path::new(rel).parent()?;
+    for part in parent.components() {
+        at.push(part);
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Some(at),
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
 /// Whether `current` (the blob a file has now) is kept elsewhere: it is the committed content
 /// of `rel` there, or a version in the snapshots.
 fn kept_elsewhere(catalog: &Catalog, root: &Path, rel: &str, current: &str) -> bool {
@@ -180,6 +196,12 @@ fn restore_one(
         at: when(v.at),
         kept: None,
     };
+    if let Some(link) = linked_folder(root, rel) {
+        // A folder on the way was replaced by a link: writing would land outside the worktree.
+        out.action = "refused";
+        out.written_to = Some(link);
+        return Ok(out);
+    }
     if current.as_deref() == Some(v.blob.as_str()) {
         return Ok(out);
     }
@@ -220,6 +242,12 @@ fn print_restored(list: &[Restored]) {
         let who = format!("session {} at {}", shown(short_id(&r.session)), r.at);
         match (r.action, &r.written_to) {
             ("matches", _) => println!("{}: already as snapshotted ({who})", shown(&r.path)),
+            ("refused", Some(link)) => println!(
+                "{}: not written: {} is not a folder (a link would take the file out of the \
+                 worktree); move it away and run recover again",
+                shown(&r.path),
+                shown(link)
+            ),
             ("beside", Some(to)) => println!(
                 "{} differs now; the snapshot ({who}) is in {} (--force to overwrite)",
                 shown(&r.path),
@@ -289,7 +317,8 @@ pub(super) fn files(
             println!("nothing to recover at {}", full.display());
         }
     }
-    Ok(ExitCode::from(if done.is_empty() { 1 } else { 0 }))
+    let any = done.iter().any(|r| r.action != "refused");
+    Ok(ExitCode::from(if any { 0 } else { 1 }))
 }
 
 /// What to check out for a removed worktree: (branch to create or check out, commit, whether

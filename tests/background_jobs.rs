@@ -1,0 +1,167 @@
+//! A job a shell command leaves running (Claude Code's `run_in_background`, `cmd &`, a script
+//! that starts a server) writes after its PostToolUse ran. Its files still reach the object
+//! store before any later tool call that may destroy them: the session's own later calls scan
+//! whatever they run, and any session's shell command that may write is preceded by a scan of
+//! the job's worktree; the mark ends once the job's processes are gone.
+
+mod common;
+mod recover_support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::*;
+use recover_support::*;
+use serde_json::json;
+
+/// A Bash call of `session` whose command starts a job: PreToolUse, the command run for real
+/// (it returns at once), then PostToolUse with the run time and, when `flag`, Claude Code's
+/// `run_in_background` and `backgroundTaskId`.
+fn start_job(session: &str, cwd: &Path, command: &str, flag: bool) {
+    let pre = claude_event(
+        "PreToolUse",
+        session,
+        cwd,
+        json!({"tool_name": "Bash", "tool_input": {"command": command, "run_in_background": flag}}),
+    );
+    assert_eq!(hook(cwd, &pre).code, 0);
+    let began = Instant::now();
+    sh(cwd, command);
+    let took = began.elapsed().as_millis() as u64;
+    let mut response = json!({"stdout": "", "stderr": "", "interrupted": false});
+    if flag {
+        response["backgroundTaskId"] = json!("bash_1");
+    }
+    let post = claude_event(
+        "PostToolUse",
+        session,
+        cwd,
+        json!({"tool_name": "Bash", "tool_input": {"command": command, "run_in_background": flag},
+               "tool_response": response, "duration_ms": took}),
+    );
+    let run = hook(cwd, &post);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+/// Wait until `path` holds `text` (the job wrote it).
+fn wait_for(path: &Path, text: &str) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        assert!(Instant::now() < until, "{} never written", path.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn marks(repo: &TestRepo) -> usize {
+    std::fs::read_dir(repo.store_dir().join("background")).map_or(0, |d| d.count())
+}
+
+#[test]
+fn a_background_jobs_file_is_kept_and_held_by_the_sessions_next_read_only_call() {
+    let repo = TestRepo::new();
+    let s1 = Agent::new("bg-owner", &repo.root);
+    s1.write("notes.md", b"plan\n");
+    start_job(
+        &s1.id,
+        &repo.root,
+        "(sleep 1; echo 'generated report' > report.txt) >/dev/null 2>&1",
+        true,
+    );
+    // Claude Code ran it in the background: here the test's own `&` does that.
+    sh(
+        &repo.root,
+        "(sleep 1; echo 'generated report' > report.txt) >/dev/null 2>&1 &",
+    );
+    let report = repo.root.join("report.txt");
+    wait_for(&report, "generated report\n");
+    // The session only reads from now on.
+    s1.bash("git log --oneline -1");
+    s1.bash("ls");
+    // A peer's clean is refused: the session holds the job's file.
+    let peer = Agent::new("bg-peer", &repo.root);
+    let run = peer.pre_bash("git clean -fd");
+    let (decision, reason, _) = hook_decision(&run).expect("the guard answers");
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(reason.contains("report.txt"), "{reason}");
+    // Run anyway, then gc: recover brings it back.
+    peer.bash("git clean -fdq");
+    collect_garbage(&repo.root);
+    assert!(!report.exists());
+    let (code, out, err) = recover(&repo.root, &["report.txt"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(report, b"generated report\n".to_vec())]);
+}
+
+#[test]
+fn a_job_started_by_a_script_is_found_by_its_process_and_swept_before_a_peers_command() {
+    let repo = TestRepo::new();
+    let s1 = Agent::new("script-owner", &repo.root);
+    s1.write("notes.md", b"plan\n");
+    // The line says nothing of a background: the script starts the job itself.
+    std::fs::write(
+        repo.root.join("start.sh"),
+        "#!/bin/sh\n(sleep 2; echo 'served' > out.log; sleep 1) >/dev/null 2>&1 &\n",
+    )
+    .unwrap();
+    sh(
+        &repo.root,
+        "chmod +x start.sh && git add start.sh && git commit -qm start",
+    );
+    start_job(&s1.id, &repo.root, "./start.sh", false);
+    assert_eq!(marks(&repo), 1, "the job is marked by its process");
+    let out = repo.root.join("out.log");
+    wait_for(&out, "served\n");
+    // s1 makes no further call. A peer's command that may write is preceded by a scan of the
+    // job's worktree into s1's snapshot, before it runs.
+    let peer = Agent::new("script-peer", &repo.root);
+    peer.bash("rm -f out.log");
+    collect_garbage(&repo.root);
+    let (code, text, err) = recover(&repo.root, &["out.log"]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("script-o"),
+        "kept for the job's session: {text}"
+    );
+    assert_files(&[(out, b"served\n".to_vec())]);
+    // Once the job's process is gone, the next scan ends the mark.
+    let until = Instant::now() + Duration::from_secs(20);
+    while marks(&repo) > 0 {
+        assert!(Instant::now() < until, "the mark outlived its job");
+        std::thread::sleep(Duration::from_millis(200));
+        peer.bash("touch y.tmp");
+    }
+}
+
+#[test]
+fn a_peers_read_only_line_costs_no_scan_and_no_job_means_no_mark() {
+    let repo = TestRepo::new();
+    let s1 = Agent::new("plain", &repo.root);
+    s1.write("notes.md", b"plan\n");
+    // A command that leaves nothing running: no mark.
+    start_job(&s1.id, &repo.root, "echo done > done.txt", false);
+    assert_eq!(marks(&repo), 0);
+    // With a job marked, a peer's `ls` scans nothing: a file the job writes stays unsnapshotted
+    // until a command that may write.
+    start_job(
+        &s1.id,
+        &repo.root,
+        "(sleep 1; echo late > late.txt; sleep 2) >/dev/null 2>&1 &",
+        false,
+    );
+    assert_eq!(marks(&repo), 1);
+    let late = repo.root.join("late.txt");
+    wait_for(&late, "late\n");
+    let peer = Agent::new("reader", &repo.root);
+    peer.bash("ls");
+    let listing = recover_json(&repo.root, &[]);
+    let has_late = |l: &serde_json::Value| {
+        l["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["path"] == "late.txt")
+    };
+    assert!(!has_late(&listing), "{listing}");
+    peer.bash("touch x.tmp");
+    assert!(has_late(&recover_json(&repo.root, &[])));
+}
