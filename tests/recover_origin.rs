@@ -141,8 +141,9 @@ fn a_reset_that_slipped_through_and_was_swept_does_not_hide_the_agents_edit() {
         let lib = agent.write("src/lib.rs", b"pub fn a() { 42 }\n");
         let peer = Agent::new("s2-peer", &repo.root);
         peer.bash(destroyer);
-        // The next shell call of anyone sweeps the reverted file into s1's snapshot.
-        peer.bash("ls");
+        // The next shell call of anyone that may write sweeps the reverted file into s1's
+        // snapshot.
+        peer.bash("touch build.log");
         collect_garbage(&repo.root);
         assert_eq!(
             std::fs::read(&lib).unwrap(),
@@ -176,7 +177,7 @@ fn a_persons_later_edit_is_what_recover_brings_back() {
     let agent = Agent::new("s1-then-person", &repo.root);
     let lib = agent.write("src/lib.rs", b"pub fn a() { 42 }\n");
     std::fs::write(&lib, b"pub fn a() { 43 } // the person\n").unwrap();
-    agent.bash("true");
+    agent.bash("touch build.log");
     std::fs::remove_file(&lib).unwrap();
     let listing = recover_json(&repo.root, &[]);
     let entry = listed(&listing, &agent.id, "src/lib.rs");
