@@ -148,9 +148,11 @@ fn a_file_outside_any_repository_is_ignored() {
     let file = outside.path().join("notes.txt");
     pre("Write", A, outside.path(), &file).assert_silent();
     pre("Write", B, outside.path(), &file).assert_silent();
-    // Inside the git dir is not a working-tree file either.
-    pre("Write", A, &repo.root, &repo.root.join(".git/config")).assert_silent();
-    pre("Write", B, &repo.root, &repo.root.join(".git/config")).assert_silent();
+    // Inside the git dir is not a working-tree file either: not claimed, so no co-edit
+    // warning (a write into git's config or refs is refused outright: tests/self_protect.rs).
+    let msg = repo.root.join(".git/COMMIT_EDITMSG");
+    pre("Write", A, &repo.root, &msg).assert_silent();
+    pre("Write", B, &repo.root, &msg).assert_silent();
     assert!(!outside.path().join(".git").exists());
 }
 

@@ -252,3 +252,57 @@ fn with_dibs_bypass_ask_a_typed_bypass_is_a_question_to_the_person() {
         "silent"
     );
 }
+
+#[test]
+fn an_edit_tool_writing_into_the_store_or_gits_own_files_is_refused() {
+    let repo = TestRepo::new();
+    let out = dibs(&repo.root, &["install", "--git-hooks"]);
+    assert!(out.status.success(), "{out:?}");
+    // The store exists once a hook has run.
+    let start = claude_event(
+        "SessionStart",
+        ME,
+        &repo.root,
+        serde_json::json!({"source": "startup"}),
+    );
+    hook(&repo.root, &start);
+    let git = repo.root.join(".git");
+    let lane = repo.worktree("lane");
+    let refused = [
+        (git.join("config"), "Edit", "the repository's config"),
+        (git.join("dibs/audit.log"), "Write", "the git-dibs store"),
+        (
+            git.join("dibs/sessions/x.json"),
+            "Write",
+            "the git-dibs store",
+        ),
+        (git.join("refs/heads/main"), "Write", "refs"),
+        (git.join("packed-refs"), "Write", "refs"),
+        (git.join("hooks/post-commit"), "Write", "git hooks"),
+        (git.join("objects/info/alternates"), "Write", "objects"),
+        (lane.join(".git"), "Write", ".git"),
+    ];
+    for (file, tool, what) in &refused {
+        let input = serde_json::json!({"content": "", "old_string": "[core]", "new_string": "[dibs]\n\tsnapshotExpiry = 1s\n[core]"});
+        let run = edit_with(&repo, tool, file, input);
+        let (d, reason, _) = hook_decision(&run).unwrap_or_else(|| panic!("{file:?}: {run:?}"));
+        assert_eq!(d, "deny", "{file:?}: {reason}");
+        assert!(
+            reason.contains(what) && reason.contains("[guard:self-protect]"),
+            "{reason}"
+        );
+    }
+    // Everyday edits, and git's own files nobody relies on, stay silent.
+    for file in [
+        repo.root.join("src/lib.rs"),
+        repo.root.join(".github/workflows/ci.yml"),
+        repo.root.join(".gitignore"),
+        repo.root.join("docs/a.git/notes.md"),
+        git.join("info/exclude"),
+        git.join("COMMIT_EDITMSG"),
+        lane.join("src/lib.rs"),
+    ] {
+        let run = edit_with(&repo, "Write", &file, serde_json::json!({"content": "x\n"}));
+        assert_eq!(run.stdout, "", "{file:?}: {run:?}");
+    }
+}

@@ -106,7 +106,8 @@ fn handle(args: Args) -> protocol::Output {
 /// Gather facts, decide, apply.
 fn decide(event: &Event) -> Result<Response, StoreError> {
     if let EventKind::BeforeEdit { paths, change, .. } = &event.kind
-        && let Some(refusal) = wiring::refuse_weakening(event, paths, change)
+        && let Some(refusal) = wiring::refuse_internals(event, paths)
+            .or_else(|| wiring::refuse_weakening(event, paths, change))
     {
         return Ok(refusal);
     }

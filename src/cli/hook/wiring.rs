@@ -1,7 +1,9 @@
-//! The one edit a claim hook refuses: an edit tool's change to an agent host's settings file
+//! The edits a claim hook refuses: an edit tool's change to an agent host's settings file
 //! that takes git-dibs's hooks out, disables them, or sets the guard's bypass (or a `dibs.*`
-//! setting) in the file's `env`. Every other edit goes ahead, warned about at most. Claude
-//! Code's `ConfigChange` is refused the same way for a change made by any other means.
+//! setting) in the file's `env`; and a write into git-dibs's store or a git directory's config,
+//! refs, objects or git-dibs's git hooks. Every other edit goes ahead, warned about at most.
+//! Claude Code's `ConfigChange` is refused the same way for a settings change made by any other
+//! means.
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +29,30 @@ pub(crate) fn refuse_weakening(
     let after = change.apply(&current)?;
     let found = weakening(host, current.as_bytes(), after.as_bytes());
     (!found.is_empty()).then(|| refusal(&path, &found))
+}
+
+/// The refusal of an edit tool's write into git-dibs's store or a git directory of this clone
+/// (`.git/config` with git-dibs's settings, the refs, the objects, the audit log, git-dibs's git
+/// hooks), if `paths` reach one: git's own commands do that, and the guard judges them.
+pub(crate) fn refuse_internals(event: &Event, paths: &[PathBuf]) -> Option<Response> {
+    paths.iter().find_map(|path| {
+        let path = if path.is_absolute() {
+            path.clone()
+        } else {
+            event.cwd.join(path)
+        };
+        let what = crate::policy::guard::self_protect::protected_file(&path, &event.cwd)?;
+        let reason = format!(
+            "git-dibs refused this edit of {}: it is {what}, which an edit tool does not \
+             change. Use git's own commands (`git config`, `git update-ref`, ...), which the \
+             guard judges, or ask the person. [guard:self-protect]",
+            path.display()
+        );
+        Some(Response::Deny {
+            person: Some(reason.clone()),
+            reason,
+        })
+    })
 }
 
 /// The refusal naming what the change of `path` would take away.

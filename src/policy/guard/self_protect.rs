@@ -15,6 +15,13 @@ use crate::shell::SimpleCommand;
 /// The rule id.
 pub(crate) const RULE: &str = "self-protect";
 
+/// What the file an edit tool is about to write is, when it is git-dibs's state or wiring or
+/// git's own (the same judgement as a shell command's path; the hosts' settings files are
+/// judged by what the edit changes instead, elsewhere).
+pub(crate) fn protected_file(path: &Path, cwd: &Path) -> Option<&'static str> {
+    protected(&path.to_string_lossy(), cwd).filter(|what| !what.starts_with("an agent host's"))
+}
+
 /// What a protected path is.
 fn protected(word: &str, cwd: &Path) -> Option<&'static str> {
     if word.is_empty() {
