@@ -58,6 +58,9 @@ fn a_force_push_over_the_only_copy_is_refused_in_every_spelling() {
         "git push --repo=origin -f main:feature",
         "git -c remote.origin.push=+main:feature push",
         "git push -q -f -u origin main:feature",
+        "git push --force-w origin main:feature",
+        "git push origin main:feature --force",
+        "git send-pack --force origin main:feature",
     ] {
         let (d, reason) = answer(&repo, cmd);
         assert_eq!(d, "deny", "{cmd}: {reason}");
@@ -225,4 +228,23 @@ fn a_remote_tracking_ref_moved_other_than_forward_keeps_its_old_tip_for_recover(
         ],
     );
     assert_eq!(after.lines().count(), before, "{after}");
+}
+
+#[test]
+fn a_remote_tracking_ref_deleted_by_any_spelling_keeps_its_only_copy() {
+    for cmd in [
+        "git branch -r -D origin/feature",
+        "git update-ref -d refs/remotes/origin/feature",
+        "git remote remove origin",
+    ] {
+        let (repo, lost) = setup();
+        let r = &repo.root;
+        let s2 = Agent::new("s2", r);
+        s2.bash("git status");
+        s2.bash(cmd);
+        collect_garbage(r);
+        assert_eq!(git_out(r, &["cat-file", "-t", &lost]), "commit", "{cmd}");
+        let listing = out_text(&dibs(r, &["recover"]));
+        assert!(listing.contains(&lost[..7]), "{cmd}: {listing}");
+    }
 }

@@ -331,6 +331,7 @@ pub(crate) const BUILTINS: &[&str] = &[
     "repack",
     "replace",
     "rerere",
+    "send-pack",
     "write-tree",
     "check-ignore",
     "checkout",

@@ -33,6 +33,8 @@ pub(crate) mod worktree;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_options;
+#[cfg(test)]
 mod tests_peers;
 
 use std::path::{Path, PathBuf};

@@ -353,6 +353,73 @@ const LONGS: &[(&str, &[&str])] = &[
             "inaccurate-eof",
         ],
     ),
+    ("mv", &["force", "dry-run", "verbose", "sparse"]),
+    (
+        "symbolic-ref",
+        &["delete", "quiet", "short", "recurse", "no-recurse"],
+    ),
+    (
+        "fetch",
+        &[
+            "force",
+            "prune",
+            "prune-tags",
+            "all",
+            "multiple",
+            "dry-run",
+            "refmap",
+            "tags",
+            "append",
+            "atomic",
+            "update-head-ok",
+            "upload-pack",
+            "depth",
+            "unshallow",
+            "quiet",
+        ],
+    ),
+    (
+        "pull",
+        &[
+            "force",
+            "prune",
+            "all",
+            "rebase",
+            "no-rebase",
+            "ff-only",
+            "dry-run",
+            "refmap",
+            "tags",
+            "autostash",
+            "upload-pack",
+            "depth",
+            "quiet",
+            "verbose",
+        ],
+    ),
+    (
+        "merge",
+        &[
+            "abort",
+            "continue",
+            "quit",
+            "no-commit",
+            "squash",
+            "strategy",
+        ],
+    ),
+    (
+        "cherry-pick",
+        &["abort", "continue", "quit", "skip", "no-commit", "edit"],
+    ),
+    (
+        "revert",
+        &["abort", "continue", "quit", "skip", "no-commit", "edit"],
+    ),
+    (
+        "am",
+        &["abort", "continue", "quit", "skip", "resolved", "three-way"],
+    ),
     (
         "rebase",
         &[
@@ -431,37 +498,5 @@ pub(crate) fn canonical(args: &mut [String], known: &[&str]) {
         if a.starts_with("--") {
             *a = full(a, known);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn git(line: &str) -> Vec<String> {
-        let mut v: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-        canonical_git(&mut v);
-        v
-    }
-
-    #[test]
-    fn prefixes_resolve_as_git_and_getopt_do() {
-        assert_eq!(git("reset --har"), ["reset", "--hard"]);
-        assert_eq!(git("add --al"), ["add", "--all"]);
-        assert_eq!(
-            git("branch --del --forc x"),
-            ["branch", "--delete", "--force", "x"]
-        );
-        assert_eq!(
-            git("push --del origin x"),
-            ["push", "--delete", "origin", "x"]
-        );
-        assert_eq!(git("stash --include-u"), ["stash", "--include-untracked"]);
-        assert_eq!(git("reset -- --har"), ["reset", "--", "--har"]);
-        // Ambiguous: left as written (git refuses it too).
-        assert_eq!(git("branch --co x"), ["branch", "--co", "x"]);
-        assert_eq!(full("--rec", RM_LONGS), "--recursive");
-        assert_eq!(full("--r", RM_LONGS), "--recursive");
-        assert_eq!(full("--force=1", RM_LONGS), "--force=1");
     }
 }

@@ -9,7 +9,8 @@ use crate::git::{ForcedUpdate, PushRequest};
 /// `git push` that may force: which remote, refspecs and options (a deletion is the remote
 /// rule's, a push into this very repository the branch rule's).
 pub(crate) fn classify_git(args: &[String]) -> Option<(Op, Vec<String>)> {
-    if args.first().map(String::as_str) != Some("push") {
+    // `git send-pack`, the plumbing under `git push`, takes the same refspecs and options.
+    if !matches!(args.first().map(String::as_str), Some("push" | "send-pack")) {
         return None;
     }
     let mut req = PushRequest::default();

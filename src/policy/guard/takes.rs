@@ -258,12 +258,12 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         }
         "read-tree" => {
             let p = parse(rest, "", "", &["prefix", "index-output"]);
-            if !p.has(&["-u"]) {
+            if !p.has(&["-u", "--update"]) || p.has(&["-n", "--dry-run"]) {
                 return None;
             }
             if p.has(&["--reset"]) {
                 Op::Take(vec![Take::new(true, false, Vec::new())])
-            } else if p.has(&["-m"]) && p.operands.len() == 1 {
+            } else if p.has(&["-m", "--merge"]) && p.operands.len() == 1 {
                 // A one-tree merge into the worktree reverts what is staged.
                 Op::Take(vec![staged_only(Vec::new())])
             } else {
