@@ -162,11 +162,52 @@ pub(crate) struct Staged {
 }
 
 impl Staged {
-    /// Rename the new content over the target.
+    /// Put the new content in place of the target ([`rename_over`]).
     pub(crate) fn commit(mut self) -> io::Result<()> {
-        fs::rename(&self.tmp, &self.path)?;
+        rename_over(&self.tmp, &self.path)?;
         self.done = true;
         Ok(())
+    }
+}
+
+/// Put the file at `tmp` in place of `path` in one step, as renaming it over `path` does (a
+/// reader sees the old file or the new one, never none). Where the system can, the two names
+/// are exchanged and the old file, now at `tmp`, removed: ext4 writes a file renamed over
+/// another out to the disk at once (its replace-by-rename safeguard, `auto_da_alloc`), which
+/// cost a hook 0.2 ms on a quiet disk and 1 to 2 ms on a busy one; an exchange is not written
+/// out early.
+pub(crate) fn rename_over(tmp: &Path, path: &Path) -> io::Result<()> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) && exchange(tmp, path).is_ok() {
+        let _ = fs::remove_file(tmp);
+        return Ok(());
+    }
+    fs::rename(tmp, path)
+}
+
+/// Exchange the names `a` and `b` (`renameat2` with `RENAME_EXCHANGE`); fails, changing
+/// nothing, where the file system cannot.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let a = CString::new(a.as_os_str().as_bytes())?;
+    let b = CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both are NUL-terminated paths that outlive the call, which only reads them.
+    let rc = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
     }
 }
 
@@ -181,6 +222,38 @@ impl Drop for Staged {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rename_over_replaces_a_file_a_link_or_nothing_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tmp, path) = (dir.path().join("t"), dir.path().join("p"));
+        let listing = || {
+            let mut names: Vec<String> = fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        // Nothing there yet, then a file there: the new content in place, `tmp` gone.
+        for content in ["one", "two"] {
+            fs::write(&tmp, content).unwrap();
+            rename_over(&tmp, &path).unwrap();
+            assert_eq!(fs::read_to_string(&path).unwrap(), content);
+            assert_eq!(listing(), ["p"]);
+        }
+        // A link there is replaced, never what it points to.
+        let target = dir.path().join("target");
+        fs::write(&target, "kept").unwrap();
+        fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        fs::write(&tmp, "three").unwrap();
+        rename_over(&tmp, &path).unwrap();
+        assert!(fs::symlink_metadata(&path).unwrap().is_file());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "three");
+        assert_eq!(fs::read_to_string(&target).unwrap(), "kept");
+        assert_eq!(listing(), ["p", "target"]);
+    }
 
     #[test]
     fn links_fifos_and_devices_are_refused_and_sizes_bounded() {

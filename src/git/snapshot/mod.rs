@@ -22,9 +22,11 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use tree::{file_at, newest_entries, tree_path};
 
+mod loose;
 #[cfg(test)]
 mod tests;
 mod tree;
+mod zlib;
 
 /// The prefix of every snapshot ref.
 pub(crate) const SNAPSHOT_PREFIX: &str = "refs/dibs/snapshots/";
@@ -45,6 +47,9 @@ pub(crate) enum SnapshotError {
     /// The session's ref moved under every attempt.
     #[error("the snapshot ref {0} kept moving; try again")]
     Raced(String),
+    /// Writing an object or the ref failed.
+    #[error("could not write the snapshot: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 /// A file's content as it goes into a snapshot.
@@ -225,8 +230,21 @@ fn open(common_dir: &Path) -> Result<git2::Repository, SnapshotError> {
 
 /// Write a snapshot of `new` on the chain of the session whose store key is `key`, and move
 /// its ref there by compare-and-swap (retried when a concurrent call moved it). Returns the
-/// new commit's id.
+/// new commit's id. A chain that exists is written as plain files (see `loose`); a first
+/// snapshot, or a repository that is not written so, through libgit2 (or git).
 pub(crate) fn write(
+    common_dir: &Path,
+    key: &str,
+    new: &NewSnapshot<'_>,
+) -> Result<String, SnapshotError> {
+    match loose::write(common_dir, &snapshot_ref(key), new)? {
+        loose::Outcome::Made(commit) => Ok(commit),
+        loose::Outcome::NotHere => write_through_libgit2(common_dir, key, new),
+    }
+}
+
+/// [`write`] through libgit2, or git for a repository libgit2 cannot open.
+fn write_through_libgit2(
     common_dir: &Path,
     key: &str,
     new: &NewSnapshot<'_>,
