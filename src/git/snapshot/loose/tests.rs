@@ -27,6 +27,7 @@ fn snapshot<'a>(puts: &'a [Put], worktrees: &'a [WorktreeMeta], at: u64) -> NewS
         puts,
         skipped: &[],
         worktrees,
+        origin: Origin::Edit,
     }
 }
 
