@@ -164,12 +164,44 @@ fn keep_other_inputs_and_places_outside_a_linked_worktree_are_silent() {
         hook(&wt, &exit_event(&wt, input)).assert_silent();
     }
     // The main worktree is never removed by the tool; a folder in no repository has nothing.
-    repo.write(&repo.root, "src/lib.rs", "dirty\n");
-    remove(&repo.root).assert_silent();
+    let plain = TestRepo::new();
+    plain.write(&plain.root, "src/lib.rs", "dirty\n");
+    remove(&plain.root).assert_silent();
     let outside = tempfile::tempdir().unwrap();
     remove(outside.path()).assert_silent();
     // A PostToolUse (the tool already ran) has nothing to stop.
     let mut post = exit_event(&wt, json!({"action": "remove", "discard_changes": true}));
     post["hook_event_name"] = json!("PostToolUse");
     hook(&wt, &post).assert_silent();
+}
+
+#[test]
+fn from_the_main_checkout_the_worktree_the_session_entered_is_judged() {
+    let repo = TestRepo::new();
+    // The session worked in `fix` (claude -w), then `cd`-ed back to the main checkout: the
+    // host still removes `fix`.
+    let fix = repo.host_worktree("fix");
+    let pre = edit_event("PreToolUse", "Write", S, &fix, &fix.join("fix.txt"));
+    hook(&fix, &pre).assert_silent();
+    repo.write(&fix, "fix.txt", "the fix\n");
+    let other = repo.host_worktree("other");
+    repo.write(&other, "theirs.txt", "someone else's\n");
+    let reason = asked(&remove(&repo.root));
+    assert!(
+        reason.contains("fix.txt") && !reason.contains("theirs.txt"),
+        "{reason}"
+    );
+    // A session that worked in none of the host's worktrees: which one is meant cannot be
+    // told, so each at risk is judged.
+    let mut stranger = exit_event(
+        &repo.root,
+        json!({"action": "remove", "discard_changes": true}),
+    );
+    stranger["session_id"] = json!(OTHER);
+    let reason = asked(&hook(&repo.root, &stranger));
+    assert!(reason.contains("worktree"), "{reason}");
+    // Clean and pushed, both pass from anywhere.
+    std::fs::remove_file(fix.join("fix.txt")).unwrap();
+    std::fs::remove_file(other.join("theirs.txt")).unwrap();
+    remove(&repo.root).assert_silent();
 }
