@@ -441,3 +441,23 @@ fn recover_lists_a_retained_commit_no_branch_holds_with_the_command_to_bring_it_
         "{listing}"
     );
 }
+
+#[test]
+fn in_a_clone_with_more_worktrees_than_one_scan_takes_each_is_looked_at_in_turn() {
+    let repo = TestRepo::new();
+    let lanes: Vec<_> = (1..=11).map(|i| repo.worktree(&format!("l{i}"))).collect();
+    let agent = Agent::new("many-lanes", &repo.root);
+    // A script that names no lane writes into every one of them.
+    let out = agent.bash(
+        "python3 -c \"import glob\nfor d in glob.glob('../l*'): open(d + '/gen.sql', 'w').write(d)\"",
+    );
+    assert!(out.status.success(), "{out:?}");
+    // The next commands that may write take the lanes the first scan did not reach.
+    agent.bash("make -v > /dev/null 2>&1; true");
+    agent.bash("make -v > /dev/null 2>&1; true");
+    for lane in &lanes {
+        sh(lane, "rm gen.sql");
+        let (code, out, err) = recover(lane, &["gen.sql"]);
+        assert_eq!(code, 0, "{}: {out}{err}", lane.display());
+    }
+}

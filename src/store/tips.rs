@@ -5,7 +5,8 @@
 //! such as `git commit-tree` plus `git update-ref`, `git branch -f`, a script) is noticed by
 //! `stat` alone, and only the branches that moved are looked at. Beside it, the length of each
 //! reflog file (`reflogs`), so what a command appended to them is read and nothing else; and
-//! the sessions whose last scan for unseen changes stopped at its budget (`scan-pending`).
+//! the sessions whose last scan for unseen changes stopped at its budget (`scan-pending`), and
+//! where the scan of a clone with many worktrees goes on (`scan-turn`).
 
 use std::collections::BTreeMap;
 
@@ -101,6 +102,23 @@ impl Store {
         let path = self.dir.join("scan-pending");
         std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= MAX_TIPS_BYTES)
             && fsio::read_text(&path).is_ok_and(|t| t.lines().any(|l| l == session))
+    }
+
+    /// Where the post-shell scan of a clone with more worktrees than one call looks at goes on
+    /// (an index into its list of other worktrees; 0 when none was remembered).
+    pub(crate) fn scan_turn(&self) -> usize {
+        let path = self.dir.join("scan-turn");
+        std::fs::symlink_metadata(&path)
+            .is_ok_and(|m| m.is_file() && m.len() <= 32)
+            .then(|| fsio::read_text(&path).ok())
+            .flatten()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Remember where the next post-shell scan goes on (best effort).
+    pub(crate) fn set_scan_turn(&self, turn: usize) {
+        let _ = fsio::write_atomic(&self.dir.join("scan-turn"), format!("{turn}\n").as_bytes());
     }
 
     /// Remember whether `session`'s scan stopped at its budget (best effort).

@@ -66,13 +66,23 @@ pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> 
         }
     }
     // A program can write anywhere in reach, and a script's own lines are not read: every
-    // other worktree of the clones found, too (the ones named first).
+    // other worktree of the clones found, too (the ones named first). Past the cap, each call
+    // takes the next ones in turn, so every worktree of a crowded clone is looked at again
+    // within a few calls.
     let clones: Vec<PathBuf> = out.iter().map(|w| w.common_dir.clone()).collect();
     for common in clones {
-        for root in git::worktree_roots(&common) {
-            if out.len() >= MAX_WORKTREES {
-                return out;
+        let mut roots = git::worktree_roots(&common);
+        roots.retain(|r| !out.iter().any(|w| &w.root == r));
+        let room = MAX_WORKTREES.saturating_sub(out.len());
+        if roots.len() > room {
+            if let Ok(store) = Store::open(&common) {
+                let (turn, len) = (store.scan_turn(), roots.len());
+                roots.rotate_left(turn % len);
+                store.set_scan_turn((turn + room) % len);
             }
+            roots.truncate(room);
+        }
+        for root in roots {
             add(&mut out, &root, Path::new("."));
         }
     }
