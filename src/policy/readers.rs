@@ -121,12 +121,16 @@ pub(crate) fn only_reads(cmds: &[SimpleCommand]) -> bool {
 }
 
 /// Whether a parsed line can destroy no file whatever the repository's configuration says: it
-/// only reads, and runs no `git`, whose reading commands still start programs its
-/// configuration names (`core.fsmonitor`, clean filters, `diff.external`, textconv). Before
-/// such a line the sweep of watched files can wait for the next line that may destroy one.
+/// only reads, runs no `git` (whose reading commands still start programs its configuration
+/// names: `core.fsmonitor`, clean filters, `diff.external`, textconv) and sets no variable
+/// (`LD_PRELOAD=./x.so ls`, `LESSOPEN='|...' less`). Before such a line the sweep of watched
+/// files can wait for the next line that may destroy one.
 pub(crate) fn destroys_nothing(cmds: &[SimpleCommand]) -> bool {
-    cmds.iter()
-        .all(|c| reads_only(c) && c.argv.first().is_none_or(|p| basename(p) != "git"))
+    cmds.iter().all(|c| {
+        reads_only(c)
+            && c.assignments.is_empty()
+            && c.argv.first().is_none_or(|p| basename(p) != "git")
+    })
 }
 
 #[cfg(test)]
@@ -173,6 +177,9 @@ mod tests {
             "make",
             "ls > x",
             "rm -f x",
+            "LD_PRELOAD=./x.so ls",
+            "env LESSOPEN='|./x %s' less a.txt",
+            "bash -c 'ls; ./build.sh'",
         ] {
             assert!(!destroys_nothing(line), "{line}");
         }
