@@ -302,17 +302,23 @@ impl Store {
             if budget == 0 {
                 break;
             }
-            let mut files = Vec::new();
-            for f in view.files.iter().rev() {
+            // Stat'ed in path order (neighbours share their folders' entries in the kernel's
+            // caches), taken newest first.
+            let mut order: Vec<usize> = (0..view.files.len()).collect();
+            order.sort_unstable_by_key(|&i| (view.files[i].root, view.files[i].path));
+            let mut differs = vec![false; view.files.len()];
+            for i in order {
+                let f = &view.files[i];
                 view.full_path_into(f, &mut buf);
-                if changed(Path::new(&buf), &f.stamp) {
-                    files.push(snaplog::owned_file(view, f));
-                    budget -= 1;
-                    if budget == 0 {
-                        break;
-                    }
-                }
+                differs[i] = changed(Path::new(&buf), &f.stamp);
             }
+            let files: Vec<(PathBuf, String)> = (0..view.files.len())
+                .rev()
+                .filter(|&i| differs[i])
+                .take(budget)
+                .map(|i| snaplog::owned_file(view, &view.files[i]))
+                .collect();
+            budget -= files.len();
             if !files.is_empty() {
                 out.push(ChangedWatched {
                     session: snaplog::owned(view.session),
