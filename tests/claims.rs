@@ -239,3 +239,53 @@ fn bad_arguments_say_what_was_wrong_and_what_to_do() {
         assert!(text(&out).contains(expected), "{args:?}: {}", text(&out));
     }
 }
+
+#[test]
+fn a_command_under_one_agent_cannot_speak_for_another_live_sessions_claims() {
+    let repo = TestRepo::new();
+    // Session s1's agent (a long-lived process, as a host is) claims a file through its hook.
+    let file = repo.root.join("src/lib.rs");
+    let event = edit_event("PreToolUse", "Edit", "s1-agent-owned", &repo.root, &file);
+    let mut agent = Command::new("python3")
+        .args([
+            "-c",
+            "import subprocess, sys, time\n\
+             subprocess.run([sys.argv[1], 'hook'], input=sys.argv[2].encode(), check=True)\n\
+             print('ready', flush=True)\n\
+             time.sleep(60)",
+        ])
+        .arg(bin())
+        .arg(event.to_string())
+        .current_dir(&repo.root)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(agent.stdout.as_mut().unwrap()),
+        &mut ready,
+    )
+    .unwrap();
+    assert_eq!(ready.trim(), "ready");
+    // Another agent's shell (this test process) names s1 in the environment.
+    let out = dibs_as(&repo.root, "s1-agent-owned", &["release", "--all"]);
+    let said = text(&out);
+    let _ = agent.kill();
+    let _ = agent.wait();
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("live under another process") && said.contains("Unset DIBS_SESSION"),
+        "{said}"
+    );
+    let status = dibs(&repo.root, &["status", "--json", "--all"]);
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(
+        status["sessions"][0]["files"][0]["path"], "src/lib.rs",
+        "{status}"
+    );
+    // Once its agent is gone, a command may act for it as before.
+    let out = dibs_as(&repo.root, "s1-agent-owned", &["release", "--all"]);
+    assert!(out.status.success(), "{}", text(&out));
+}

@@ -21,6 +21,20 @@ pub(crate) fn session_agent(store: &Store, id: &str) -> Option<AgentProcess> {
 }
 use crate::store::{Session, Store};
 
+/// When the session `id` (named by the environment) is live under an agent process that is
+/// not an ancestor of this one, that agent: this command runs under another session's shell
+/// (`DIBS_SESSION=<a peer> git dibs release --all`), and may not speak for it. `None` when it
+/// may, or when that cannot be told (no agent registered, a system that cannot describe
+/// processes).
+pub(crate) fn impersonated(store: &Store, id: &str) -> Option<AgentProcess> {
+    let registered = store.session(id).ok().flatten()?.agent?;
+    if registered.is_gone() != Some(false) {
+        return None;
+    }
+    let chain = agent::ancestors();
+    (!chain.is_empty() && !chain.contains(&registered)).then_some(registered)
+}
+
 /// The session an agent's shell exports: `DIBS_SESSION` (set at session start), else Claude
 /// Code's own `CLAUDE_CODE_SESSION_ID`; with the host that implies where it is known.
 pub(crate) fn env_session() -> Option<(String, Host)> {

@@ -64,7 +64,18 @@ pub(crate) struct ReleaseArgs {
 /// terminal. The flag says whether it came from the environment.
 fn own_session(store: &store::Store) -> Result<(String, Host, bool)> {
     Ok(match super::caller::env_session() {
-        Some((id, host)) => (super::caller::resolve_session(store, &id)?, host, true),
+        Some((id, host)) => {
+            let id = super::caller::resolve_session(store, &id)?;
+            if let Some(agent) = super::caller::impersonated(store, &id) {
+                bail!(
+                    "the environment names session {id}, which is live under another process \
+                     (pid {}), not this command's: a command speaks only for the session it runs \
+                     under. Unset DIBS_SESSION (and CLAUDE_CODE_SESSION_ID) to act as yourself",
+                    agent.pid
+                );
+            }
+            (id, host, true)
+        }
         None => (super::caller::person_session(), Host::Person, false),
     })
 }
