@@ -71,3 +71,35 @@ mod tests {
         assert!(!is_git_dir(&tmp.path().join("proj")), "no HEAD file");
     }
 }
+
+/// The repositories of the submodules of the clone whose common dir is `common_dir` (as
+/// `<common dir>/modules/<name>` holds them, nested ones too, a few levels deep): each one's
+/// name and git dir. Found by what is on disk; nothing opened.
+pub(crate) fn submodule_repos(common_dir: &Path) -> Vec<(String, PathBuf)> {
+    let base = common_dir.join("modules");
+    let mut out = Vec::new();
+    let mut dirs = vec![(base.clone(), 0usize)];
+    while let Some((dir, depth)) = dirs.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) || out.len() >= 64 {
+                continue;
+            }
+            if path.join("HEAD").is_file() && path.join("objects").is_dir() {
+                let name = path.strip_prefix(&base).unwrap_or(&path);
+                out.push((
+                    name.to_string_lossy().replace("/modules/", "/"),
+                    path.clone(),
+                ));
+                dirs.push((path.join("modules"), depth + 1));
+            } else if depth < 4 {
+                dirs.push((path, depth + 1));
+            }
+        }
+    }
+    out.sort();
+    out
+}

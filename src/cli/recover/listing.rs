@@ -130,6 +130,9 @@ pub(super) fn list(catalog: &Catalog, args: &Args, commits: Vec<Unheld>) -> Resu
         }
         print_commits(&commits);
     }
+    if !args.json {
+        print_submodules(&catalog.common_dir);
+    }
     Ok(ExitCode::from(if found { 0 } else { 1 }))
 }
 
@@ -199,4 +202,19 @@ fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipp
         "bring one back: git dibs recover PATH   (a current file kept nowhere else is not \
          overwritten: the snapshot goes beside it; --force keeps a copy, then overwrites)"
     );
+}
+
+/// Submodules keep their snapshots in their own repositories: name those that hold some.
+fn print_submodules(common_dir: &Path) {
+    for (name, git_dir) in crate::git::gitdir::submodule_repos(common_dir) {
+        if crate::store::Store::with_snapshots(&git_dir).is_some() {
+            println!(
+                "submodule {} keeps snapshots of its own: git dibs recover inside it (git -C {} \
+                 dibs recover); if it is gone, git submodule update --init {} first",
+                shown(&name),
+                shown(&name),
+                shown(&name)
+            );
+        }
+    }
 }

@@ -300,6 +300,14 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         return restore::worktree(&catalog, &wt, &cwd, target, &args, at);
     }
     if let Some(path) = &args.path {
+        // A file of another repository (a submodule's) comes from that repository's snapshots.
+        if let Some(other) = crate::git::locate(&cwd, path)
+            .map(|l| l.worktree)
+            .filter(|w| w.common_dir != wt.common_dir)
+        {
+            let catalog = Catalog::load(&other.common_dir)?;
+            return restore::files(&catalog, &cwd, path, &args, at);
+        }
         return restore::files(&catalog, &cwd, path, &args, at);
     }
     let commits = if args.session.is_some() {
