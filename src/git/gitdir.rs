@@ -53,25 +53,6 @@ pub fn common_dir_from(cwd: &Path) -> Option<PathBuf> {
     None
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_bare_dir_under_any_name_is_found_by_its_state() {
-        let tmp = tempfile::tempdir().unwrap();
-        let bare = tmp.path().join("proj/.bare");
-        fs::create_dir_all(bare.join("objects")).unwrap();
-        fs::create_dir_all(bare.join("refs")).unwrap();
-        fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
-        let h = holding(&bare.join("refs/heads")).unwrap();
-        assert_eq!(h.git_dir, bare);
-        assert!(holding(&tmp.path().join("proj")).is_none());
-        fs::create_dir_all(tmp.path().join("proj/objects")).unwrap();
-        assert!(!is_git_dir(&tmp.path().join("proj")), "no HEAD file");
-    }
-}
-
 /// The repositories of the submodules of the clone whose common dir is `common_dir` (as
 /// `<common dir>/modules/<name>` holds them, nested ones too, a few levels deep): each one's
 /// name and git dir. Found by what is on disk; nothing opened.
@@ -102,4 +83,23 @@ pub(crate) fn submodule_repos(common_dir: &Path) -> Vec<(String, PathBuf)> {
     }
     out.sort();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_dir_under_any_name_is_found_by_its_state() {
+        let tmp = tempfile::tempdir().unwrap();
+        let bare = tmp.path().join("proj/.bare");
+        fs::create_dir_all(bare.join("objects")).unwrap();
+        fs::create_dir_all(bare.join("refs")).unwrap();
+        fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        let h = holding(&bare.join("refs/heads")).unwrap();
+        assert_eq!(h.git_dir, bare);
+        assert!(holding(&tmp.path().join("proj")).is_none());
+        fs::create_dir_all(tmp.path().join("proj/objects")).unwrap();
+        assert!(!is_git_dir(&tmp.path().join("proj")), "no HEAD file");
+    }
 }
