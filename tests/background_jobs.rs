@@ -137,8 +137,16 @@ fn a_peers_read_only_line_costs_no_scan_and_no_job_means_no_mark() {
     let repo = TestRepo::new();
     let s1 = Agent::new("plain", &repo.root);
     s1.write("notes.md", b"plan\n");
-    // A command that leaves nothing running: no mark.
+    // A command that leaves nothing running: no mark, though the host runs other helpers in
+    // the worktree meanwhile (its own children, not the command's).
+    let mut helper = std::process::Command::new("sleep")
+        .arg("30")
+        .current_dir(&repo.root)
+        .spawn()
+        .unwrap();
     start_job(&s1.id, &repo.root, "echo done > done.txt", false);
+    helper.kill().unwrap();
+    helper.wait().unwrap();
     assert_eq!(marks(&repo), 0);
     // With a job marked, a peer's `ls` scans nothing: a file the job writes stays unsnapshotted
     // until a command that may write.

@@ -79,12 +79,16 @@ pub(crate) const START_UNITS_PER_SEC: u64 = 100;
 
 /// The processes (pid, start, index in `roots`) started at or after `since` (in
 /// [`ProcInfo::start`]'s unit) whose working directory lies in one of `roots`, other than this
-/// process and its ancestors: what a command left running there. At most `max` looked at;
-/// empty where the system cannot list processes or tell their directories.
+/// process and its ancestors: what a command left running there. A child of an ancestor (the
+/// host's own helpers, another hook of the same event) counts only with `children`: a job a
+/// command left behind is reparented when its shell exits, while a host's own background
+/// shell (Claude Code's `run_in_background`) stays its child. At most `max` looked at; empty
+/// where the system cannot list processes or tell their directories.
 pub(crate) fn started_in(
     roots: &[std::path::PathBuf],
     since: u64,
     max: usize,
+    children: bool,
 ) -> Vec<(u32, u64, usize)> {
     let own = std::process::id();
     let mut ancestors = vec![own];
@@ -104,6 +108,9 @@ pub(crate) fn started_in(
         let Some(info) = os::running_info(pid).filter(|p| p.start >= since) else {
             continue;
         };
+        if !children && ancestors.contains(&info.ppid) {
+            continue;
+        }
         if let Some(i) = os::cwd(pid).and_then(|d| roots.iter().position(|r| d.starts_with(r))) {
             out.push((pid, info.start, i));
         }

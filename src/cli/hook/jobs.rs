@@ -115,7 +115,7 @@ fn mark(
     let own = platform::proc_info(std::process::id()).map(|p| p.start);
     let found = own.map_or_else(Vec::new, |start| {
         let since = start.saturating_sub(ran * platform::START_UNITS_PER_SEC);
-        platform::started_in(&roots, since, MAX_PROCESSES)
+        platform::started_in(&roots, since, MAX_PROCESSES, said)
     });
     if found.is_empty() && !said {
         return;
