@@ -40,6 +40,12 @@ fn an_unpushed_branch_is_not_deleted_or_moved_away_by_other_spellings() {
         (r, "git branch -C main topic"),
         (r, "git branch -f topic main"),
         (r, "git checkout -B topic main"),
+        (r, "git worktree add -B topic ../scratch origin/main"),
+        (
+            r,
+            "git worktree add --lock --reason x -B topic ../scratch main",
+        ),
+        (r, "git worktree add -f -B topic ../scratch"),
     ] {
         let reason = denied(cwd, cmd);
         assert!(
@@ -81,6 +87,10 @@ fn moves_that_keep_the_commits_and_everyday_ref_commands_stay_silent() {
         (r, "git symbolic-ref HEAD"),
         (r, "git symbolic-ref --short HEAD"),
         (r, "git update-ref -d refs/heads/pushed"),
+        (r, "git worktree add -B topic ../scratch unpushed"),
+        (r, "git worktree add -B fresh ../scratch origin/main"),
+        (r, "git worktree add -b fresh ../scratch"),
+        (r, "git worktree add ../scratch topic"),
     ] {
         allowed(cwd, cmd);
     }

@@ -28,6 +28,7 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             None => branch_overwrite(&args[1..])?,
         },
         "checkout" | "switch" => create_force(&args[1..])?,
+        "worktree" if args.get(1).is_some_and(|a| a == "add") => worktree_add_force(&args[2..])?,
         "update-ref" => update_ref(&args[1..])?,
         _ => return None,
     };
@@ -249,6 +250,27 @@ fn create_force(args: &[String]) -> Option<(Vec<String>, Option<String>)> {
         .cloned()
         .unwrap_or_else(|| "HEAD".into());
     Some((vec![name], Some(start)))
+}
+
+/// `git worktree add -B NAME PATH [COMMIT]`: resets branch NAME to COMMIT (default `HEAD`),
+/// as `checkout -B` does.
+fn worktree_add_force(args: &[String]) -> Option<(Vec<String>, Option<String>)> {
+    let mut it = args.iter();
+    let mut name = None;
+    let mut positional = Vec::new();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-B" => name = it.next().cloned(),
+            "-b" | "--reason" => {
+                it.next();
+            }
+            "--" => positional.extend(it.by_ref().cloned()),
+            s if s.starts_with('-') => {}
+            _ => positional.push(a.clone()),
+        }
+    }
+    let start = positional.get(1).cloned().unwrap_or_else(|| "HEAD".into());
+    Some((vec![name?], Some(start)))
 }
 
 /// `rm`/`unlink` of a branch's ref file (`.git/refs/heads/NAME`): deletes that branch.
