@@ -392,6 +392,7 @@ impl Ev<'_> {
             s => s,
         };
         let name = argv.first().map(|a| basename(&a.text).to_owned());
+        let after = !self.out.is_empty();
         // `xargs -I{} sh -c '{}'`, `find -exec sh -c '{}'`: the text is the input item.
         let replaced = |t: &str| {
             force == Some(Unknown::Xargs)
@@ -406,12 +407,12 @@ impl Ev<'_> {
                 &a.text,
             ))),
             (Some(Shell::Script(f)), _) => {
-                sources::script(f, &stdin, st, &cwd, &procs).map(|src| with_env(src, &argv))
+                sources::script(f, &stdin, st, &cwd, &procs, after).map(|src| with_env(src, &argv))
             }
             (Some(Shell::Stdin), Stdin::File(f)) => Some(text(effects::read_script(f))),
             (Some(Shell::Stdin), s @ (Stdin::Text(_) | Stdin::Opaque)) => Some(s.clone()),
             (None, _) if matches!(name.as_deref(), Some("." | "source")) && argv.len() > 1 => {
-                sources::script(&argv[1], &stdin, st, &cwd, &procs)
+                sources::script(&argv[1], &stdin, st, &cwd, &procs, after)
             }
             (None, _) => match sources::run_by_path(&argv[0].text, st, &cwd) {
                 Some(sources::Run::Shell(src)) => Some(src),

@@ -35,13 +35,16 @@ pub(super) fn written<'a>(st: &'a State, path: &Path) -> Option<&'a Option<Strin
 }
 
 /// The text a shell (or `.`/`source`) runs from the file operand `f`: `None` when there is
-/// nothing to run (the file does not exist, so the shell fails).
+/// nothing to run (the file does not exist, so the shell fails). A file missing now may be
+/// made by a command earlier in the line (`tar x`, `git checkout`): `after` says one ran, and
+/// then its content is unknown.
 pub(super) fn script(
     f: &Arg,
     stdin: &Stdin,
     st: &State,
     cwd: &Path,
     procs: &ProcSubs,
+    after: bool,
 ) -> Option<Stdin> {
     if let Some((_, out)) = procs.iter().find(|(w, _)| *w == f.text) {
         return Some(out.clone().map_or(Stdin::Opaque, Stdin::Text));
@@ -66,7 +69,7 @@ pub(super) fn script(
     if written(st, &path).is_some() || std::fs::symlink_metadata(&path).is_ok() {
         return Some(file(&path, st));
     }
-    None
+    after.then_some(Stdin::Opaque)
 }
 
 /// The content of a file: as written earlier in the line, else as on disk.

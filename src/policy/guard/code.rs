@@ -143,6 +143,12 @@ pub(crate) fn runs(argv: &[String], cmd: &SimpleCommand) -> Option<String> {
             let makefile = makefile(args, cwd)?;
             let stdin = makefile == Path::new("/dev/stdin")
                 || makefile.file_name().is_some_and(|n| n == "-");
+            let shown = makefile.to_string_lossy();
+            if shown.contains("<(") || shown.contains("/dev/fd/") || shown.starts_with("/proc/") {
+                return Some(format!(
+                    "`{name}` reads a makefile git-dibs cannot read, which may"
+                ));
+            }
             let text = if stdin {
                 match &cmd.stdin {
                     Input::Text(t) => t.clone(),
