@@ -242,6 +242,20 @@ fn regression_text_only_known_when_it_runs() {
         let reason = denied(r, cmd);
         assert!(reason.contains("[guard:peer-files]"), "{cmd}: {reason}");
     }
+    // Perl's `-n`/`-p` open their operands with the two-argument open.
+    for cmd in [
+        "perl -pe 's/a/b/' 'git reset --hard |'",
+        "perl -ne 'print' '>src/lib.rs'",
+        // `import json` would run a json.py written beside it.
+        "echo 'import os; os.remove(\"src/lib.rs\")' > json.py; python3 -c 'import json'",
+    ] {
+        let reason = asked(r, cmd);
+        assert!(reason.contains("[guard:runs-code]"), "{cmd}: {reason}");
+    }
+    std::fs::write(r.join("json.py"), "import os\n").unwrap();
+    asked(r, "python3 -c 'import json; print(1)'");
+    std::fs::remove_file(r.join("json.py")).unwrap();
+    allowed(r, "python3 -c 'import json; print(1)'");
     asked(r, "alias y=\"$Z\"; y");
     allowed(r, "alias ls='ls -la'; ls");
     allowed(r, "alias ll='ls -l'; ll src");

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::interp::{self, Source};
-use super::readonly::{Lang, read_only};
+use super::readonly::{self, Lang, read_only};
 use crate::shell::{Input, SimpleCommand, Unknown};
 
 /// Largest script or makefile read.
@@ -95,7 +95,39 @@ fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) ->
         }
     };
     let text = text?;
-    (!read_only(lang, &text)).then_some(what)
+    if !read_only(lang, &text) {
+        return Some(what);
+    }
+    // `import json` runs ./json.py when there is one (or one was written in the line).
+    let shadowed = lang == Lang::Python
+        && readonly::python_modules_named(&text).any(|m| {
+            let file = cmd.cwd.join(format!("{m}.py"));
+            let dir = cmd.cwd.join(m);
+            file.exists()
+                || dir.is_dir()
+                || cmd
+                    .written
+                    .iter()
+                    .any(|(p, _)| *p == file || p.starts_with(&dir))
+        });
+    shadowed.then(|| format!("`{name}` imports a module that a file beside it replaces, which may"))
+}
+
+/// Perl's `-n`/`-p`/`<>` open their file operands with the two-argument `open`: `'cmd |'` runs a
+/// command and `'>f'` truncates a file.
+fn perl_magic_operand(argv: &[String], sources: &[Source]) -> Option<String> {
+    let code: Vec<&str> = sources
+        .iter()
+        .filter_map(|s| match s {
+            Source::Inline(c) => Some(c.as_str()),
+            _ => None,
+        })
+        .collect();
+    argv[1..]
+        .iter()
+        .filter(|a| !a.starts_with('-') && !code.iter().any(|c| a.ends_with(c)))
+        .find(|a| a.contains('|') || a.trim_start().starts_with(['>', '<', '+']))
+        .map(|a| format!("`perl` opens `{a}` as a command or for writing, which may"))
 }
 
 /// A file's text: as written earlier in the line when it was, else as on disk.
@@ -122,6 +154,11 @@ pub(crate) fn runs(argv: &[String], cmd: &SimpleCommand) -> Option<String> {
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let args = &argv[1..];
     if let Some((lang, sources)) = interp::sources(argv) {
+        if lang == Lang::Perl
+            && let Some(why) = perl_magic_operand(argv, &sources)
+        {
+            return Some(why);
+        }
         return sources
             .iter()
             .find_map(|s| judge_source(lang, s, name, cmd));

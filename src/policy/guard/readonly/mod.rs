@@ -52,7 +52,8 @@ pub(crate) fn read_only(lang: Lang, code: &str) -> bool {
         Lang::Js => DENY_JS,
         Lang::Perl => DENY_PERL,
         Lang::Ruby => DENY_RUBY,
-        _ => &[],
+        Lang::Python => DENY_PY,
+        Lang::Other => &[],
     };
     if words(code)
         .any(|w| DENY_ANY.contains(&w) || extra.contains(&w) || (dunder(w) && w != "__name__"))
@@ -363,4 +364,13 @@ fn ruby_ok(toks: &[Tok], code: &str) -> bool {
         }
     }
     true
+}
+
+/// The modules of the read-only list that python code names: a file of that name in the
+/// directory it runs in (`json.py`) would be imported instead.
+pub(crate) fn python_modules_named(code: &str) -> impl Iterator<Item = &'static str> + '_ {
+    PY_MODULES
+        .iter()
+        .copied()
+        .filter(move |m| words(code).any(|w| w == *m))
 }

@@ -136,6 +136,17 @@ fn adversarial_one_liners_are_not() {
         (Lang::Ruby, "Object.const_get(:File)"),
         (Lang::Ruby, "puts \"#{`rm a`}\""),
         (Lang::Other, "echo 1;"),
+        (Lang::Python, "execfile('x.py')"),
+        (Lang::Python, "file('a.txt', 'w')"),
+        (
+            Lang::Python,
+            "import sys; sys.path.insert(0, '/tmp/x'); import json",
+        ),
+        (
+            Lang::Ruby,
+            "public_method(('sys' + 'tem').to_sym).call('rm a')",
+        ),
+        (Lang::Perl, "use List::Util; print 1"),
     ] {
         assert!(!read_only(lang, code), "{lang:?}: {code}");
     }

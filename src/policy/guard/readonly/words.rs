@@ -36,7 +36,8 @@ pub(super) const DENY_RUBY: &[&str] = &[
     "require_relative", "load", "autoload", "send", "public_send", "method", "define_method",
     "instance_eval", "class_eval", "module_eval", "instance_exec", "const_get", "ObjectSpace",
     "FileUtils", "Pathname", "Process", "Open3", "Kernel", "PTY", "IO", "Signal", "binding",
-    "delete", "TOPLEVEL_BINDING", "set_trace_func", "Marshal",
+    "delete", "TOPLEVEL_BINDING", "set_trace_func", "Marshal", "public_method", "instance_method",
+    "singleton_method", "to_sym", "intern", "method_missing",
 ];
 
 /// Python modules with nothing that deletes, writes or runs (listed members of `os`/`sys`).
@@ -71,7 +72,7 @@ pub(super) const PY_OS_PATH: &[&str] = &[
 /// Members of `sys` that only read (or print, or exit).
 #[rustfmt::skip]
 pub(super) const PY_SYS: &[&str] = &[
-    "argv", "stdin", "stdout", "stderr", "version", "version_info", "platform", "path",
+    "argv", "stdin", "stdout", "stderr", "version", "version_info", "platform",
     "executable", "maxsize", "byteorder", "getdefaultencoding", "getfilesystemencoding",
     "getrecursionlimit", "exit", "implementation", "prefix", "base_prefix", "flags", "hexversion",
     "float_info", "getsizeof", "maxunicode",
@@ -137,3 +138,8 @@ pub(super) const RUBY_FILE: &[&str] = &[
 pub(super) const RUBY_LIBS: &[&str] = &[
     "json", "set", "date", "time", "pp", "yaml", "csv", "digest",
 ];
+
+/// Further words for python 2 (`execfile`, `file(...)` opening for writing, `input()` that
+/// evaluates what it reads).
+#[rustfmt::skip]
+pub(super) const DENY_PY: &[&str] = &["execfile", "file", "input", "reload"];
