@@ -178,6 +178,9 @@ fn rule5_a_live_peers_uncommitted_files() {
         "git stash",
         "git stash -u",
         "git stash push --include-untracked",
+        "git pull --rebase --autostash",
+        "git rebase --autostash origin/main",
+        "git merge --autostash topic",
         "git reset --hard",
         "git checkout -- .",
         "git checkout .",
@@ -201,6 +204,9 @@ fn rule5_a_live_peers_uncommitted_files() {
     // A new branch from HEAD leaves every file where it is.
     allowed(r, "git switch -c elsewhere");
     allowed(r, "git stash push -- mine.rs");
+    // Without --autostash a rebase refuses a dirty worktree and a merge leaves the files be.
+    allowed(r, "git pull --rebase --no-autostash");
+    allowed(r, "git merge --ff-only origin/main");
     allowed(r, "git restore README.md");
     allowed(r, "git commit -m 'only what I staged'");
     // Once the peer's file is staged, a plain commit would take it.

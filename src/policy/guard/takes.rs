@@ -177,6 +177,14 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
                 Op::Take(vec![staged_only(Vec::new())])
             }
         }
+        // `--autostash` stashes every tracked change first, and a conflict on the way leaves
+        // it in the stash with conflict markers in the files: `git stash` by another name.
+        "merge" | "rebase" | "pull"
+            if rest.iter().any(|a| a == "--autostash")
+                && !rest.iter().any(|a| a == "--no-autostash") =>
+        {
+            Op::Take(vec![Take::new(true, false, Vec::new())])
+        }
         "mv" => {
             // Sources move away and, with `-f`, the destination is written over: literal paths.
             let p = parse(rest, "", "", &[]);
