@@ -182,6 +182,55 @@ fn a_submodules_repository_under_git_modules_is_protected() {
 }
 
 #[test]
+fn deinit_forced_over_a_submodule_with_uncommitted_work_is_refused() {
+    let repo = TestRepo::new();
+    let url = repo.remote.to_str().unwrap().to_owned();
+    git(
+        &repo.root,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            &url,
+            "lib",
+        ],
+    );
+    git(&repo.root, &["commit", "-qm", "add lib"]);
+    // Clean, deinit passes whatever its flags; without -f git keeps local changes itself.
+    assert_all(
+        &repo.root,
+        "silent",
+        &[
+            "git submodule deinit -f lib",
+            "git submodule deinit --all -f",
+        ],
+    );
+    std::fs::write(repo.root.join("lib/work.txt"), "uncommitted\n").unwrap();
+    assert_all(
+        &repo.root,
+        "deny",
+        &[
+            "git submodule deinit -f lib",
+            "git submodule deinit --force lib/",
+            "git submodule deinit -f --all",
+            "git submodule deinit --all --force",
+            "git -C lib/.. submodule deinit -f -- lib",
+        ],
+    );
+    assert_all(
+        &repo.root,
+        "silent",
+        &[
+            "git submodule deinit lib",
+            "git submodule status",
+            "git submodule update",
+        ],
+    );
+}
+
+#[test]
 fn the_wiring_folders_and_git_dibs_git_hooks_are_protected() {
     let repo = TestRepo::new();
     for what in ["--claude", "--git-hooks"] {

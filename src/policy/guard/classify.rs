@@ -283,7 +283,8 @@ fn classify_one(
     pathspec_file(&mut inv, cmd);
     read_inputs(&mut inv, cmd);
     let icase = inv.icase;
-    let found = git_ops(&inv.args, open);
+    let mut found = git_ops(&inv.args, open);
+    found.extend(worktree::classify_deinit(&inv.args, &inv.cwd));
     let mut pushed = false;
     for (mut op, targets) in found {
         if icase && let Op::Take(takes) = &mut op {

@@ -232,6 +232,54 @@ pub(crate) fn classify_rm(argv: &[String], cwd: &Path, open: bool) -> Option<(Op
     Some((Op::RemoveTree { paths }, operands))
 }
 
+/// `git submodule deinit -f PATH...` (or `--all`), run in `cwd`: it deletes the submodules'
+/// working trees with whatever is uncommitted in them, as `rm -rf PATH` does (without `-f`
+/// git itself refuses to drop local changes). `--all` reaches every submodule `.gitmodules`
+/// lists at the top of the worktree.
+pub(crate) fn classify_deinit(args: &[String], cwd: &Path) -> Option<(Op, Vec<String>)> {
+    let [sub, verb, rest @ ..] = args else {
+        return None;
+    };
+    if sub != "submodule" || verb != "deinit" {
+        return None;
+    }
+    let mut force = false;
+    let mut all = false;
+    let mut named = Vec::new();
+    let mut dashdash = false;
+    for a in rest {
+        match a.as_str() {
+            "--" if !dashdash => dashdash = true,
+            "--force" if !dashdash => force = true,
+            "--all" if !dashdash => all = true,
+            s if !dashdash && s.starts_with("--") => {}
+            s if !dashdash && s.starts_with('-') && s.len() > 1 => force |= s.contains('f'),
+            _ => named.push(a.clone()),
+        }
+    }
+    if !force {
+        return None;
+    }
+    if all || named.is_empty() {
+        let top = cwd.ancestors().find(|d| d.join(".git").exists())?;
+        let listed = std::fs::read_to_string(top.join(".gitmodules")).unwrap_or_default();
+        let paths: Vec<PathBuf> = listed
+            .lines()
+            .filter_map(|l| {
+                let (key, value) = l.split_once('=')?;
+                (key.trim() == "path").then(|| top.join(value.trim()))
+            })
+            .collect();
+        let shown = paths.iter().map(|p| p.display().to_string()).collect();
+        return (!paths.is_empty()).then_some((Op::RemoveTree { paths }, shown));
+    }
+    let paths = named
+        .iter()
+        .map(|n| cwd.join(n.trim_end_matches('/')))
+        .collect();
+    Some((Op::RemoveTree { paths }, named))
+}
+
 /// The registered worktree `target` names: by its path (resolved against the command's
 /// directory, `resolved`), else by a unique suffix of path components as git allows.
 pub(crate) fn pick_worktree<'a>(
