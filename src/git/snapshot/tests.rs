@@ -32,8 +32,9 @@ fn flat_names_round_trip_any_path() {
     );
 }
 
-/// A commit of the nested layout, as snapshots were written before trees were flat.
-fn nested_snapshot(repo: &git2::Repository, wid: &str, root: &Path) -> git2::Oid {
+/// A commit of the nested layout, as snapshots were written before trees were flat, on the
+/// ref of session `s1`.
+pub(super) fn nested_snapshot(repo: &git2::Repository, wid: &str, root: &Path) -> git2::Oid {
     let blob = repo.blob(b"old content\n").unwrap();
     let mut src = repo.treebuilder(None).unwrap();
     src.insert("lib.rs", blob, 0o100644).unwrap();

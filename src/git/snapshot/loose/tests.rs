@@ -3,10 +3,10 @@
 //! read.
 
 use std::path::Path;
-use std::process::Command;
 
 use super::super::*;
 use super::{Outcome, move_ref, read_ref};
+use crate::git::testing::git;
 
 fn put(root: &Path, path: &str, bytes: &[u8], executable: bool) -> Put {
     Put {
@@ -29,22 +29,6 @@ fn snapshot<'a>(puts: &'a [Put], worktrees: &'a [WorktreeMeta], at: u64) -> NewS
         worktrees,
         origin: Origin::Edit,
     }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 #[test]
@@ -113,32 +97,8 @@ fn a_nested_chain_gets_the_same_tree_as_libgit2_gives_it() {
     let mut ids = Vec::new();
     for dir in [a.path(), b.path()] {
         let repo = git2::Repository::init(dir).unwrap();
-        // The nested layout of before: `<wid>/src/lib.rs` under a tree entry named `<wid>`,
-        // which sorts as `<wid>/`, after the flat `<wid>:…` names would not.
-        let blob = repo.blob(b"old\n").unwrap();
-        let mut src = repo.treebuilder(None).unwrap();
-        src.insert("lib.rs", blob, 0o100644).unwrap();
-        let src = src.write().unwrap();
-        let mut wt = repo.treebuilder(None).unwrap();
-        wt.insert("src", src, 0o040000).unwrap();
-        let wt = wt.write().unwrap();
-        let mut top = repo.treebuilder(None).unwrap();
-        top.insert(&wid, wt, 0o040000).unwrap();
-        let tree = repo.find_tree(top.write().unwrap()).unwrap();
-        let sig = git2::Signature::new(IDENTITY.0, IDENTITY.1, &git2::Time::new(1, 0)).unwrap();
-        let c = repo
-            .commit(
-                None,
-                &sig,
-                &sig,
-                "git-dibs snapshot: old\n\n{}\n",
-                &tree,
-                &[],
-            )
-            .unwrap();
-        repo.reference(&snapshot_ref("s1"), c, false, "test")
-            .unwrap();
-        ids.push(c);
+        // `<wid>/src/lib.rs` under a tree entry named `<wid>`, which git sorts as `<wid>/`.
+        ids.push(super::super::tests::nested_snapshot(&repo, &wid, root));
     }
     assert_eq!(ids[0], ids[1]);
     let puts = [put(root, "src/lib.rs", b"new\n", false)];
