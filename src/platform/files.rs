@@ -121,9 +121,9 @@ pub(crate) const TEMP_MARK: &str = ".tmp-";
 
 /// Replace `path` atomically, the one way git-dibs does it: `fill` makes the new content at a
 /// temporary path in the same folder (`.<name>.tmp-<pid>-<nanos>`: a file it creates, or a
-/// link), which is then renamed over `path`. A reader sees the old whole file or the new whole
-/// file, never a torn one; the rename replaces a link at `path`, never what it points to. The
-/// temporary file is removed when anything fails.
+/// link), which is then put in place of `path` ([`rename_over`]). A reader sees the old whole
+/// file or the new whole file, never a torn one; a link at `path` is replaced, never what it
+/// points to. The temporary file is removed when anything fails.
 pub(crate) fn replace_atomically(
     path: &Path,
     fill: impl FnOnce(&Path) -> io::Result<()>,
