@@ -234,6 +234,21 @@ fn a_session_resumed_in_another_process_fences_the_old_one() {
         "{}",
         run.stderr
     );
+    // What its edit tool writes is still kept: the work is not the record's to drop.
+    let f2 = repo.root.join("f2.txt");
+    std::fs::write(&f2, "the old window keeps working\n").unwrap();
+    let post = old_window.hook(
+        &repo.root,
+        &edit_event("PostToolUse", "Write", A, &repo.root, &f2),
+    );
+    assert_eq!((post.code, post.stdout.as_str()), (0, ""));
+    std::fs::remove_file(&f2).unwrap();
+    let back = dibs(&repo.root, &["recover", "f2.txt"]);
+    assert!(back.status.success(), "{back:?}");
+    assert_eq!(
+        std::fs::read_to_string(&f2).unwrap(),
+        "the old window keeps working\n"
+    );
     let end = old_window.hook(
         &repo.root,
         &claude_event("SessionEnd", A, &repo.root, json!({"reason": "other"})),

@@ -135,8 +135,11 @@ pub(crate) fn after(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Result<Response, StoreE
             .iter()
             .filter_map(|l| digest_of(l).map(|d| Change::Seen(key(l), d))),
     );
-    ctx.record(&store, &first.worktree, false, &changes)?;
+    let recorded = ctx.record(&store, &first.worktree, false, &changes);
+    // What the tool wrote is kept whatever became of the record: a process fenced out by a
+    // resume elsewhere, or a store lock held past the wait, still leaves no work unkept.
     snapshot_written(ctx, &store, &located);
+    recorded?;
     ctx.refresh_autolock(&store, &first.worktree);
     Ok(Response::Silent)
 }
