@@ -117,3 +117,45 @@ fn gits_dashed_programs_are_the_subcommands_they_are() {
         allowed(r, cmd);
     }
 }
+
+#[test]
+fn submodule_foreach_is_judged_in_each_submodule() {
+    let repo = TestRepo::new();
+    let r = &repo.root;
+    let url = repo.remote.to_str().unwrap().to_owned();
+    git(
+        r,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            &url,
+            "lib",
+        ],
+    );
+    git(r, &["commit", "-qm", "lib"]);
+    // A peer edits a file inside the submodule.
+    let lib = r.join("lib");
+    let file = lib.join("src/lib.rs");
+    hook(&lib, &edit_event("PreToolUse", "Write", PEER, &lib, &file));
+    fs::write(&file, "pub fn peer() {}\n").unwrap();
+    hook(&lib, &edit_event("PostToolUse", "Write", PEER, &lib, &file));
+    for cmd in [
+        "git submodule foreach git reset --hard",
+        "git submodule foreach 'git checkout -- .'",
+        "git submodule --quiet foreach --recursive git stash",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(reason.contains("src/lib.rs"), "{cmd}: {reason}");
+    }
+    for cmd in [
+        "git submodule foreach git status",
+        "git submodule foreach 'git log -1'",
+        "git submodule status",
+        "git submodule update --init",
+    ] {
+        allowed(r, cmd);
+    }
+}

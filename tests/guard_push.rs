@@ -61,6 +61,8 @@ fn a_force_push_over_the_only_copy_is_refused_in_every_spelling() {
         "git push --force-w origin main:feature",
         "git push origin main:feature --force",
         "git send-pack --force origin main:feature",
+        "git send-pack --force ../remote.git main:feature",
+        "git push -f ../remote.git main:feature",
     ] {
         let (d, reason) = answer(&repo, cmd);
         assert_eq!(d, "deny", "{cmd}: {reason}");

@@ -75,6 +75,16 @@ pub(crate) fn forced_updates(
             .or_else(|| get(&format!("branch.{b}.remote")))
     });
     let written = written.unwrap_or_else(|| "origin".into());
+    // A remote named by its URL, or by a path to the same folder (`../repo.git`, `file://…`).
+    let as_path = |url: &str| {
+        let p = url.strip_prefix("file://").unwrap_or(url);
+        (p.starts_with('/') || p.starts_with('.'))
+            .then(|| std::fs::canonicalize(root.join(p)).ok())
+            .flatten()
+    };
+    let written_path = as_path(&written);
+    let same =
+        |url: &String| *url == written || (written_path.is_some() && as_path(url) == written_path);
     let remote: Option<String> = if remotes.contains(&written) {
         Some(written.clone())
     } else {
@@ -83,7 +93,7 @@ pub(crate) fn forced_updates(
             .find(|r| {
                 [format!("remote.{r}.url"), format!("remote.{r}.pushurl")]
                     .iter()
-                    .any(|k| config.get(k).is_some_and(|v| v.contains(&written)))
+                    .any(|k| config.get(k).is_some_and(|v| v.iter().any(same)))
             })
             .cloned()
     };

@@ -31,58 +31,11 @@ pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guar
     };
     for c in cmds {
         classify_one(c, &mut lookup, 0, &mut out);
-        if let Some((name, value)) = alias_definition(c) {
+        if let Some((name, value)) = super::gitline::alias_definition(c) {
             defined.borrow_mut().insert(name, value);
         }
     }
     out
-}
-
-/// `git config [--global|--local|--file F|...] [set] alias.NAME VALUE`: the alias it defines.
-fn alias_definition(cmd: &SimpleCommand) -> Option<(String, String)> {
-    let inv = git::parse_invocation(&cmd.argv, &cmd.cwd, &cmd.assignments)?;
-    let (sub, rest) = inv.args.split_first()?;
-    if sub != "config" {
-        return None;
-    }
-    let mut operands = Vec::new();
-    let mut skip = false;
-    for a in rest {
-        if skip {
-            skip = false;
-        } else if matches!(
-            a.as_str(),
-            "-f" | "--file" | "--blob" | "--type" | "--comment"
-        ) {
-            skip = true;
-        } else if !a.starts_with('-') {
-            operands.push(a.as_str());
-        }
-    }
-    if operands.first() == Some(&"set") {
-        operands.remove(0);
-    }
-    match operands.as_slice() {
-        [key, value] => {
-            let name = key.to_ascii_lowercase().strip_prefix("alias.")?.to_owned();
-            Some((name, (*value).to_owned()))
-        }
-        _ => None,
-    }
-}
-
-/// `git-reset ARGS` (git's dashed programs, as `/usr/lib/git-core/git-reset` or
-/// `"$(git --exec-path)"/git-clean`): the same as `git reset ARGS`. Other `git-*` programs
-/// (`git-dibs`, `git-lfs`) are left alone.
-fn undash(argv: &[String]) -> Option<Vec<String>> {
-    let base = argv.first()?.rsplit('/').next()?;
-    let sub = base.strip_prefix("git-")?;
-    if !git::BUILTINS.contains(&sub) || has_expansion(base) {
-        return None;
-    }
-    let mut out = vec!["git".to_owned(), sub.to_owned()];
-    out.extend(argv[1..].iter().cloned());
-    Some(out)
 }
 
 /// Whether a word still holds an expansion after the parser's own: a variable, a substitution,
@@ -142,7 +95,7 @@ fn classify_one(
 ) {
     let shown = display(&cmd.argv);
     let undashed;
-    let cmd = match undash(&cmd.argv) {
+    let cmd = match super::gitline::undash(&cmd.argv) {
         Some(argv) => {
             undashed = SimpleCommand {
                 argv,
@@ -278,6 +231,13 @@ fn classify_one(
         if !git::expand_alias(&value, &mut inv.args) {
             break;
         }
+    }
+    let top = || git::invocation_worktree(&inv).map_or_else(|| inv.cwd.clone(), |w| w.root);
+    if let Some((text, dirs)) = super::gitline::submodule_foreach(&inv.args, &top()) {
+        for dir in dirs {
+            nested(&cx, &text, &dir, "submodule foreach", alias, depth, out);
+        }
+        return;
     }
     options::canonical_git(&mut inv.args);
     pathspec_file(&mut inv, cmd);

@@ -17,6 +17,7 @@ pub(crate) mod exit_worktree;
 pub(crate) mod explain;
 pub(crate) mod files;
 pub(crate) mod find;
+mod gitline;
 mod interp;
 pub(crate) mod options;
 mod pathspec;
