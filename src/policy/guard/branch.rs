@@ -52,60 +52,20 @@ pub(crate) fn classify_local_updates(args: &[String]) -> Vec<(Op, Vec<String>)> 
     let Some(sub) = args.first().map(String::as_str) else {
         return Vec::new();
     };
-    if !matches!(sub, "push" | "fetch" | "pull") {
-        return Vec::new();
-    }
-    let mut force = false;
-    let mut delete = false;
-    let mut prune = false;
-    let mut positionals = Vec::new();
-    let mut dashdash = false;
-    let mut skip = false;
-    for a in &args[1..] {
-        if skip {
-            skip = false;
-            continue;
-        }
-        if dashdash || !a.starts_with('-') || a == "-" {
-            positionals.push(a.as_str());
-            continue;
-        }
-        match a.as_str() {
-            "--" => dashdash = true,
-            "--force" => force = true,
-            "--delete" => delete = true,
-            "--prune" => prune = true,
-            "--repo" | "--push-option" | "--receive-pack" | "--upload-pack" | "--exec"
-            | "--depth" | "--deepen" | "--shallow-since" | "--shallow-exclude" | "--refmap"
-            | "--jobs" | "--negotiation-tip" | "--server-option" | "--filter" => skip = true,
-            long if long.starts_with("--") => {
-                force |= long.starts_with("--force-with-lease") && sub == "push";
-            }
-            short => {
-                for (i, c) in short.char_indices().skip(1) {
-                    match c {
-                        'f' => force = true,
-                        'd' if sub == "push" => delete = true,
-                        'p' if sub != "push" => prune = true,
-                        'o' | 'j' => {
-                            skip = i + 1 == short.len();
-                            break;
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-    }
-    let Some((remote, specs)) = positionals.split_first() else {
+    let Some(t) = super::transfer::parse(args).filter(|_| sub != "send-pack") else {
         return Vec::new();
     };
-    let local = *remote == ".";
+    let force = t.force || !t.lease.is_empty();
+    let (delete, prune) = (t.delete, t.prune);
+    let (Some(remote), specs) = t.remote_and_specs() else {
+        return Vec::new();
+    };
+    let local = remote == ".";
     if sub == "push" && !local {
         return Vec::new();
     }
     let mut out = Vec::new();
-    for spec in specs {
+    for spec in &specs {
         let forced = force || spec.starts_with('+');
         let spec = spec.trim_start_matches('+');
         let (src, dst) = match spec.split_once(':') {

@@ -29,6 +29,7 @@ pub(crate) mod remote;
 mod scripts;
 pub(crate) mod self_protect;
 mod takes;
+mod transfer;
 pub(crate) mod worktree;
 
 #[cfg(test)]

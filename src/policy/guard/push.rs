@@ -13,59 +13,23 @@ pub(crate) fn classify_git(args: &[String]) -> Option<(Op, Vec<String>)> {
     if !matches!(args.first().map(String::as_str), Some("push" | "send-pack")) {
         return None;
     }
-    let mut req = PushRequest::default();
-    let mut positionals: Vec<String> = Vec::new();
-    let mut dashdash = false;
-    let mut skip = false;
-    for a in &args[1..] {
-        if skip {
-            skip = false;
-            continue;
-        }
-        if dashdash || !a.starts_with('-') || a == "-" {
-            positionals.push(a.clone());
-            continue;
-        }
-        match a.as_str() {
-            "--" => dashdash = true,
-            "--force" => req.force = true,
-            "--no-force" => req.force = false,
-            "--all" | "--branches" => req.all = true,
-            "--mirror" => req.mirror = true,
-            "--dry-run" | "--delete" => return None,
-            "--force-with-lease" => req.lease.push(String::new()),
-            "--no-force-with-lease" => req.lease.clear(),
-            "--repo" | "--push-option" | "--receive-pack" | "--exec" => skip = true,
-            long if long.starts_with("--") => {
-                if let Some(v) = long.strip_prefix("--force-with-lease=") {
-                    req.lease.push(v.to_owned());
-                } else if let Some(r) = long.strip_prefix("--repo=") {
-                    req.remote = Some(r.to_owned());
-                }
-            }
-            short => {
-                for (i, c) in short.char_indices().skip(1) {
-                    match c {
-                        'f' => req.force = true,
-                        'n' | 'd' => return None,
-                        'o' => {
-                            skip = i + 1 == short.len();
-                            break;
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
+    let t = super::transfer::parse(args)?;
+    if t.dry_run || t.delete {
+        return None;
     }
-    let mut it = positionals.into_iter();
-    if req.remote.is_none() {
-        req.remote = it.next();
-    }
+    let (remote, refspecs) = t.remote_and_specs();
+    let req = PushRequest {
+        remote,
+        refspecs,
+        force: t.force,
+        lease: t.lease,
+        all: t.all,
+        mirror: t.mirror,
+        config: Vec::new(),
+    };
     if req.remote.as_deref() == Some(".") {
         return None;
     }
-    req.refspecs = it.collect();
     let forcing = req.force
         || req.mirror
         || !req.lease.is_empty()

@@ -39,52 +39,10 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
     if args.first().map(String::as_str) != Some("push") {
         return None;
     }
-    let mut delete = false;
-    let mut prune = false;
-    let mut repo: Option<String> = None;
-    let mut positionals: Vec<String> = Vec::new();
-    let mut dashdash = false;
-    let mut skip_value: Option<bool> = None; // Some(true): the value is the remote
-    for a in &args[1..] {
-        if let Some(is_repo) = skip_value.take() {
-            if is_repo {
-                repo = Some(a.clone());
-            }
-            continue;
-        }
-        if dashdash || !a.starts_with('-') || a == "-" {
-            positionals.push(a.clone());
-            continue;
-        }
-        match a.as_str() {
-            "--" => dashdash = true,
-            "--delete" => delete = true,
-            "--prune" | "--mirror" => prune = true,
-            "--repo" => skip_value = Some(true),
-            "--push-option" | "--receive-pack" | "--exec" => skip_value = Some(false),
-            long if long.starts_with("--") => {
-                if let Some(r) = long.strip_prefix("--repo=") {
-                    repo = Some(r.to_owned());
-                }
-            }
-            short => {
-                for (i, c) in short.char_indices().skip(1) {
-                    match c {
-                        'd' => delete = true,
-                        'o' => {
-                            if i + 1 == short.len() {
-                                skip_value = Some(false);
-                            }
-                            break;
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-    }
-    let mut positionals = positionals.into_iter();
-    let remote = repo.or_else(|| positionals.next());
+    let t = super::transfer::parse(args)?;
+    let (delete, prune) = (t.delete, t.prune || t.mirror);
+    let (remote, specs) = t.remote_and_specs();
+    let positionals = specs.into_iter();
     if remote.as_deref() == Some(".") {
         // This very repository: its branches are the branch rule's.
         return None;
