@@ -123,18 +123,7 @@ fn submodule_foreach_is_judged_in_each_submodule() {
     let repo = TestRepo::new();
     let r = &repo.root;
     let url = repo.remote.to_str().unwrap().to_owned();
-    git(
-        r,
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            &url,
-            "lib",
-        ],
-    );
+    add_submodule(r, &url, "lib");
     git(r, &["commit", "-qm", "lib"]);
     // A peer edits a file inside the submodule.
     let lib = r.join("lib");

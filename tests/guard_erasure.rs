@@ -148,18 +148,7 @@ fn a_separate_git_dir_and_its_refs_files_are_protected() {
 fn a_submodules_repository_under_git_modules_is_protected() {
     let repo = TestRepo::new();
     let url = repo.remote.to_str().unwrap().to_owned();
-    git(
-        &repo.root,
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            &url,
-            "lib",
-        ],
-    );
+    add_submodule(&repo.root, &url, "lib");
     assert!(repo.root.join(".git/modules/lib/HEAD").is_file());
     hook(&repo.root, &repo.pre_edit(ME, "src/lib.rs"));
     assert_all(

@@ -51,6 +51,22 @@ pub fn with_git_env(cmd: &mut Command) -> &mut Command {
         .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
 }
 
+/// `git submodule add` of `url` as `name` in the worktree at `root` (file URLs allowed).
+pub fn add_submodule(root: &Path, url: &str, name: &str) {
+    git(
+        root,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            url,
+            name,
+        ],
+    );
+}
+
 /// Trimmed stdout of a git command.
 pub fn git_out(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&git(dir, args).stdout)
