@@ -461,3 +461,20 @@ fn in_a_clone_with_more_worktrees_than_one_scan_takes_each_is_looked_at_in_turn(
         assert_eq!(code, 0, "{}: {out}{err}", lane.display());
     }
 }
+
+#[test]
+fn the_lane_a_script_just_wrote_into_is_scanned_first_in_a_crowded_clone() {
+    let repo = TestRepo::new();
+    let lanes: Vec<_> = (1..=11).map(|i| repo.worktree(&format!("w{i}"))).collect();
+    // Every lane was touched a while ago; the script then writes into the last one only.
+    for lane in &lanes {
+        sh(lane, "touch -d '20 minutes ago' .");
+    }
+    let agent = Agent::new("one-lane", &repo.root);
+    let out = agent.bash("python3 -c \"open('../w11/schema.gen.sql', 'w').write('generated')\"");
+    assert!(out.status.success(), "{out:?}");
+    // The very next thing is a peer's deletion there: one scan must have been enough.
+    sh(&lanes[10], "rm schema.gen.sql");
+    let (code, out, err) = recover(&lanes[10], &["schema.gen.sql"]);
+    assert_eq!(code, 0, "{out}{err}");
+}

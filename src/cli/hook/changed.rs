@@ -66,8 +66,9 @@ pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> 
         }
     }
     // A program can write anywhere in reach, and a script's own lines are not read: every
-    // other worktree of the clones found, too (the ones named first). Past the cap, each call
-    // takes the next ones in turn, so every worktree of a crowded clone is looked at again
+    // other worktree of the clones found, too (the ones named first). Past the cap, half the
+    // room goes to the worktrees whose top folder changed last (a file made there) and the
+    // rest to the others in turn, so every worktree of a crowded clone is looked at again
     // within a few calls.
     let clones: Vec<PathBuf> = out.iter().map(|w| w.common_dir.clone()).collect();
     for common in clones {
@@ -75,11 +76,18 @@ pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> 
         roots.retain(|r| !out.iter().any(|w| &w.root == r));
         let room = MAX_WORKTREES.saturating_sub(out.len());
         if roots.len() > room {
-            if let Ok(store) = Store::open(&common) {
-                let (turn, len) = (store.scan_turn(), roots.len());
-                roots.rotate_left(turn % len);
-                store.set_scan_turn((turn + room) % len);
+            let changed = |r: &PathBuf| fs::symlink_metadata(r).map(|m| Stamp::of(&m).mtime).ok();
+            roots.sort_by_key(|r| std::cmp::Reverse(changed(r)));
+            let mut rest = roots.split_off(room / 2);
+            if let Ok(store) = Store::open(&common)
+                && !rest.is_empty()
+            {
+                let (turn, len) = (store.scan_turn(), rest.len());
+                rest.sort();
+                rest.rotate_left(turn % len);
+                store.set_scan_turn((turn + room - room / 2) % len);
             }
+            roots.extend(rest);
             roots.truncate(room);
         }
         for root in roots {
