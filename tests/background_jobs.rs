@@ -87,9 +87,11 @@ fn a_background_jobs_file_is_kept_and_held_by_the_sessions_next_read_only_call()
     peer.bash("git clean -fdq");
     collect_garbage(&repo.root);
     assert!(!report.exists());
-    let (code, out, err) = recover(&repo.root, &["report.txt"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[(report, b"generated report\n".to_vec())]);
+    assert_recovers(
+        &repo.root,
+        &["report.txt"],
+        &[(report, b"generated report\n".to_vec())],
+    );
 }
 
 #[test]

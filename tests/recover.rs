@@ -68,13 +68,15 @@ fn git_clean_ffdx_loses_no_ignored_file_an_agent_wrote() {
     assert!(!notes.exists() && !env.exists());
     assert_eq!(std::fs::read(&tracked).unwrap(), b"# changed\n");
 
-    let (code, out, err) = recover(&repo.root, &["."]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[
-        (notes, b"findings so far\n".to_vec()),
-        (env, b"PORT=8080\n".to_vec()),
-        (tracked, b"# changed\n".to_vec()),
-    ]);
+    assert_recovers(
+        &repo.root,
+        &["."],
+        &[
+            (notes, b"findings so far\n".to_vec()),
+            (env, b"PORT=8080\n".to_vec()),
+            (tracked, b"# changed\n".to_vec()),
+        ],
+    );
 }
 
 #[test]
@@ -149,12 +151,16 @@ fn git_checkout_dot_is_undone_in_place_and_a_change_kept_nowhere_goes_beside() {
         (Some("README.md"), Some("kept"))
     );
     // A plain recover does not bring the kept copy back; naming its session does.
-    let (code, out, err) = recover(&repo.root, &["README.md"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[(readme.clone(), b"# new words\n".to_vec())]);
-    let (code, out, err) = recover(&repo.root, &["README.md", "--session", "kept"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[(readme, b"# the person's words\n".to_vec())]);
+    assert_recovers(
+        &repo.root,
+        &["README.md"],
+        &[(readme.clone(), b"# new words\n".to_vec())],
+    );
+    assert_recovers(
+        &repo.root,
+        &["README.md", "--session", "kept"],
+        &[(readme, b"# the person's words\n".to_vec())],
+    );
 }
 
 #[test]

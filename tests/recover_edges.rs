@@ -29,9 +29,11 @@ fn an_edit_between_hook_calls_is_snapshotted_before_the_next_bash_command() {
     other.pre_bash("make").assert_silent();
     sh(&repo.root, "git checkout -- src/lib.rs");
     collect_garbage(&repo.root);
-    let (code, out, err) = recover(&repo.root, &["src/lib.rs", "--force"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[(file.clone(), b"pub fn v2_by_editor() {}\n".to_vec())]);
+    assert_recovers(
+        &repo.root,
+        &["src/lib.rs", "--force"],
+        &[(file.clone(), b"pub fn v2_by_editor() {}\n".to_vec())],
+    );
     // And the first version is still there, by time.
     let listing = recover_json(&repo.root, &["--session", "swept"]);
     assert_eq!(listing["files"][0]["versions"], 2, "{listing}");
@@ -68,9 +70,11 @@ fn a_refused_command_does_not_sweep_and_the_bypass_that_runs_it_does() {
     sh(&repo.root, &remove);
     collect_garbage(&repo.root);
     let wt_arg = wt.display().to_string();
-    let (code, out, err) = recover(&repo.root, &["--worktree", &wt_arg]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[(file, b"pub fn v2_by_editor() {}\n".to_vec())]);
+    assert_recovers(
+        &repo.root,
+        &["--worktree", &wt_arg],
+        &[(file, b"pub fn v2_by_editor() {}\n".to_vec())],
+    );
 }
 
 #[test]
@@ -235,13 +239,15 @@ fn cursor_gemini_and_codex_edits_are_snapshotted_too() {
         "rm -f src/cursor.rs src/gemini.rs && git checkout -- src/lib.rs",
     );
     collect_garbage(root);
-    let (code, out, err) = recover(root, &["src", "--force"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[
-        (cursor, b"cursor wrote this\n".to_vec()),
-        (gemini, b"gemini wrote this\n".to_vec()),
-        (codex, b"pub fn b() {}\n".to_vec()),
-    ]);
+    assert_recovers(
+        root,
+        &["src", "--force"],
+        &[
+            (cursor, b"cursor wrote this\n".to_vec()),
+            (gemini, b"gemini wrote this\n".to_vec()),
+            (codex, b"pub fn b() {}\n".to_vec()),
+        ],
+    );
 }
 
 #[test]

@@ -186,9 +186,11 @@ fn a_persons_later_edit_is_what_recover_brings_back() {
         (Some("sweep"), Some("missing"))
     );
     assert!(entry.get("reverted_at").is_none(), "{listing}");
-    let (code, out, err) = recover(&repo.root, &["src/lib.rs"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[(lib, b"pub fn a() { 43 } // the person\n".to_vec())]);
+    assert_recovers(
+        &repo.root,
+        &["src/lib.rs"],
+        &[(lib, b"pub fn a() { 43 } // the person\n".to_vec())],
+    );
 }
 
 #[test]
@@ -208,7 +210,5 @@ fn recover_never_writes_through_a_folder_replaced_by_a_link() {
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     // With the link gone, it comes back.
     std::fs::remove_file(repo.root.join("gen/deep")).unwrap();
-    let (code, out, err) = recover(&repo.root, &["gen"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[(file, b"pub fn x() {}\n".to_vec())]);
+    assert_recovers(&repo.root, &["gen"], &[(file, b"pub fn x() {}\n".to_vec())]);
 }

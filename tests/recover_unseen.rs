@@ -56,9 +56,7 @@ fn files_an_interpreter_wrote_come_back_after_an_interpreter_removed_them() {
     );
     let (code, out, err) = recover(&repo.root, &["gen"]);
     assert_eq!(code, 0, "{out}{err}");
-    let (code, out, err) = recover(&repo.root, &["README.md", "--force"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&expect);
+    assert_recovers(&repo.root, &["README.md", "--force"], &expect);
 }
 
 #[test]
@@ -166,9 +164,11 @@ fn what_a_program_wrote_into_another_worktree_it_named_comes_back() {
     agent.bash("python3 -c \"import shutil; shutil.rmtree('../gen-lane')\"");
     sh(&repo.root, "git worktree prune && git branch -D lane/gen");
     collect_garbage(&repo.root);
-    let (code, out, err) = recover(&repo.root, &["--worktree", "../gen-lane"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[(lane.join("draft.md"), b"draft\n".to_vec())]);
+    assert_recovers(
+        &repo.root,
+        &["--worktree", "../gen-lane"],
+        &[(lane.join("draft.md"), b"draft\n".to_vec())],
+    );
 }
 
 /// The PostToolUse of a Bash command that ran for `ms` milliseconds, as Claude Code sends it.
@@ -377,9 +377,11 @@ fn a_script_that_writes_into_a_worktree_it_does_not_name_is_kept_too() {
         "git worktree remove --force ../hidden-lane && git branch -D lane/hidden",
     );
     collect_garbage(&repo.root);
-    let (code, out, err) = recover(&repo.root, &["--worktree", "../hidden-lane"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[(lane.join("secret.md"), b"only copy\n".to_vec())]);
+    assert_recovers(
+        &repo.root,
+        &["--worktree", "../hidden-lane"],
+        &[(lane.join("secret.md"), b"only copy\n".to_vec())],
+    );
 }
 
 #[test]

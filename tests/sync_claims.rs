@@ -6,7 +6,6 @@ mod common;
 mod sync_support;
 
 use std::process::Output;
-use std::time::Duration;
 
 use sync_support::*;
 
@@ -218,22 +217,12 @@ fn a_claim_whose_view_of_the_remote_went_stale_loses_to_the_claim_that_landed_fi
     m.config(&m.b, "dibs.sync", "true");
     // Beta's remote is slow to hang up after it listed its refs (a slow network): beta's view
     // is taken before alpha's claim lands, and beta pushes after it did.
-    let listed = m.base.join("beta-listed");
-    let slow = m.base.join("slow-upload-pack");
-    m.upload_pack(
-        &m.b,
-        &slow,
-        &format!(
-            "git upload-pack \"$@\"\ntouch '{}'\nsleep 2\n",
-            listed.display()
-        ),
-    );
-
+    let listed = m.slow_hang_up(&m.b, "beta", 2, false);
     let beta = spawn_as(&m.b, S2, &["claim", "record:Z", "--exclusive"]);
-    let seen = wait_until(Duration::from_secs(10), Duration::from_millis(20), || {
-        listed.exists()
-    });
-    assert!(seen, "beta never listed the remote's refs");
+    assert!(
+        sync_support::listed(&listed),
+        "beta never listed the remote's refs"
+    );
     let out = dibs_as(&m.a, S1, &["claim", "record:Z", "--exclusive"]);
     assert!(out.status.success(), "alpha, first to land: {}", text(&out));
     let beta = beta.wait_with_output().unwrap();
@@ -260,23 +249,12 @@ fn a_claim_is_not_refused_by_its_own_sessions_sync_publishing_it_first() {
     // says it happened), and a sync of this clone runs meanwhile, as a session start's
     // background sync does: it publishes the claim just granted here before the claim's own
     // compare-and-swap, which then finds the ref taken, by this very session.
-    let listed = m.base.join("claim-listed");
-    let slow = m.base.join("slow-once-upload-pack");
-    m.upload_pack(
-        &m.a,
-        &slow,
-        &format!(
-            "if [ -e '{0}' ]; then exec git upload-pack \"$@\"; fi\n\
-             git upload-pack \"$@\"\ntouch '{0}'\nsleep 3\n",
-            listed.display()
-        ),
-    );
-
+    let listed = m.slow_hang_up(&m.a, "claim", 3, true);
     let claim = spawn_as(&m.a, S1, &["claim", "record:Z", "--exclusive"]);
-    let seen = wait_until(Duration::from_secs(10), Duration::from_millis(20), || {
-        listed.exists()
-    });
-    assert!(seen, "the claim never listed the remote's refs");
+    assert!(
+        sync_support::listed(&listed),
+        "the claim never listed the remote's refs"
+    );
     let synced = run(&m.a, None, &["sync"], &[]);
     assert!(synced.status.success(), "{}", text(&synced));
     let published = m.remote_claims_of("record:Z");

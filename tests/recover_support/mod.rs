@@ -125,12 +125,22 @@ pub fn recover_json(cwd: &Path, args: &[&str]) -> Value {
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
 }
 
+/// `git dibs recover ARGS` in `cwd` succeeds, and afterwards each `(path, bytes)` holds
+/// exactly those bytes.
+#[track_caller]
+pub fn assert_recovers(cwd: &Path, args: &[&str], files: &[(PathBuf, Vec<u8>)]) {
+    let (code, out, err) = recover(cwd, args);
+    assert_eq!(code, 0, "recover {args:?}: {out}{err}");
+    assert_files(files);
+}
+
 /// Bytes that are not text: every byte value, some twice.
 pub fn binary(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i * 7 % 256) as u8).collect()
 }
 
 /// Assert each `(path, bytes)` holds exactly those bytes.
+#[track_caller]
 pub fn assert_files(files: &[(PathBuf, Vec<u8>)]) {
     for (path, bytes) in files {
         let now = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

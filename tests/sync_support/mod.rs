@@ -66,6 +66,27 @@ impl Machines {
         self.config(dir, "remote.origin.uploadpack", script.to_str().unwrap());
     }
 
+    /// Make `dir`'s fetches from `origin` hang up `secs` seconds late after listing the
+    /// remote's refs (only the first fetch when `once`), a slow network; the file returned
+    /// appears once a fetch has listed them (see [`listed`]).
+    pub fn slow_hang_up(&self, dir: &Path, name: &str, secs: u32, once: bool) -> PathBuf {
+        let marker = self.base.join(format!("{name}-listed"));
+        let skip = if once {
+            format!(
+                "if [ -e '{0}' ]; then exec git upload-pack \"$@\"; fi\n",
+                marker.display()
+            )
+        } else {
+            String::new()
+        };
+        let body = format!(
+            "{skip}git upload-pack \"$@\"\ntouch '{}'\nsleep {secs}\n",
+            marker.display()
+        );
+        self.upload_pack(dir, &self.base.join(format!("{name}-upload-pack")), &body);
+        marker
+    }
+
     /// Every ref of the bare remote, as (name, object id).
     pub fn remote_refs(&self) -> Vec<(String, String)> {
         git_out(&self.base, &["ls-remote", self.remote.to_str().unwrap()])
@@ -351,6 +372,14 @@ pub fn path_with_quiet_gh(base: &Path) -> String {
 }
 
 /// Poll `check` every `every` until it holds or `limit` passes; whether it held.
+/// Whether a fetch made slow by [`Machines::slow_hang_up`] listed the remote's refs within ten
+/// seconds (its `marker` appeared).
+pub fn listed(marker: &Path) -> bool {
+    wait_until(Duration::from_secs(10), Duration::from_millis(20), || {
+        marker.exists()
+    })
+}
+
 pub fn wait_until(limit: Duration, every: Duration, mut check: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
     loop {
