@@ -86,6 +86,13 @@ fn ident(t: Option<&Tok>) -> Option<&str> {
     }
 }
 
+/// The word at `toks[i]`, if it is one, and whether a `.` comes right before it (a member,
+/// not a name of its own).
+fn word_at(toks: &[Tok], i: usize) -> Option<(&str, bool)> {
+    let w = ident(toks.get(i))?;
+    Some((w, i > 0 && toks[i - 1] == Tok::Punct('.')))
+}
+
 /// `NAME.MEMBER` with MEMBER in `allowed`.
 fn member_in(toks: &[Tok], at: usize, allowed: &[&str]) -> bool {
     toks.get(at + 1) == Some(&Tok::Punct('.'))
@@ -95,8 +102,7 @@ fn member_in(toks: &[Tok], at: usize, allowed: &[&str]) -> bool {
 fn python_ok(toks: &[Tok]) -> bool {
     let mut i = 0;
     while i < toks.len() {
-        let prev_dot = i > 0 && toks[i - 1] == Tok::Punct('.');
-        let Some(w) = ident(toks.get(i)) else {
+        let Some((w, prev_dot)) = word_at(toks, i) else {
             i += 1;
             continue;
         };
@@ -235,8 +241,7 @@ fn js_ok(toks: &[Tok]) -> bool {
     let mut gated: Vec<String> = vec!["process".into()];
     let mut i = 0;
     while i < toks.len() {
-        let prev_dot = i > 0 && toks[i - 1] == Tok::Punct('.');
-        let Some(w) = ident(toks.get(i)) else {
+        let Some((w, prev_dot)) = word_at(toks, i) else {
             i += 1;
             continue;
         };
