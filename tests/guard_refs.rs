@@ -62,6 +62,33 @@ fn an_unpushed_branch_is_not_deleted_or_moved_away_by_other_spellings() {
 }
 
 #[test]
+fn a_detached_heads_commits_are_kept_by_a_new_branch_not_pushed_by_name() {
+    let f = fixture();
+    let wt = &f.unpushed;
+    git(wt, &["checkout", "-q", "--detach"]);
+    commit_in(wt, "detached.txt", "detached work");
+    let tip = git_out(wt, &["rev-parse", "HEAD"]);
+    for cmd in ["git update-ref -d HEAD", "git update-ref HEAD HEAD~1"] {
+        let reason = denied(wt, cmd);
+        assert!(
+            reason.contains("the detached HEAD has")
+                && reason.contains(&format!("git branch keep-{0} {0}", &tip[..8])),
+            "{cmd}: {reason}"
+        );
+        // No advice to push a branch named after the HEAD.
+        assert!(!reason.contains("git push -u origin"), "{cmd}: {reason}");
+        assert!(!reason.contains("(detached)"), "{cmd}: {reason}");
+    }
+    // Following the advice keeps them: the same command then loses nothing.
+    git(wt, &["branch", &format!("keep-{}", &tip[..8]), &tip[..8]]);
+    git(
+        wt,
+        &["push", "-q", "origin", &format!("keep-{}", &tip[..8])],
+    );
+    allowed(wt, "git update-ref HEAD HEAD~1");
+}
+
+#[test]
 fn moves_that_keep_the_commits_and_everyday_ref_commands_stay_silent() {
     let f = fixture();
     let r = &f.repo.root;

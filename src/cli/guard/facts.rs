@@ -233,7 +233,7 @@ fn branches(wt: &Worktree, names: &[String], onto: Option<&str>) -> Result<Vec<B
         None => None,
     };
     let mut out = Vec::new();
-    let mut state = |name: String, tip: Option<String>| -> Result<()> {
+    let mut state = |name: String, tip: Option<String>, detached: bool| -> Result<()> {
         let unpushed = match &tip {
             Some(t) => repo.unpushed_not_in(t, onto.as_deref(), COMMIT_LIMIT)?,
             None => Vec::new(),
@@ -242,6 +242,7 @@ fn branches(wt: &Worktree, names: &[String], onto: Option<&str>) -> Result<Vec<B
             name,
             tip,
             unpushed,
+            detached,
         });
         Ok(())
     };
@@ -249,20 +250,20 @@ fn branches(wt: &Worktree, names: &[String], onto: Option<&str>) -> Result<Vec<B
         match name.as_str() {
             "*" => {
                 for (b, tip) in repo.local_branches() {
-                    state(b, Some(tip))?;
+                    state(b, Some(tip), false)?;
                 }
             }
             "HEAD" => match repo.head_target() {
                 Some(git::Head::Branch(b)) => {
                     let tip = repo.branch_tip(&b);
-                    state(b, tip)?;
+                    state(b, tip, false)?;
                 }
-                Some(git::Head::Detached(c)) => state("HEAD (detached)".into(), Some(c))?,
-                None => state(name.clone(), None)?,
+                Some(git::Head::Detached(c)) => state("HEAD (detached)".into(), Some(c), true)?,
+                None => state(name.clone(), None, false)?,
             },
             _ => {
                 let tip = repo.branch_tip(name);
-                state(name.clone(), tip)?;
+                state(name.clone(), tip, false)?;
             }
         }
     }

@@ -15,6 +15,19 @@ pub struct BranchState {
     pub(crate) tip: Option<String>,
     /// Commits of its tip on no remote-tracking ref, newest first.
     pub(crate) unpushed: Vec<CommitInfo>,
+    /// `name` stands for a detached HEAD (no branch to push).
+    pub(crate) detached: bool,
+}
+
+impl BranchState {
+    /// How messages name it: `branch NAME`, or `the detached HEAD`.
+    pub(crate) fn label(&self) -> String {
+        if self.detached {
+            "the detached HEAD".to_owned()
+        } else {
+            format!("branch {}", self.name)
+        }
+    }
 }
 
 /// `git branch` forcing a delete or overwriting a branch (`-M`, `-C`, `-f`), `git checkout -B`
@@ -318,14 +331,18 @@ pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
         .iter()
         .map(|b| {
             format!(
-                "branch {} has {} commit(s) on no remote: {}",
-                b.name,
+                "{} has {} commit(s) on no remote: {}",
+                b.label(),
                 b.unpushed.len(),
                 list_commits(&b.unpushed)
             )
         })
         .collect();
-    let names: Vec<&str> = risky.iter().map(|b| b.name.as_str()).collect();
+    let names: Vec<&str> = risky
+        .iter()
+        .filter(|b| !b.detached)
+        .map(|b| b.name.as_str())
+        .collect();
     // `branch -f/-M/-C`, `checkout -B`, `update-ref NAME REV`, a forced fetch point the branch
     // elsewhere rather than delete it.
     let fetch = g
@@ -338,14 +355,30 @@ pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
     } else {
         "Deleting it"
     };
+    // A detached HEAD has no branch to push: name one that keeps its commits.
+    let keep = risky
+        .iter()
+        .find(|b| b.detached)
+        .and_then(|b| b.tip.as_deref())
+        .map(|tip| format!("git branch keep-{0} {0}", &tip[..tip.len().min(8)]));
+    let push = (!names.is_empty()).then(|| format!("git push -u origin {}", names.join(" ")));
+    let first = [keep, push]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", then ");
+    let what = if names.is_empty() {
+        "Keep them"
+    } else {
+        "Push it"
+    };
     Verdict::Block(Finding::new(
         "branch-unpushed",
         format!(
-            "git-dibs refused `{}`: {}. {act} loses those commits. Push it first (git push -u \
-         origin {}), or merge it where it belongs, or ask the person whether it can go.",
+            "git-dibs refused `{}`: {}. {act} loses those commits. {what} first ({first}), or \
+             merge it where it belongs, or ask the person whether it can go.",
             g.display,
             parts.join("; "),
-            names.join(" ")
         ),
     ))
 }

@@ -97,11 +97,11 @@ pub(crate) fn facts(facts: &Facts) -> Vec<String> {
             .iter()
             .map(|b| match &b.tip {
                 Some(tip) if b.unpushed.is_empty() => {
-                    format!("branch {} tip {} pushed", b.name, short(tip))
+                    format!("{} tip {} pushed", b.label(), short(tip))
                 }
                 Some(tip) => format!(
-                    "branch {} tip {} unpushed: {}",
-                    b.name,
+                    "{} tip {} unpushed: {}",
+                    b.label(),
                     short(tip),
                     commits(&b.unpushed)
                 ),

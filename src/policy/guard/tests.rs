@@ -324,11 +324,13 @@ fn branch_and_remote_rules() {
             name: "a".into(),
             tip: Some("t".into()),
             unpushed: vec![commit("b")],
+            detached: false,
         },
         BranchState {
             name: "b".into(),
             tip: Some("t".into()),
             unpushed: vec![],
+            detached: false,
         },
     ];
     assert!(
