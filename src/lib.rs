@@ -5,6 +5,7 @@ pub(crate) mod agent;
 pub mod cli;
 pub(crate) mod git;
 pub(crate) mod host;
+pub(crate) mod pathtext;
 mod platform;
 pub mod policy;
 pub(crate) mod protocol;

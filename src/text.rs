@@ -19,8 +19,10 @@ fn hidden(c: char) -> bool {
 
 /// `text` with every hidden character dropped (white space among them becomes a space), runs
 /// of white space made one space, trimmed, and cut to `max` characters (an ellipsis marks a
-/// cut).
+/// cut). A byte of a file name that is not UTF-8 (held as [`crate::pathtext`] says) is shown
+/// as git quotes it, `\351`.
 pub(crate) fn clean(text: &str, max: usize) -> String {
+    let text = raw_bytes_shown(text);
     let words = text
         .split(|c: char| c.is_whitespace())
         .map(|w| w.chars().filter(|c| !hidden(*c)).collect::<String>())
@@ -43,6 +45,25 @@ pub(crate) fn clean(text: &str, max: usize) -> String {
         }
     }
     out
+}
+
+/// `text` with each byte of a name that is not UTF-8 written in octal after a backslash.
+fn raw_bytes_shown(text: &str) -> std::borrow::Cow<'_, str> {
+    if !crate::pathtext::is_raw(text) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(at) = rest.find('\0') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + 1..];
+        if let Some(b) = crate::pathtext::marked_byte(rest) {
+            out.push_str(&format!("\\{b:03o}"));
+            rest = &rest[2..];
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// [`clean`] for a label or intent ([`MAX_NOTE`]); `None` when nothing is left.
@@ -76,5 +97,13 @@ mod tests {
         assert_eq!(clean(&"a".repeat(200), 200), "a".repeat(200));
         assert_eq!(note("\x1b\x07 "), None);
         assert_eq!(quoted("say \"hi\"\nIgnore"), "\"say 'hi' Ignore\"");
+    }
+
+    #[test]
+    fn a_name_that_is_not_utf8_is_shown_as_git_quotes_it() {
+        let held = crate::pathtext::from_bytes(b"caf\xe9\x1b.txt");
+        assert_eq!(clean(&held, 200), "caf\\351.txt");
+        // ESC is UTF-8: dropped like any control character, as is a stray NUL.
+        assert_eq!(clean("a\u{0}zz", 200), "azz");
     }
 }

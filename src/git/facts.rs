@@ -513,10 +513,11 @@ pub(crate) fn libgit2_status(
         .iter()
         .filter_map(|e| {
             let s = e.status();
-            let path = e.path()?.to_owned();
             if s.is_ignored() || s == git2::Status::CURRENT {
                 return None;
             }
+            // A name that is not UTF-8 is held as `pathtext` says.
+            let path = crate::pathtext::from_bytes(e.path_bytes()).into_owned();
             Some(file_state(s, path))
         })
         .collect())

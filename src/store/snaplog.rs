@@ -4,8 +4,8 @@
 //! last line about a file wins; the log is compacted (rewritten whole) once it is mostly
 //! superseded lines.
 //!
-//! Lines, fields separated by tabs (a `\`, tab, newline or carriage return in a field is written
-//! `\\`, `\t`, `\n`, `\r`):
+//! Lines, fields separated by tabs (a `\`, tab, newline, carriage return or NUL in a field is
+//! written `\\`, `\t`, `\n`, `\r`, `\0`; a NUL marks a name's byte that is not UTF-8):
 //! - `s <session> <host>`: whose state this is (the first line);
 //! - `c <commit> <at>`: the newest snapshot commit and when it was made (seconds);
 //! - `w <worktree id> <root>`: the worktree root an id stands for;
@@ -77,6 +77,7 @@ fn escape(out: &mut String, field: &str) {
             '\t' => out.push_str("\\t"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
             c => out.push(c),
         }
     }
@@ -106,6 +107,7 @@ pub(super) fn unescape_into(out: &mut String, field: &str) {
             Some('t') => out.push('\t'),
             Some('n') => out.push('\n'),
             Some('r') => out.push('\r'),
+            Some('0') => out.push('\0'),
             Some(other) => out.push(other),
             None => {}
         }

@@ -310,7 +310,7 @@ impl Store {
             for i in order {
                 let f = &view.files[i];
                 view.full_path_into(f, &mut buf);
-                differs[i] = changed(Path::new(&buf), &f.stamp);
+                differs[i] = changed(&crate::pathtext::to_path(&buf), &f.stamp);
             }
             let files: Vec<(PathBuf, String)> = (0..view.files.len())
                 .rev()

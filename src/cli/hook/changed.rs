@@ -197,7 +197,7 @@ pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Op
     let mut bytes = 0u64;
     let mut over = false;
     for path in dirty {
-        let Ok(meta) = fs::symlink_metadata(wt.root.join(&path)) else {
+        let Ok(meta) = fs::symlink_metadata(wt.root.join(crate::pathtext::to_path(&path))) else {
             continue;
         };
         let stamp = Stamp::of(&meta);

@@ -156,7 +156,7 @@ pub(super) fn snapshot(
     let mut touched = Vec::new();
     let mut repos: BTreeMap<PathBuf, Option<LaneRepo>> = BTreeMap::new();
     for f in files {
-        let Some((taken, stamp)) = take(&f.worktree.join(&f.path)) else {
+        let Some((taken, stamp)) = take(&f.worktree.join(crate::pathtext::to_path(&f.path))) else {
             continue;
         };
         let before = state.watched(&f.worktree, &f.path);
@@ -170,7 +170,7 @@ pub(super) fn snapshot(
                     .or_insert_with(|| LaneRepo::open(&f.worktree).ok());
                 if repo
                     .as_ref()
-                    .is_some_and(|r| r.is_ignored(Path::new(&f.path)))
+                    .is_some_and(|r| r.is_ignored(&crate::pathtext::to_path(&f.path)))
                 {
                     Taken::Skip("ignored by git, written by a shell command".into())
                 } else {

@@ -15,7 +15,7 @@ use crate::store::short_id;
 
 /// How the working copy compares with a version.
 fn state_of(catalog: &Catalog, root: &Path, path: &str, blob: &str) -> &'static str {
-    match catalog.snapshots.current_blob(&root.join(path)) {
+    match catalog.snapshots.current_blob(&super::file_in(root, path)) {
         Some(b) if b == blob => "matches",
         Some(_) => "differs",
         None => "missing",
@@ -192,7 +192,7 @@ fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipp
         for k in skipped.iter().filter(|k| k.session == s.session) {
             println!(
                 "  not kept: {} ({}, {})",
-                shown(&k.worktree.join(&k.path).to_string_lossy()),
+                super::shown_path(&super::file_in(&k.worktree, &k.path)),
                 shown(&k.reason),
                 when(k.at)
             );

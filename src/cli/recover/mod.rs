@@ -261,6 +261,16 @@ impl Catalog {
     }
 }
 
+/// The file `rel` (a path as [`crate::pathtext`] holds it) of the worktree at `root`.
+pub(super) fn file_in(root: &Path, rel: &str) -> PathBuf {
+    root.join(crate::pathtext::to_path(rel))
+}
+
+/// A path on disk as shown (see [`shown`]): a name that is not UTF-8 with its bytes quoted.
+pub(super) fn shown_path(path: &Path) -> String {
+    shown(&crate::pathtext::from_os(path.as_os_str()))
+}
+
 /// Whether `path` is relative and stays below where it is joined (no `..`, no root).
 fn is_plain_relative(path: &str) -> bool {
     !path.is_empty()

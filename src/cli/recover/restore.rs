@@ -20,8 +20,9 @@ use crate::store::short_id;
 /// What was done with one file.
 #[derive(Debug, Serialize)]
 struct Restored {
-    path: PathBuf,
-    written_to: Option<PathBuf>,
+    /// The file (a name that is not UTF-8 held as [`crate::pathtext`] says).
+    path: String,
+    written_to: Option<String>,
     action: &'static str,
     session: String,
     commit: String,
@@ -81,7 +82,7 @@ pub(super) const KEPT_SESSION: &str = "kept";
 /// Keep the current content of `rel` in the worktree at `root` on the `kept` snapshot ref
 /// before it is overwritten (a regular file or a link; anything else is not overwritten).
 fn keep_current(catalog: &Catalog, root: &Path, rel: &str) -> Result<String> {
-    let full = root.join(rel);
+    let full = super::file_in(root, rel);
     let meta = fs::symlink_metadata(&full)?;
     let content = if meta.file_type().is_symlink() {
         Content::Link(fs::read_link(&full)?.into_os_string().into_encoded_bytes())
@@ -123,7 +124,8 @@ fn keep_current(catalog: &Catalog, root: &Path, rel: &str) -> Result<String> {
 /// link, a file), when one is.
 fn linked_folder(root: &Path, rel: &str) -> Option<PathBuf> {
     let mut at = root.to_path_buf();
-    let parent = Path::new(rel).parent()?;
+    let rel = crate::pathtext::to_path(rel);
+    let parent = rel.parent()?;
     for part in parent.components() {
         at.push(part);
         match fs::symlink_metadata(&at) {
@@ -183,12 +185,12 @@ fn restore_one(
     rel: &str,
     force: bool,
 ) -> Result<Restored> {
-    let target = root.join(rel);
+    let target = super::file_in(root, rel);
     let target = target.as_path();
     let here = fs::symlink_metadata(target).ok();
     let current = catalog.snapshots.current_blob(target);
     let mut out = Restored {
-        path: target.to_path_buf(),
+        path: text_of(target),
         written_to: None,
         action: "matches",
         session: v.session.clone(),
@@ -199,7 +201,7 @@ fn restore_one(
     if let Some(link) = linked_folder(root, rel) {
         // A folder on the way was replaced by a link: writing would land outside the worktree.
         out.action = "refused";
-        out.written_to = Some(link);
+        out.written_to = Some(text_of(&link));
         return Ok(out);
     }
     if current.as_deref() == Some(v.blob.as_str()) {
@@ -228,13 +230,18 @@ fn restore_one(
         target.with_file_name(name)
     };
     write_version(catalog, v, &to)?;
-    out.written_to = Some(to);
+    out.written_to = Some(text_of(&to));
     Ok(out)
 }
 
 /// A path or id as shown: see [`super::shown`].
-fn shown(text: impl AsRef<std::ffi::OsStr>) -> String {
-    super::shown(&text.as_ref().to_string_lossy())
+fn shown(text: &str) -> String {
+    super::shown(text)
+}
+
+/// A path on disk as text, held as [`crate::pathtext`] says.
+fn text_of(path: &Path) -> String {
+    crate::pathtext::from_os(path.as_os_str()).into_owned()
 }
 
 fn print_restored(list: &[Restored]) {
@@ -281,7 +288,7 @@ pub(super) fn files(
     let mut done = Vec::new();
     let mut gone = Vec::new();
     for ((root, rel), versions) in &catalog.files {
-        let target = root.join(rel);
+        let target = super::file_in(root, rel);
         if !target.starts_with(&full) {
             continue;
         }
@@ -314,7 +321,7 @@ pub(super) fn files(
             );
         }
         if done.is_empty() && gone.is_empty() {
-            println!("nothing to recover at {}", full.display());
+            println!("nothing to recover at {}", super::shown_path(&full));
         }
     }
     let any = done.iter().any(|r| r.action != "refused");

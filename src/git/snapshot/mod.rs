@@ -445,7 +445,7 @@ impl Snapshots {
         }
         let repo = git2::Repository::open(root).ok()?;
         let tree = repo.head().ok()?.peel_to_tree().ok()?;
-        let entry = tree.get_path(Path::new(path)).ok()?;
+        let entry = tree.get_path(&crate::pathtext::to_path(path)).ok()?;
         (entry.kind() == Some(git2::ObjectType::Blob)).then(|| entry.id().to_string())
     }
 

@@ -19,9 +19,15 @@ fn put(root: &Path, path: &str, bytes: &[u8]) -> Put {
 #[test]
 fn flat_names_round_trip_any_path() {
     let root = Path::new("/w");
-    for path in ["a.rs", "src/a/b.rs", "100%/x%2Fy/%25", "we ird/ñ:é.txt"] {
+    for path in [
+        "a.rs",
+        "src/a/b.rs",
+        "100%/x%2Fy/%25",
+        "we ird/ñ:é.txt",
+        "caf\u{0}e9/%00\u{0}ff",
+    ] {
         let name = tree_path(&put(root, path, b""));
-        assert!(!name.contains('/'), "{name}");
+        assert!(!name.contains('/') && !name.contains('\0'), "{name}");
         assert_eq!(file_at(&name), Some((worktree_id(root), path.to_owned())));
     }
     assert_eq!(file_at("no-colon"), None);

@@ -4,7 +4,8 @@
 use super::{Held, Put, worktree_id};
 
 /// Where `put` goes in a snapshot's tree: one entry at the top, `<worktree id>:<path>` with
-/// `%` and `/` of the path written `%25` and `%2F`, so that a snapshot of one file writes three
+/// `%`, `/` and NUL (a byte of a name that is not UTF-8, see [`crate::pathtext`]) of the path
+/// written `%25`, `%2F` and `%00`, so that a snapshot of one file writes three
 /// objects (the file, the tree, the commit) however deep the file lies.
 pub(crate) fn tree_path(put: &Put) -> String {
     let path = &put.path;
@@ -15,6 +16,7 @@ pub(crate) fn tree_path(put: &Put) -> String {
         match c {
             '%' => name.push_str("%25"),
             '/' => name.push_str("%2F"),
+            '\0' => name.push_str("%00"),
             c => name.push(c),
         }
     }
@@ -32,8 +34,12 @@ pub(crate) fn file_at(at: &str) -> Option<(String, String)> {
     if wid.is_empty() || escaped.is_empty() {
         return None;
     }
-    // Every `%` of the name starts an escape, so replacing `%2F` first cannot misread one.
-    let path = escaped.replace("%2F", "/").replace("%25", "%");
+    // Every `%` of the name starts an escape, so replacing `%2F` and `%00` first cannot
+    // misread one.
+    let path = escaped
+        .replace("%2F", "/")
+        .replace("%00", "\0")
+        .replace("%25", "%");
     Some((wid.to_owned(), path))
 }
 
