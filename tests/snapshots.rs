@@ -169,6 +169,12 @@ fn guard_refusals_and_questions() {
         "guard_runs_code_inline",
         bash("python3 -c \"open('src/lib.rs', 'w')\"")
     );
+    std::fs::write(
+        root.join("wipe.py"),
+        "import shutil\nshutil.rmtree('src')\n",
+    )
+    .unwrap();
+    insta::assert_snapshot!("guard_runs_code_script", bash("python3 wipe.py"));
     insta::assert_snapshot!(
         "guard_bypass_is_silent",
         bash("WT_GUARD_BYPASS=1 git stash list")

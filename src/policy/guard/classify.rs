@@ -180,9 +180,16 @@ fn classify_one(
         }
         None => {}
     }
-    if let Some(what) = code::runs(&argv, cmd) {
-        out.push(cx.guarded(Op::Runs { what }, None, &[]));
-        return;
+    match code::runs(&argv, cmd) {
+        Some(code::Found::Ask(what)) => return out.push(cx.guarded(Op::Runs { what }, None, &[])),
+        Some(code::Found::Commands { script, lines }) => {
+            let what = format!("command run by {script}");
+            for line in &lines {
+                nested(&cx, line, &cmd.cwd, &what, alias, depth, out);
+            }
+            return;
+        }
+        None => {}
     }
     let Some(mut inv) = git::parse_invocation(&argv, &cmd.cwd, &cmd.assignments) else {
         return;

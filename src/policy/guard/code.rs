@@ -49,9 +49,24 @@ pub(crate) fn unread_commands(cmd: &SimpleCommand, base: &str) -> Option<String>
     })
 }
 
-/// Why code from `source` may reach a guarded operation; `None` when it is clearly read-only
-/// (or there is none: nothing on standard input).
-fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) -> Option<String> {
+/// What an interpreter's code amounts to, when it may reach a guarded operation.
+pub(crate) enum Found {
+    /// It may: why, as the start of "... delete files or run git".
+    Ask(String),
+    /// A script that runs only these commands (shell text, literal in it) and destroys nothing
+    /// itself: they are judged as the commands they are.
+    Commands {
+        /// The script, as named.
+        script: String,
+        /// The commands.
+        lines: Vec<String>,
+    },
+}
+
+/// What code from `source` may do; `None` when it is clearly harmless (or there is none:
+/// nothing on standard input).
+fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) -> Option<Found> {
+    let ask = |s: String| Some(Found::Ask(s));
     let expanded = matches!(
         cmd.unknown,
         Some(Unknown::Variable | Unknown::CommandSubstitution)
@@ -59,7 +74,7 @@ fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) ->
     let (text, what) = match source {
         // `python3 -c "$CODE"`: the code is only known when it runs.
         Source::Inline(code) if expanded && code.contains(['$', '`']) => {
-            return Some(format!(
+            return ask(format!(
                 "`{name}` runs inline code that is only known when it runs, which may"
             ));
         }
@@ -68,16 +83,31 @@ fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) ->
             format!("`{name}` runs inline code that may"),
         ),
         Source::Script(script) => {
-            let text = file_text(&cmd.cwd.join(script), cmd);
-            if text.is_none() {
-                return Some(format!(
+            let Some(text) = file_text(&cmd.cwd.join(script), cmd) else {
+                return ask(format!(
                     "`{name}` runs `{script}`, which git-dibs cannot read, and it may"
                 ));
+            };
+            // A script file is judged by what it can destroy, not by what it imports or
+            // writes: the snapshots keep what its writes replace.
+            match readonly::power(lang, &text) {
+                Some(readonly::Power::Runs(lines)) if lines.is_empty() => return None,
+                Some(readonly::Power::Runs(lines)) => {
+                    return Some(Found::Commands {
+                        script: script.clone(),
+                        lines,
+                    });
+                }
+                Some(readonly::Power::Destroys(why)) => {
+                    return ask(format!(
+                        "the script `{script}` that `{name}` runs {why}, so it may"
+                    ));
+                }
+                None => (
+                    Some(text),
+                    format!("the script `{script}` that `{name}` runs may"),
+                ),
             }
-            (
-                text,
-                format!("the script `{script}` that `{name}` runs may"),
-            )
         }
         Source::Stdin => {
             let text = match &cmd.stdin {
@@ -87,7 +117,7 @@ fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) ->
                 Input::Unknown => None,
             };
             if text.is_none() {
-                return Some(format!(
+                return ask(format!(
                     "`{name}` runs code from its input, which git-dibs cannot read, and it may"
                 ));
             }
@@ -96,7 +126,7 @@ fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) ->
     };
     let text = text?;
     if !read_only(lang, &text) {
-        return Some(what);
+        return ask(what);
     }
     // `import json` runs ./json.py when there is one (or one was written in the line).
     let shadowed = lang == Lang::Python
@@ -110,7 +140,11 @@ fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) ->
                     .iter()
                     .any(|(p, _)| *p == file || p.starts_with(&dir))
         });
-    shadowed.then(|| format!("`{name}` imports a module that a file beside it replaces, which may"))
+    shadowed.then(|| {
+        Found::Ask(format!(
+            "`{name}` imports a module that a file beside it replaces, which may"
+        ))
+    })
 }
 
 /// Perl's `-n`/`-p`/`<>` open their file operands with the two-argument `open`: `'cmd |'` runs a
@@ -148,20 +182,30 @@ fn read(path: &Path) -> Option<String> {
 
 /// What `argv` runs that may reach a guarded operation, when it is such a program. `cmd` gives
 /// its standard input and the files written earlier in its line.
-pub(crate) fn runs(argv: &[String], cmd: &SimpleCommand) -> Option<String> {
+pub(crate) fn runs(argv: &[String], cmd: &SimpleCommand) -> Option<Found> {
+    runs_why(argv, cmd).map_or_else(|| interpreted(argv, cmd), |why| Some(Found::Ask(why)))
+}
+
+/// An interpreter's code, judged source by source.
+fn interpreted(argv: &[String], cmd: &SimpleCommand) -> Option<Found> {
+    let name = argv.first()?.rsplit('/').next()?;
+    let (lang, sources) = interp::sources(argv)?;
+    sources
+        .iter()
+        .find_map(|s| judge_source(lang, s, name, cmd))
+}
+
+/// Why a non-interpreter (awk, sed, make) or perl's magic operands may reach a guarded
+/// operation.
+fn runs_why(argv: &[String], cmd: &SimpleCommand) -> Option<String> {
     let cwd = cmd.cwd.as_path();
     let name = argv.first()?.rsplit('/').next()?;
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let args = &argv[1..];
     if let Some((lang, sources)) = interp::sources(argv) {
-        if lang == Lang::Perl
-            && let Some(why) = perl_magic_operand(argv, &sources)
-        {
-            return Some(why);
-        }
-        return sources
-            .iter()
-            .find_map(|s| judge_source(lang, s, name, cmd));
+        return (lang == Lang::Perl)
+            .then(|| perl_magic_operand(argv, &sources))
+            .flatten();
     }
     match stem {
         "awk" | "gawk" | "mawk" | "nawk" => {
@@ -356,7 +400,7 @@ fn recipe_reaches(line: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn runs_line(line: &str) -> Option<String> {
+    fn runs_line(line: &str) -> Option<Found> {
         let cmds = crate::shell::parse_with_home(line, Path::new("/nonexistent"), None).unwrap();
         let c = cmds.last().unwrap();
         runs(&c.argv, c)

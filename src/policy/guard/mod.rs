@@ -38,6 +38,8 @@ mod tests;
 mod tests_options;
 #[cfg(test)]
 mod tests_peers;
+#[cfg(test)]
+mod tests_scripts;
 
 use std::path::{Path, PathBuf};
 

@@ -18,12 +18,16 @@
 //! 3. In-place flags (`perl -pi`, `ruby -i`) are writes of the named files, judged like
 //!    `sed -i` (the snapshots keep what they overwrite), not as code that runs commands.
 //!
-//! php, lua, R and tcl code is never judged read-only.
+//! php, lua, R and tcl code is never judged read-only. Script files of Python and JavaScript
+//! are judged by what they can destroy instead ([`power`]).
 
 mod lex;
+mod script;
 #[cfg(test)]
 mod tests;
 mod words;
+
+pub(crate) use script::{Power, power};
 
 use lex::{Tok, tokenize};
 use words::*;
