@@ -275,3 +275,71 @@ fn nothing_to_recover_exits_1_and_an_unknown_worktree_too() {
     let (code, out, _) = recover(&repo.root, &["--worktree", "../nowhere"]);
     assert_eq!(code, 1, "{out}");
 }
+
+#[test]
+fn a_lane_whose_folder_alone_was_deleted_comes_back_over_its_locked_registration() {
+    // The common death of a lane: its folder deleted (a bypass, a tool the guard does not
+    // know, a file manager), git's registration left behind and locked by git-dibs while the
+    // lane held uncommitted work. Then also with its branch deleted.
+    for drop_branch in [false, true] {
+        let repo = TestRepo::new();
+        sh(&repo.root, "git worktree add -q -b lane/l1 .worktrees/l1");
+        let lane = repo.root.join(".worktrees/l1");
+        let agent = Agent::new("lane-agent", &lane);
+        let committed = agent.write("done.rs", b"pub fn done() {}\n");
+        agent.bash("git add done.rs && git commit -qm done");
+        let commit = git_out(&lane, &["rev-parse", "HEAD"]);
+        let wip = agent.write("feature.txt", b"lane work\n");
+        let listed = git_out(&repo.root, &["worktree", "list", "--porcelain"]);
+        assert!(listed.contains("locked"), "{listed}");
+
+        let other = Agent::new("other", &repo.root);
+        other.bash("WT_GUARD_BYPASS=1 rm -rf .worktrees/l1");
+        if drop_branch {
+            // (`git branch -D` refuses a branch git still sees checked out.)
+            other.bash("WT_GUARD_BYPASS=1 git update-ref -d refs/heads/lane/l1");
+        }
+        collect_garbage(&repo.root);
+        assert!(!lane.exists());
+
+        let (code, out, err) = recover(&repo.root, &["--worktree", ".worktrees/l1"]);
+        assert_eq!(code, 0, "drop_branch {drop_branch}: {out}{err}");
+        assert!(out.contains("branch lane/l1"), "{out}");
+        assert_eq!(git_out(&lane, &["rev-parse", "HEAD"]), commit);
+        assert_files(&[
+            (wip.clone(), b"lane work\n".to_vec()),
+            (committed.clone(), b"pub fn done() {}\n".to_vec()),
+        ]);
+        // One registration, at the same place, not a second one beside the stale entry.
+        let listed = git_out(&repo.root, &["worktree", "list", "--porcelain"]);
+        assert_eq!(listed.matches("worktree ").count(), 2, "{listed}");
+    }
+}
+
+#[test]
+fn a_gone_registration_is_not_taken_over_when_its_branch_lives_elsewhere() {
+    let repo = TestRepo::new();
+    sh(&repo.root, "git worktree add -q -b lane/l2 .worktrees/l2");
+    let lane = repo.root.join(".worktrees/l2");
+    let agent = Agent::new("lane-agent", &lane);
+    agent.write("feature.txt", b"lane work\n");
+    let other = Agent::new("other", &repo.root);
+    other.bash("WT_GUARD_BYPASS=1 rm -rf .worktrees/l2");
+    // Someone else now has the branch checked out: forcing would check it out twice.
+    sh(
+        &repo.root,
+        "git worktree unlock .worktrees/l2 && git worktree prune && git worktree add -q .worktrees/l2b lane/l2 && mkdir -p .git/worktrees/l2 && echo \"$PWD/.worktrees/l2/.git\" > .git/worktrees/l2/gitdir",
+    );
+    let (code, out, err) = recover(&repo.root, &["--worktree", ".worktrees/l2"]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("branch lane/l2 is checked out at") && err.contains(".worktrees/l2b"),
+        "{err}"
+    );
+    let branches = git_out(&repo.root, &["worktree", "list", "--porcelain"]);
+    assert_eq!(
+        branches.matches("branch refs/heads/lane/l2").count(),
+        1,
+        "{branches}"
+    );
+}

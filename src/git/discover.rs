@@ -187,6 +187,47 @@ pub(crate) fn worktree_roots(common_dir: &Path) -> Vec<PathBuf> {
     roots
 }
 
+/// Whether git still registers a linked worktree at `root` (as [`normalize`] spells it) whose
+/// folder is gone: some `worktrees/<name>` points at `root` and nothing is at `root/.git`.
+pub(crate) fn registration_gone(common_dir: &Path, root: &Path) -> bool {
+    fs::symlink_metadata(root.join(".git")).is_err()
+        && admin_dirs(common_dir)
+            .iter()
+            .any(|a| linked_dot_git(a).is_some_and(|d| d.parent() == Some(root)))
+}
+
+/// Where (a worktree's root, or the clone's git dir for the main one) `branch` is checked out
+/// other than in the worktree registered at `root`.
+pub(crate) fn checked_out_elsewhere(
+    common_dir: &Path,
+    root: &Path,
+    branch: &str,
+) -> Option<PathBuf> {
+    // The main worktree, unless the clone is bare (a bare repository has no index).
+    let main = common_dir.join("index").exists().then(|| {
+        (
+            common_dir.to_path_buf(),
+            common_dir.parent().map(Path::to_path_buf),
+        )
+    });
+    let linked = admin_dirs(common_dir).into_iter().map(|admin| {
+        let at = linked_dot_git(&admin).and_then(|d| d.parent().map(Path::to_path_buf));
+        (admin, at)
+    });
+    main.into_iter()
+        .chain(linked)
+        .filter(|(_, at)| at.as_deref() != Some(root))
+        .find(|(admin, _)| super::lanes::checked_out_branch(admin).as_deref() == Some(branch))
+        .map(|(admin, at)| at.unwrap_or(admin))
+}
+
+/// The admin folders of the clone's linked worktrees (`<common dir>/worktrees/*`).
+fn admin_dirs(common_dir: &Path) -> Vec<PathBuf> {
+    fs::read_dir(common_dir.join("worktrees"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
+}
+
 /// Whether `name` is a valid branch name by git's rules (`git check-ref-format --branch`):
 /// no `..`, no spaces or control characters, no `~^:?*[\\`, no leading `-`, and so on.
 pub(crate) fn is_valid_branch_name(name: &str) -> bool {

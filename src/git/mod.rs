@@ -11,8 +11,8 @@ pub(crate) mod testing;
 
 pub(crate) use config::{FLOORS as DURATION_FLOORS, Settings};
 pub(crate) use discover::{
-    Located, Worktree, common_dir_of, is_valid_branch_name, linked_dot_git, locate, normalize,
-    worktree_at, worktree_roots,
+    Located, Worktree, checked_out_elsewhere, common_dir_of, is_valid_branch_name, linked_dot_git,
+    locate, normalize, registration_gone, worktree_at, worktree_roots,
 };
 pub(crate) use stat_clean::{head_commit, tree_of, uncommitted_files, uncommitted_files_at};
 pub(crate) use status::{

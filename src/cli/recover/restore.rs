@@ -383,19 +383,27 @@ pub(super) fn worktree(
             );
         };
         let root_text = root.to_string_lossy().into_owned();
+        if let Some(b) = &branch
+            && let Some(other) = git::checked_out_elsewhere(&wt.common_dir, &root, b)
+        {
+            bail!(
+                "branch {b} is checked out at {}: bring the files back there (git dibs recover \
+                 PATH), or switch that worktree to another branch and run this again",
+                other.display()
+            );
+        }
         let mut add: Vec<&str> = vec!["worktree", "add"];
+        // Its folder was deleted but git still registers it (locked, perhaps by git-dibs while
+        // a session had work there): the new checkout takes the registration over.
+        if git::registration_gone(&wt.common_dir, &root) {
+            add.extend(["-f", "-f"]);
+        }
         match (&branch, exists) {
             (Some(b), true) => add.extend([root_text.as_str(), b.as_str()]),
             (Some(b), false) => add.extend(["-b", b.as_str(), root_text.as_str(), &commit]),
             (None, _) => add.extend(["--detach", root_text.as_str(), &commit]),
         }
-        if let Err(e) = git(&wt.root, &add) {
-            if !e.to_string().contains("already registered") {
-                return Err(e.into());
-            }
-            add.insert(2, "-f");
-            git(&wt.root, &add)?;
-        }
+        git(&wt.root, &add)?;
         created = true;
         checked_out = Some((branch, commit));
     }
