@@ -92,7 +92,8 @@ fn a_detached_heads_commits_are_kept_by_a_new_branch_not_pushed_by_name() {
 fn moves_that_keep_the_commits_and_everyday_ref_commands_stay_silent() {
     let f = fixture();
     let r = &f.repo.root;
-    // `unpushed` one commit ahead of `topic`: moving topic there is a fast-forward.
+    // `unpushed` holds `topic` and is one commit ahead: moving topic there is a fast-forward.
+    git(&f.unpushed, &["merge", "-q", "--no-edit", "topic"]);
     commit_in(&f.unpushed, "ahead.txt", "ahead");
     for (cwd, cmd) in [
         (r, "git update-ref refs/heads/topic unpushed"),
@@ -133,4 +134,57 @@ fn symbolic_ref_moves_the_branch_under_a_live_peer() {
     assert!(reason.contains("src/lib.rs"), "{reason}");
     // `pushed` is at the commit checked out: no file stands against another commit.
     allowed(r, "git symbolic-ref HEAD refs/heads/pushed");
+}
+
+/// A branch whose commits another local branch (or a tag) holds loses nothing when it goes
+/// (red-team 2/20: `git branch -D feat` after merging feat into unpushed main); unless that
+/// other branch goes or moves in the same line, or only a detached HEAD holds them.
+#[test]
+fn commits_another_branch_holds_are_not_lost_unless_it_goes_too() {
+    let f = fixture();
+    let r = &f.repo.root;
+    // feat is merged into local, unpushed main (fast-forward); feat2 by a merge commit.
+    git(r, &["checkout", "-q", "-b", "feat"]);
+    commit_in(r, "feat.txt", "feat work");
+    git(r, &["checkout", "-q", "-b", "feat2", "main"]);
+    commit_in(r, "feat2.txt", "feat2 work");
+    git(r, &["checkout", "-q", "main"]);
+    git(r, &["merge", "-q", "--ff-only", "feat"]);
+    git(r, &["merge", "-q", "--no-ff", "--no-edit", "feat2"]);
+    for cmd in [
+        "git branch -D feat",
+        "git branch -D feat feat2",
+        "git branch --delete --force feat2",
+        "git update-ref -d refs/heads/feat",
+        "git branch -f feat2 origin/main",
+    ] {
+        allowed(r, cmd);
+    }
+    // Two branches sharing a commit no other ref has, deleted together or one after the other.
+    git(r, &["branch", "a", "topic"]);
+    for cmd in [
+        "git branch -D a topic",
+        "git branch -D topic && git branch -D a",
+        "git branch -D a; git update-ref -d refs/heads/topic",
+        "git branch -f a main && git branch -D topic",
+        "git branch -D '*'",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(
+            reason.contains("[guard:branch-unpushed]"),
+            "{cmd}: {reason}"
+        );
+        assert!(reason.contains("no other branch"), "{cmd}: {reason}");
+    }
+    allowed(r, "git branch -D a");
+    git(r, &["branch", "-D", "a"]);
+    // main deleted in the same line takes feat's only other copy with it.
+    let reason = denied(&f.clean, "git branch -D main feat");
+    assert!(reason.contains("feat work"), "{reason}");
+    // A tag keeps them; a detached HEAD does not (the next checkout leaves them).
+    git(&f.unpushed, &["checkout", "-q", "--detach", "topic"]);
+    let reason = denied(r, "git branch -D topic");
+    assert!(reason.contains("more"), "{reason}");
+    git(r, &["tag", "v-topic", "topic"]);
+    allowed(r, "git branch -D topic");
 }

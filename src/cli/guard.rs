@@ -84,8 +84,17 @@ pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
     let mut verdicts = Vec::with_capacity(guarded.len());
     let mut anchors = Vec::with_capacity(guarded.len());
     let mut all_facts = Vec::with_capacity(guarded.len());
+    // Every branch the line deletes or moves: none of them keeps another's commits.
+    let going: Vec<String> = guarded
+        .iter()
+        .filter_map(|g| match &g.op {
+            guard::Op::BranchDelete { names, .. } => Some(names.iter().cloned()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
     for g in guarded {
-        let (verdict, facts, anchor) = match gather(event, &g) {
+        let (verdict, facts, anchor) = match gather(event, &g, &going) {
             Ok((facts, anchor)) => (guard::evaluate(&g, &facts), facts, anchor),
             Err(e) => {
                 let anchor = git::locate(&g.cwd, Path::new(".")).map(|l| l.worktree.common_dir);

@@ -1,6 +1,6 @@
 //! Where a branch is pointed: the branch `HEAD` names, the commit a revision names, and the
-//! unpushed commits a branch loses when it is pointed at another commit (none when the new
-//! commit contains them: a fast-forward loses nothing).
+//! commits a branch loses when it is deleted or pointed at another commit (none when another
+//! branch, a tag, a remote-tracking ref or the new commit contains them).
 
 use super::facts::{CommitInfo, ReadError, Repo, walk};
 
@@ -40,30 +40,44 @@ impl Repo {
         head.target().map(|oid| Head::Detached(oid.to_string()))
     }
 
-    /// Commits reachable from `tip` that no remote-tracking ref contains and that `onto` (a
-    /// commit id) does not contain either, newest first, at most `limit`: what pointing a
-    /// branch from `tip` to `onto` loses (`None`: deleting it).
+    /// Commits reachable from `tip` that no remote-tracking ref, tag or local branch outside
+    /// `going` contains, and that `onto` (a commit id) does not contain either, newest first, at
+    /// most `limit`: what deleting a branch at `tip` (`onto` `None`), or pointing it at `onto`,
+    /// loses when the branches `going` go or move too (the branch itself among them). A
+    /// detached HEAD keeps nothing: the next checkout leaves its commits to the reflog.
     pub(crate) fn unpushed_not_in(
         &self,
         tip: &str,
         onto: Option<&str>,
+        going: &[String],
         limit: usize,
     ) -> Result<Vec<CommitInfo>, ReadError> {
-        let Some(onto) = onto else {
-            return self.unpushed(tip, limit);
-        };
+        let every = going.iter().any(|g| g == "*");
         if let Some(cli) = &self.cli {
+            let mut hide: Vec<String> = vec!["--remotes".into(), "--tags".into()];
+            if !every {
+                hide.extend(going.iter().map(|g| format!("--exclude={g}")));
+                hide.push("--branches".into());
+            }
+            hide.extend(onto.map(str::to_owned));
+            let hide: Vec<&str> = hide.iter().map(String::as_str).collect();
             return cli
-                .log_not(tip, &["--remotes", onto], limit)
+                .log_not(tip, &hide, limit)
                 .map_err(|e| ReadError::new("cannot list unpushed commits", e));
         }
         let mut hide: Vec<git2::Oid> = self
             .ref_targets()
             .into_iter()
-            .filter(|(name, _)| name.starts_with("refs/remotes/"))
+            .filter(|(name, _)| {
+                name.starts_with("refs/remotes/")
+                    || name.starts_with("refs/tags/")
+                    || name
+                        .strip_prefix("refs/heads/")
+                        .is_some_and(|b| !every && !going.iter().any(|g| g == b))
+            })
             .map(|(_, oid)| oid)
             .collect();
-        if let Ok(oid) = git2::Oid::from_str(onto) {
+        if let Some(oid) = onto.and_then(|o| git2::Oid::from_str(o).ok()) {
             hide.push(oid);
         }
         walk(&self.repo, tip, &hide, limit)

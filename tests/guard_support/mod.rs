@@ -54,8 +54,12 @@ pub fn fixture() -> Fixture {
     git(&repo.root, &["branch", "topic"]);
     git(&repo.root, &["branch", "pushed"]);
     git(&repo.root, &["push", "-q", "origin", "pushed"]);
+    // `topic` holds a commit ("more") that no other branch and no remote has, as `unpushed`
+    // holds "unpushed work": deleting either loses a commit.
+    git(&unpushed, &["checkout", "-q", "--detach", "main"]);
     commit_in(&unpushed, "more.txt", "more");
-    git(&repo.root, &["branch", "-f", "topic", "unpushed"]);
+    git(&unpushed, &["branch", "-f", "topic", "HEAD"]);
+    git(&unpushed, &["checkout", "-q", "unpushed"]);
     Fixture {
         repo,
         base,

@@ -25,7 +25,13 @@ pub(super) const SCAN_ENTRIES: usize = 5000;
 pub(super) const PER_FILE_STATUS: usize = 256;
 
 /// Gather the facts `g` needs, and the common dir of the clone it acts on (for the audit).
-pub(super) fn gather(event: &Event, g: &Guarded) -> Result<(Facts, Option<PathBuf>)> {
+/// `going`: every branch the command line deletes or points elsewhere, which keeps no commit
+/// of another.
+pub(super) fn gather(
+    event: &Event,
+    g: &Guarded,
+    going: &[String],
+) -> Result<(Facts, Option<PathBuf>)> {
     let peer_op = matches!(g.op, Op::Take(_) | Op::Switch | Op::Checkout { .. });
     if g.unknown.is_some() && !peer_op {
         let here = git::locate(&g.cwd, Path::new(".")).map(|l| l.worktree.common_dir);
@@ -103,7 +109,7 @@ pub(super) fn gather(event: &Event, g: &Guarded) -> Result<(Facts, Option<PathBu
             return Ok((Facts::Worktrees(facts), anchor));
         }
         Op::BranchDelete { names, onto } => match &wt {
-            Some(wt) => Facts::Branches(branches(wt, names, onto.as_deref())?),
+            Some(wt) => Facts::Branches(branches(wt, names, onto.as_deref(), going)?),
             None => Facts::None,
         },
         Op::PushOver(req) => match &wt {
@@ -224,18 +230,34 @@ pub(super) fn canonical_lenient(path: &Path) -> PathBuf {
 }
 
 /// The branches `names` deletes or points at `onto`: `HEAD` stands for the branch it points at
-/// (or a detached HEAD), `*` for every local branch.
-fn branches(wt: &Worktree, names: &[String], onto: Option<&str>) -> Result<Vec<BranchState>> {
+/// (or a detached HEAD), `*` for every local branch. A commit another local branch holds is not
+/// lost, unless that branch goes too (`going`, from the whole command line).
+fn branches(
+    wt: &Worktree,
+    names: &[String],
+    onto: Option<&str>,
+    going: &[String],
+) -> Result<Vec<BranchState>> {
     let repo = Repo::open(&wt.git_dir)?;
     let onto = match onto {
         // A revision that names no commit may be anything: judged as a deletion.
         Some(rev) => repo.commit_id(rev),
         None => None,
     };
+    // `HEAD` in the line stands for the branch it names.
+    let head = repo.head_target();
+    let mut going: Vec<String> = going.to_vec();
+    if let Some(git::Head::Branch(b)) = &head
+        && going.iter().any(|g| g == "HEAD")
+    {
+        going.push(b.clone());
+    }
     let mut out = Vec::new();
     let mut state = |name: String, tip: Option<String>, detached: bool| -> Result<()> {
+        let mut going = going.clone();
+        going.push(name.clone());
         let unpushed = match &tip {
-            Some(t) => repo.unpushed_not_in(t, onto.as_deref(), COMMIT_LIMIT)?,
+            Some(t) => repo.unpushed_not_in(t, onto.as_deref(), &going, COMMIT_LIMIT)?,
             None => Vec::new(),
         };
         out.push(BranchState {
@@ -253,12 +275,14 @@ fn branches(wt: &Worktree, names: &[String], onto: Option<&str>) -> Result<Vec<B
                     state(b, Some(tip), false)?;
                 }
             }
-            "HEAD" => match repo.head_target() {
+            "HEAD" => match &head {
                 Some(git::Head::Branch(b)) => {
-                    let tip = repo.branch_tip(&b);
-                    state(b, tip, false)?;
+                    let tip = repo.branch_tip(b);
+                    state(b.clone(), tip, false)?;
                 }
-                Some(git::Head::Detached(c)) => state("HEAD (detached)".into(), Some(c), true)?,
+                Some(git::Head::Detached(c)) => {
+                    state("HEAD (detached)".into(), Some(c.clone()), true)?;
+                }
                 None => state(name.clone(), None, false)?,
             },
             _ => {

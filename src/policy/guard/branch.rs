@@ -1,4 +1,5 @@
-//! Rule 3: deleting a local branch whose tip is on no remote-tracking ref (`git branch -D`,
+//! Rule 3: deleting a local branch holding commits that no remote-tracking ref, tag or other
+//! local branch (one the same line does not delete or move too) holds (`git branch -D`,
 //! `--delete --force`, `-d -f`, several names at once; `git update-ref -d refs/heads/NAME` or
 //! `HEAD`), or pointing it where its unpushed commits are not (`branch -f/-M/-C`, `checkout
 //! -B`, `update-ref refs/heads/NAME REV`, `push -f . REV:NAME`, `fetch R +REV:NAME`).
@@ -13,7 +14,7 @@ pub struct BranchState {
     pub(crate) name: String,
     /// Its tip, when it exists.
     pub(crate) tip: Option<String>,
-    /// Commits of its tip on no remote-tracking ref, newest first.
+    /// Commits of its tip on no remote-tracking ref, tag or other branch, newest first.
     pub(crate) unpushed: Vec<CommitInfo>,
     /// `name` stands for a detached HEAD (no branch to push).
     pub(crate) detached: bool,
@@ -318,7 +319,7 @@ fn update_ref(args: &[String]) -> Option<(Vec<String>, Option<String>)> {
     Some((vec![name], onto))
 }
 
-/// Rule 3: refuse when a named branch's tip is not pushed.
+/// Rule 3: refuse when a named branch holds commits on no remote and no other branch.
 pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
     let risky: Vec<&BranchState> = branches
         .iter()
@@ -331,7 +332,7 @@ pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
         .iter()
         .map(|b| {
             format!(
-                "{} has {} commit(s) on no remote: {}",
+                "{} has {} commit(s) on no remote and no other branch: {}",
                 b.label(),
                 b.unpushed.len(),
                 list_commits(&b.unpushed)
