@@ -12,6 +12,7 @@ mod effects;
 mod emit;
 mod eval;
 mod expand;
+mod js_runners;
 mod lex;
 mod parse;
 mod quote;

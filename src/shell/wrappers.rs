@@ -149,6 +149,11 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
         let Some(first) = argv.first() else { break };
         let name = basename(&first.text).to_string();
         let rest = &argv[1..];
+        if let Some(run) = super::js_runners::rewrite(&name, rest) {
+            p.external = true;
+            argv = run;
+            continue;
+        }
         let start = match name.as_str() {
             "env" => {
                 p.external = true;

@@ -142,6 +142,15 @@ pub(crate) fn sources(argv: &[String]) -> Option<(Lang, Vec<Source>)> {
     if stem == "deno" {
         return deno(args);
     }
+    // `bun install`, `bun build`, `bun test`: bun's own commands, no file of code it is given.
+    if stem == "bun"
+        && args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .is_some_and(|a| a != "run" && super::scripts::BUN_OWN.contains(&a.as_str()))
+    {
+        return None;
+    }
     let spec = spec(stem)?;
     let mut out = Vec::new();
     let mut script = None;
