@@ -378,3 +378,56 @@ fn gh_pr_create_is_refused_when_the_branch_already_has_a_pull_request() {
     let run = bash_env(r, "gh pr create --head pushed", &[("PATH", "/nonexistent")]);
     assert_eq!(run.stdout, "");
 }
+
+/// A plain `git pull` (or `merge`, `rebase`) stashes first when git config sets
+/// `rebase.autoStash` / `merge.autoStash`, from any config source: refused like `git stash`
+/// over a live peer's files (red-team 2/09); silent without the setting or with
+/// `--no-autostash`.
+#[test]
+fn rule5_autostash_from_config_is_a_stash() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    for cmd in ["git pull", "git rebase origin/main", "git merge topic"] {
+        allowed(r, cmd);
+    }
+    git(r, &["config", "pull.rebase", "true"]);
+    git(r, &["config", "rebase.autoStash", "true"]);
+    for cmd in [
+        "git pull",
+        "git pull -q origin main",
+        "git pull --rebase",
+        "git rebase origin/main",
+        "git -c merge.autoStash=yes merge topic",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=merge.autostash GIT_CONFIG_VALUE_0=1 git pull --no-rebase",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(
+            reason.contains("[guard:peer-files]") && reason.contains("src/lib.rs"),
+            "{cmd}: {reason}"
+        );
+        assert!(
+            reason.contains("autoStash set, it would stash"),
+            "{cmd}: {reason}"
+        );
+    }
+    for cmd in [
+        "git pull --no-autostash",
+        "git -c rebase.autoStash=false pull",
+        "git pull --no-rebase",
+        "git merge topic",
+        "git rebase --continue",
+        "git fetch",
+    ] {
+        allowed(r, cmd);
+    }
+    // From an included file, and for the branch (`branch.main.rebase` over `pull.rebase`).
+    git(r, &["config", "--unset", "rebase.autoStash"]);
+    git(r, &["config", "pull.rebase", "false"]);
+    allowed(r, "git pull");
+    fs::write(f.base.join("extra.cfg"), "[rebase]\n\tautoStash = true\n").unwrap();
+    git(r, &["config", "include.path", "../../extra.cfg"]);
+    allowed(r, "git pull");
+    git(r, &["config", "branch.main.rebase", "true"]);
+    denied(r, "git pull");
+}

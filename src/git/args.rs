@@ -203,11 +203,18 @@ fn config_env(assignments: &[(String, String)]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The value of `alias.<name>` as git itself resolves it for `inv`: every config file git reads
+/// The value of `alias.<name>` as git itself resolves it for `inv` ([`config_via_git`]). `None`
+/// when git defines no such alias.
+pub(crate) fn alias_via_git(inv: &GitInvocation, name: &str) -> Option<String> {
+    config_via_git(inv, &format!("alias.{name}"), false)
+}
+
+/// The value of a config key as git itself resolves it for `inv`: every config file git reads
 /// (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`,
 /// `include.path`, `includeIf`, the repository's and the worktree's), with the command's own
-/// `-c` options and assignments. `None` when git defines no such alias.
-pub(crate) fn alias_via_git(inv: &GitInvocation, name: &str) -> Option<String> {
+/// `-c` options and assignments; `boolean`: as git reads a boolean (`true`/`false`). `None`
+/// when it is not set (or git cannot read it).
+pub(crate) fn config_via_git(inv: &GitInvocation, key: &str, boolean: bool) -> Option<String> {
     let dir = if inv.cwd.is_dir() {
         inv.cwd.clone()
     } else {
@@ -217,8 +224,11 @@ pub(crate) fn alias_via_git(inv: &GitInvocation, name: &str) -> Option<String> {
     for kv in &inv.config {
         args.extend(["-c", kv.as_str()]);
     }
-    let key = format!("alias.{name}");
-    args.extend(["config", "--get", &key]);
+    args.push("config");
+    if boolean {
+        args.push("--type=bool");
+    }
+    args.extend(["--get", key]);
     let mut env: Vec<(&str, &std::ffi::OsStr)> = inv
         .env
         .iter()
@@ -232,6 +242,30 @@ pub(crate) fn alias_via_git(inv: &GitInvocation, name: &str) -> Option<String> {
         .trim_end_matches('\n')
         .to_owned();
     Some(value)
+}
+
+/// The autostash setting that makes `git pull`/`merge`/`rebase` stash every tracked change
+/// first, when it is true for `inv`: `rebase.autoStash` when it rebases (`rebase: None`, a bare
+/// `pull`: as `branch.<current>.rebase` or `pull.rebase` say), else `merge.autoStash`.
+pub(crate) fn autostash_set(inv: &GitInvocation, rebase: Option<bool>) -> Option<&'static str> {
+    let rebase = rebase.unwrap_or_else(|| {
+        let branch = invocation_worktree(inv).and_then(|w| w.branch());
+        let value = branch
+            .and_then(|b| config_via_git(inv, &format!("branch.{b}.rebase"), false))
+            .or_else(|| config_via_git(inv, "pull.rebase", false))
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        matches!(
+            value.as_str(),
+            "true" | "yes" | "on" | "1" | "merges" | "m" | "interactive" | "i" | "preserve" | "p"
+        )
+    });
+    let key = if rebase {
+        "rebase.autoStash"
+    } else {
+        "merge.autoStash"
+    };
+    (config_via_git(inv, key, true).as_deref() == Some("true")).then_some(key)
 }
 
 /// Record `key=value` when it defines an alias (`alias.NAME`, any case).

@@ -49,7 +49,8 @@ pub(crate) mod snapshot;
 mod worktrees;
 
 pub(crate) use args::{
-    BUILTINS, GitInvocation, alias_via_git, expand_alias, invocation_worktree, parse_invocation,
+    BUILTINS, GitInvocation, alias_via_git, autostash_set, expand_alias, invocation_worktree,
+    parse_invocation,
 };
 pub(crate) use facts::{CommitInfo, FileState, ReadError, Repo};
 pub(crate) use gh::{PullRequest, open_pull_request, pull_requests};

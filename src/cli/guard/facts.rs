@@ -32,7 +32,10 @@ pub(super) fn gather(
     g: &Guarded,
     going: &[String],
 ) -> Result<(Facts, Option<PathBuf>)> {
-    let peer_op = matches!(g.op, Op::Take(_) | Op::Switch | Op::Checkout { .. });
+    let peer_op = matches!(
+        g.op,
+        Op::Take(_) | Op::Switch | Op::Checkout { .. } | Op::Autostash { .. }
+    );
     if g.unknown.is_some() && !peer_op {
         let here = git::locate(&g.cwd, Path::new(".")).map(|l| l.worktree.common_dir);
         return Ok((Facts::None, here));
@@ -144,6 +147,16 @@ pub(super) fn gather(
             Some(wt) => Facts::Peers(peers_anywhere(event, g, wt)?),
             None => Facts::None,
         },
+        Op::Autostash { rebase } => {
+            let key = g.git.as_ref().and_then(|i| git::autostash_set(i, *rebase));
+            match (&wt, key) {
+                (Some(wt), Some(key)) => Facts::Autostash {
+                    key: key.to_owned(),
+                    peers: peers_anywhere(event, g, wt)?,
+                },
+                _ => Facts::None,
+            }
+        }
     };
     Ok((facts, anchor))
 }

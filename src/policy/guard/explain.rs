@@ -160,6 +160,13 @@ pub(crate) fn facts(facts: &Facts) -> Vec<String> {
             out.extend(r.branches.iter().map(|b| format!("unpushed branch {b}")));
             out
         }
+        Facts::Autostash { key, peers } => {
+            let mut out = vec![format!(
+                "{key} is set: it stashes every tracked change first"
+            )];
+            out.extend(self::facts(&Facts::Peers(peers.clone())));
+            out
+        }
         Facts::Stash(1) => vec!["1 stash entry".to_owned()],
         Facts::Stash(n) => vec![format!("{n} stash entries")],
         Facts::PullRequests { branch, existing } => {

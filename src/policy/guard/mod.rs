@@ -130,6 +130,12 @@ pub enum Op {
         /// The text.
         text: String,
     },
+    /// `git pull`, `merge` or `rebase` without `--autostash`: a stash of every tracked change
+    /// first when git config sets `rebase.autoStash` / `merge.autoStash`.
+    Autostash {
+        /// Whether it rebases (`Some(true)`), merges, or (a bare `pull`) the config decides.
+        rebase: Option<bool>,
+    },
     /// `git stash drop` / `git stash clear`.
     StashDrop {
         /// `clear`: every entry.
@@ -207,6 +213,14 @@ pub enum Facts {
     Peers(PeerFacts),
     /// What is at risk within reach of a program that runs code the guard cannot read.
     Reach(explain::Reach),
+    /// The autostash setting that applies (`rebase.autoStash`), and the peers' files it would
+    /// stash.
+    Autostash {
+        /// The config key that is true.
+        key: String,
+        /// Live peers' dirty files there.
+        peers: PeerFacts,
+    },
     /// How many stash entries the repository holds.
     Stash(usize),
     /// The pull requests, in any state, of the branch a `gh pr create` is for.
@@ -276,8 +290,15 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
     if let Some(why) = &g.unknown
         && !matches!(g.op, Op::Unreadable { .. })
     {
-        let peer_op = matches!(g.op, Op::Take(_) | Op::Switch | Op::Checkout { .. });
-        if peer_op && !matches!(facts, Facts::Peers(p) if p.has_dirty_peers()) {
+        let peer_op = matches!(
+            g.op,
+            Op::Take(_) | Op::Switch | Op::Checkout { .. } | Op::Autostash { .. }
+        );
+        let dirty = match facts {
+            Facts::Peers(p) | Facts::Autostash { peers: p, .. } => p.has_dirty_peers(),
+            _ => false,
+        };
+        if peer_op && !dirty {
             return Verdict::Allow;
         }
         return Verdict::Ask(Finding::new(
@@ -296,6 +317,9 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
         (Op::BranchDelete { .. }, Facts::Branches(b)) => branch::check(g, b),
         (Op::PushDelete { .. }, Facts::RemoteBranches(r)) => remote::check(g, r),
         (Op::Take(takes), Facts::Peers(p)) => peers::check_take(g, takes, p),
+        (Op::Autostash { .. }, Facts::Autostash { key, peers }) => {
+            peers::check_autostash(g, key, peers)
+        }
         (Op::Switch, Facts::Peers(p)) => peers::check_switch(g, p),
         (Op::Checkout { first, rest }, Facts::Peers(p)) => peers::check_checkout(g, first, rest, p),
         (Op::PrCreate { .. }, Facts::PullRequests { branch, existing }) => {

@@ -153,6 +153,30 @@ pub(crate) fn check_take(g: &Guarded, takes: &[Take], facts: &PeerFacts) -> Verd
     ))
 }
 
+/// A pull, merge or rebase that git config makes stash every tracked change first (`key` is
+/// set): refused like `git stash` over a live peer's files.
+pub(crate) fn check_autostash(g: &Guarded, key: &str, facts: &PeerFacts) -> Verdict {
+    match check_take(g, &[Take::new(true, false, Vec::new())], facts) {
+        Verdict::Block(mut f) => {
+            f.reason = f
+                .reason
+                .replacen(
+                    "it would take uncommitted work",
+                    &format!("with {key} set, it would stash uncommitted work"),
+                    1,
+                )
+                .replacen(
+                    "Leave those files alone: act on your own files by explicit path, or ask the \
+                     person to coordinate with that session.",
+                    "Add --no-autostash (git then stops rather than stash them), or ask the person.",
+                    1,
+                );
+            Verdict::Block(f)
+        }
+        v => v,
+    }
+}
+
 fn takes_file(take: &Take, f: &FileState, facts: &PeerFacts) -> bool {
     if !take.kind_matches(f) {
         return false;

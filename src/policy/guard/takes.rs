@@ -185,6 +185,11 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         {
             Op::Take(vec![Take::new(true, false, Vec::new())])
         }
+        // The same stash when git config asks for it (`rebase.autoStash`, `merge.autoStash`):
+        // judged once the config is read.
+        "merge" | "rebase" | "pull" if !rest.iter().any(|a| no_autostash(a)) => Op::Autostash {
+            rebase: rebases(sub, rest),
+        },
         "mv" => {
             // Sources move away and, with `-f`, the destination is written over: literal paths.
             let p = parse(rest, "", "", &[]);
@@ -356,5 +361,37 @@ fn classify_checkout(rest: &[String], open: bool) -> Option<(Op, Vec<String>)> {
             },
             specs,
         )),
+    }
+}
+
+/// Options under which `merge`/`rebase`/`pull` stash nothing: `--no-autostash`, a look or a step
+/// within an operation already under way, a dry run.
+fn no_autostash(a: &str) -> bool {
+    matches!(
+        a,
+        "--no-autostash"
+            | "--continue"
+            | "--skip"
+            | "--quit"
+            | "--edit-todo"
+            | "--show-current-patch"
+            | "--dry-run"
+            | "-h"
+            | "--help"
+    )
+}
+
+/// Whether the command rebases (`rebase`, `pull --rebase`), merges (`merge`, `pull
+/// --no-rebase`), or, for a bare `pull`, leaves it to the config (`None`).
+fn rebases(sub: &str, rest: &[String]) -> Option<bool> {
+    match sub {
+        "rebase" => Some(true),
+        "merge" => Some(false),
+        _ => rest.iter().rev().find_map(|a| match a.as_str() {
+            "-r" | "--rebase" => Some(true),
+            "--no-rebase" | "--rebase=false" | "--ff-only" => Some(false),
+            a if a.starts_with("--rebase=") => Some(true),
+            _ => None,
+        }),
     }
 }

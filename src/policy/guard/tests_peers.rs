@@ -260,3 +260,62 @@ fn the_index_family_reverts_only_what_it_reverts() {
     );
     assert_eq!(peer_verdict("git stash", &wired), Verdict::Allow);
 }
+
+/// `git pull`/`merge`/`rebase` stash first when git config says so (red-team 2/09): judged once
+/// the config is read, refused like `git stash` over a live peer's tracked changes.
+#[test]
+fn autostash_by_config() {
+    let auto = |l: &str| match op(l) {
+        Some(Op::Autostash { rebase }) => Some(rebase),
+        _ => None,
+    };
+    assert_eq!(auto("git pull"), Some(None));
+    assert_eq!(auto("git pull -q origin main"), Some(None));
+    assert_eq!(auto("git pull --rebase"), Some(Some(true)));
+    assert_eq!(auto("git pull --rebase=merges"), Some(Some(true)));
+    assert_eq!(auto("git pull --rebase --no-rebase"), Some(Some(false)));
+    assert_eq!(auto("git pull --ff-only"), Some(Some(false)));
+    assert_eq!(auto("git rebase origin/main"), Some(Some(true)));
+    assert_eq!(auto("git rebase -i HEAD~3"), Some(Some(true)));
+    assert_eq!(auto("git merge topic"), Some(Some(false)));
+    for line in [
+        "git pull --no-autostash",
+        "git rebase --continue",
+        "git rebase --skip",
+        "git merge --quit",
+        "git fetch",
+    ] {
+        assert_eq!(auto(line), None, "{line}");
+    }
+    assert!(matches!(op("git pull --autostash"), Some(Op::Take(_))));
+    let f = peer_facts(&[]);
+    let with = |key: &str, f: &PeerFacts| {
+        evaluate(
+            &guarded("git pull"),
+            &Facts::Autostash {
+                key: key.into(),
+                peers: f.clone(),
+            },
+        )
+    };
+    match with("rebase.autoStash", &f) {
+        Verdict::Block(b) => {
+            assert!(
+                b.reason
+                    .contains("with rebase.autoStash set, it would stash"),
+                "{}",
+                b.reason
+            );
+            assert!(b.reason.contains("src/lib.rs") && b.reason.contains("staged.rs"));
+            assert!(!b.reason.contains("notes.txt"), "untracked: not stashed");
+            assert!(b.reason.contains("--no-autostash"), "{}", b.reason);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Nothing of a peer's tracked: nothing to stash.
+    let mut untracked_only = f.clone();
+    untracked_only.peers[0].files.retain(|x| x.untracked());
+    assert_eq!(with("merge.autoStash", &untracked_only), Verdict::Allow);
+    // Not set (no facts gathered): silent.
+    assert_eq!(evaluate(&guarded("git pull"), &Facts::None), Verdict::Allow);
+}
