@@ -47,7 +47,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                 EventKind::Ignored
             } else if event_name == "PreToolUse" {
                 let change = match settings::host_of_file(&paths[0]) {
-                    Some(_) => edit_change(&tool, &input.tool_input),
+                    Some(_) => common::edit_change(&input.tool_input),
                     None => EditChange::Unknown,
                 };
                 EventKind::BeforeEdit {
@@ -120,29 +120,6 @@ fn edit_paths(tool_input: &Value) -> Vec<PathBuf> {
     common::first_path(tool_input, &["file_path", "notebook_path"])
         .into_iter()
         .collect()
-}
-
-/// What Write, Edit or MultiEdit will make of its file, from its input.
-fn edit_change(tool: &str, input: &Value) -> EditChange {
-    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-    let one = |v: &Value| {
-        Some((
-            text(v, "old_string")?,
-            text(v, "new_string")?,
-            v.get("replace_all") == Some(&Value::Bool(true)),
-        ))
-    };
-    let change = match tool {
-        "Write" => text(input, "content").map(EditChange::Whole),
-        "Edit" => one(input).map(|e| EditChange::Replace(vec![e])),
-        "MultiEdit" => input
-            .get("edits")
-            .and_then(Value::as_array)
-            .and_then(|edits| edits.iter().map(one).collect::<Option<Vec<_>>>())
-            .map(EditChange::Replace),
-        _ => None,
-    };
-    change.unwrap_or_default()
 }
 
 /// Events whose output may carry `hookSpecificOutput`.

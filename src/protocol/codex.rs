@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CANNOT_ASK, CANNOT_ASK_PERSON, EditChange, Event, EventKind, Host, Output, ProtocolError,
-    Response, StartSource, SubAgent, common,
+    Response, StartSource, SubAgent, common, settings,
 };
 
 /// The fields of Codex's input that git-dibs reads; everything else is ignored.
@@ -50,15 +50,18 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
     let actor = SubAgent::from_fields(input.agent_id.as_deref(), input.agent_type.as_deref());
     let kind = match event_name.as_str() {
         "PreToolUse" | "PostToolUse" if tool == PATCH_TOOL => {
-            let paths = patch_text(&input.tool_input)
-                .map(|t| patch_paths(&t))
-                .unwrap_or_default();
+            let text = patch_text(&input.tool_input).unwrap_or_default();
+            let paths = patch_paths(&text);
             match (paths.is_empty(), pre) {
                 (true, _) => EventKind::Ignored,
                 (false, true) => EventKind::BeforeEdit {
+                    change: if paths.iter().any(|p| settings::host_of_file(p).is_some()) {
+                        EditChange::Each(super::patch::changes(&text))
+                    } else {
+                        EditChange::Unknown
+                    },
                     tool,
                     paths,
-                    change: EditChange::Unknown,
                 },
                 (false, false) => EventKind::AfterEdit { tool, paths },
             }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Output, ProtocolError, StartSource};
+use super::{EditChange, Output, ProtocolError, StartSource};
 
 /// A host's input as its typed fields (unknown fields are ignored by the types).
 /// A host's run time field (milliseconds): a whole number of at most a day, else unknown.
@@ -100,4 +100,30 @@ impl Output {
             code: 2,
         }
     }
+}
+
+/// What an edit tool will make of its file, from the fields its input holds: `content` is the
+/// whole new text (Write, `write_file`); `old_string`/`new_string` one replacement, of every
+/// match with `replace_all` or `allow_multiple` (Edit, `replace`); `edits` several in order
+/// (MultiEdit). Anything else cannot be told.
+pub(super) fn edit_change(input: &Value) -> EditChange {
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    let one = |v: &Value| {
+        let all = ["replace_all", "allow_multiple"]
+            .iter()
+            .any(|k| v.get(k) == Some(&Value::Bool(true)));
+        Some((text(v, "old_string")?, text(v, "new_string")?, all))
+    };
+    let change = if let Some(content) = text(input, "content") {
+        Some(EditChange::Whole(content))
+    } else if let Some(edits) = input.get("edits").and_then(Value::as_array) {
+        edits
+            .iter()
+            .map(one)
+            .collect::<Option<Vec<_>>>()
+            .map(EditChange::Replace)
+    } else {
+        one(input).map(|e| EditChange::Replace(vec![e]))
+    };
+    change.unwrap_or_default()
 }

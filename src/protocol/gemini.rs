@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CANNOT_ASK, CANNOT_ASK_PERSON, EditChange, Event, EventKind, Host, Output, ProtocolError,
-    Response, StartSource, common,
+    Response, StartSource, common, settings,
 };
 
 /// The fields of Gemini CLI's input that git-dibs reads; everything else is ignored.
@@ -51,11 +51,18 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         "BeforeTool" | "AfterTool" if EDIT_TOOLS.contains(&tool.as_str()) => {
             match file_path(&input.tool_input) {
                 // AfterTool checks again: only there can the model be told (see the module doc).
-                Some(path) if before || !failed => EventKind::BeforeEdit {
-                    tool,
-                    paths: vec![path],
-                    change: EditChange::Unknown,
-                },
+                Some(path) if before || !failed => {
+                    // After the tool ran, the file already holds its result.
+                    let change = match settings::host_of_file(&path) {
+                        Some(_) if before => common::edit_change(&input.tool_input),
+                        _ => EditChange::Unknown,
+                    };
+                    EventKind::BeforeEdit {
+                        tool,
+                        paths: vec![path],
+                        change,
+                    }
+                }
                 _ => EventKind::Ignored,
             }
         }

@@ -6,6 +6,7 @@ mod codex;
 mod common;
 mod cursor;
 mod gemini;
+mod patch;
 pub(crate) mod settings;
 
 #[cfg(test)]
@@ -18,7 +19,7 @@ mod tests_render;
 mod tests_shell;
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::store::Actor;
 
@@ -156,14 +157,29 @@ pub(crate) enum EditChange {
     Whole(String),
     /// Replacements in order, each `(old, new, replace all)` (Edit, MultiEdit).
     Replace(Vec<(String, String, bool)>),
+    /// A change of each file, for a tool that changes several (Codex's `apply_patch`).
+    Each(Vec<(PathBuf, EditChange)>),
 }
 
 impl EditChange {
+    /// The change of `path`, the `index`th path the tool names: the tool's one change is its
+    /// first path's.
+    pub(crate) fn of(&self, path: &Path, index: usize) -> &EditChange {
+        match self {
+            EditChange::Each(each) => each
+                .iter()
+                .find(|(p, _)| p == path)
+                .map_or(&EditChange::Unknown, |(_, c)| c),
+            _ if index == 0 => self,
+            _ => &EditChange::Unknown,
+        }
+    }
+
     /// The file's content after the tool ran on `current`; `None` when it cannot be told (or
     /// the tool would fail: a replaced string is not there).
     pub(crate) fn apply(&self, current: &str) -> Option<String> {
         match self {
-            EditChange::Unknown => None,
+            EditChange::Unknown | EditChange::Each(_) => None,
             EditChange::Whole(text) => Some(text.clone()),
             EditChange::Replace(edits) => {
                 let mut text = current.to_owned();

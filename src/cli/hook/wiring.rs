@@ -10,25 +10,27 @@ use std::path::{Path, PathBuf};
 use crate::protocol::settings::{host_of_file, weakening};
 use crate::protocol::{EditChange, Event, Response};
 
-/// The refusal of an edit of `paths` by `change` that weakens git-dibs, if it does.
+/// The refusal of an edit of `paths` by `change` that weakens git-dibs, if it does (of any
+/// path the tool names: Codex's patch changes several).
 pub(crate) fn refuse_weakening(
     event: &Event,
     paths: &[PathBuf],
     change: &EditChange,
 ) -> Option<Response> {
-    let path = paths.first()?;
-    let host = host_of_file(path)?;
-    let path = if path.is_absolute() {
-        path.clone()
-    } else {
-        event.cwd.join(path)
-    };
-    let current = crate::git::read_worktree_file(&path).unwrap_or_default();
-    let current = String::from_utf8_lossy(&current);
-    // A change that cannot be told is left to the ConfigChange hook and `doctor`.
-    let after = change.apply(&current)?;
-    let found = weakening(host, current.as_bytes(), after.as_bytes());
-    (!found.is_empty()).then(|| refusal(&path, &found))
+    paths.iter().enumerate().find_map(|(i, named)| {
+        let host = host_of_file(named)?;
+        let path = if named.is_absolute() {
+            named.clone()
+        } else {
+            event.cwd.join(named)
+        };
+        let current = crate::git::read_worktree_file(&path).unwrap_or_default();
+        let current = String::from_utf8_lossy(&current);
+        // A change that cannot be told is left to the ConfigChange hook and `doctor`.
+        let after = change.of(named, i).apply(&current)?;
+        let found = weakening(host, current.as_bytes(), after.as_bytes());
+        (!found.is_empty()).then(|| refusal(&path, &found))
+    })
 }
 
 /// The refusal of an edit tool's write into git-dibs's store or a git directory of this clone
