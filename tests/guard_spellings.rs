@@ -263,3 +263,48 @@ fn regression_text_only_known_when_it_runs() {
     allowed(r, "perl -ne 'print if /x/' \"$HOME/x\"");
     allowed(r, "python3 <<'EOF'\nimport sys\nprint(sys.argv)\nEOF");
 }
+
+/// History written back over a live peer's edit by a pipeline instead of `git checkout --`
+/// (red-team 2/12): refused the same way; the same pipelines elsewhere or read-only stay silent.
+#[test]
+fn regression_history_written_back_over_a_peers_edit() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    for cmd in [
+        "git archive HEAD | tar -x",
+        "git archive HEAD | tar xf -",
+        "git archive --format=tar.gz HEAD | gzip -d | tar -x",
+        "git archive HEAD src | tar -x",
+        "git archive --prefix=src/ HEAD:src | tar -x",
+        "cd src && git archive HEAD | tar -x",
+        "git show HEAD:src/lib.rs > src/lib.rs",
+        "git show HEAD:src/lib.rs | tee src/lib.rs",
+        "git show HEAD:src/lib.rs | tee src/lib.rs > /dev/null",
+        "cd src && git show HEAD:./lib.rs > lib.rs",
+        "git cat-file -p HEAD:src/lib.rs > src/lib.rs",
+        "git cat-file blob HEAD:src/lib.rs > src/lib.rs",
+        "bash -c 'git show HEAD:src/lib.rs > src/lib.rs'",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(
+            reason.contains("[guard:peer-files]") && reason.contains("src/lib.rs"),
+            "{cmd}: {reason}"
+        );
+    }
+    let out = f.base.join("export");
+    std::fs::create_dir_all(&out).unwrap();
+    for cmd in [
+        format!("git archive HEAD | tar -x -C {}", out.display()),
+        "git archive -o /tmp/dibs-export.tar HEAD".into(),
+        "git archive HEAD | tar -t".into(),
+        "git archive HEAD | tar -xk".into(),
+        "git show HEAD:src/lib.rs".into(),
+        "git show HEAD:src/lib.rs > /tmp/dibs-old-lib.rs".into(),
+        "git show HEAD:src/lib.rs | diff - src/lib.rs".into(),
+        "git show HEAD:mine.rs > mine.rs".into(),
+        "git show HEAD:README.md > README.md".into(),
+    ] {
+        allowed(r, &cmd);
+    }
+}

@@ -29,7 +29,28 @@ pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guar
         let known = defined.borrow().get(&name.to_ascii_lowercase()).cloned();
         known.or_else(|| alias(inv, name))
     };
-    for c in cmds {
+    for (i, c) in cmds.iter().enumerate() {
+        if let Some((op, targets, last)) = super::reverts::classify(cmds, i) {
+            let shown: Vec<String> = cmds[i..=last]
+                .iter()
+                .map(|c| {
+                    let mut d = display(&c.argv);
+                    for r in c.redirects.iter().filter(|r| r.fd.is_none() && !r.append) {
+                        d.push_str(&format!(" > {}", show_word(&r.target)));
+                    }
+                    d
+                })
+                .collect();
+            let cx = Ctx {
+                cmd: c,
+                bypass: c
+                    .assignments
+                    .iter()
+                    .any(|(k, v)| k == BYPASS_VAR && v == "1"),
+                display: shown.join(" | "),
+            };
+            out.push(cx.guarded(op, None, &targets));
+        }
         classify_one(c, &mut lookup, 0, &mut out);
         if let Some((name, value)) = super::gitline::alias_definition(c) {
             defined.borrow_mut().insert(name, value);

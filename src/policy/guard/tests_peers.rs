@@ -319,3 +319,62 @@ fn autostash_by_config() {
     // Not set (no facts gathered): silent.
     assert_eq!(evaluate(&guarded("git pull"), &Facts::None), Verdict::Allow);
 }
+
+/// Files written back from history by a pipeline (red-team 2/12): taken like `git checkout --
+/// PATHS` over the files they write.
+#[test]
+fn history_written_back_by_pipelines() {
+    let taken = |line: &str| -> Option<Vec<String>> {
+        let cmds = crate::shell::parse(line, Path::new("/w/repo")).unwrap();
+        classify(&cmds, &mut |_, _| None)
+            .into_iter()
+            .find_map(|g| match g.op {
+                Op::Take(t) => Some((g.display, t)),
+                _ => None,
+            })
+            .map(|(d, t)| {
+                assert!(t[0].tracked, "{line}");
+                let mut v = vec![d];
+                v.extend(t[0].paths.clone().unwrap_or_default());
+                v
+            })
+    };
+    assert_eq!(
+        taken("git archive HEAD | tar -x").unwrap(),
+        ["git archive HEAD | tar -x", ":(literal)/w/repo"]
+    );
+    assert_eq!(
+        taken("git archive --prefix=sub/ HEAD a.txt | gzip -dc | tar xf - -C /w").unwrap()[1..],
+        [":(literal)/w/sub/a.txt"]
+    );
+    assert_eq!(
+        taken("git show HEAD~2:src/a.rs > src/a.rs").unwrap(),
+        [
+            "git show HEAD~2:src/a.rs > src/a.rs",
+            ":(literal)/w/repo/src/a.rs"
+        ]
+    );
+    assert_eq!(
+        taken("git show main:a.txt | tee a.txt b.txt >/dev/null").unwrap()[1..],
+        [":(literal)/w/repo/a.txt", ":(literal)/w/repo/b.txt"]
+    );
+    assert!(taken("git cat-file blob HEAD:a.txt > a.txt").is_some());
+    assert!(taken("cd sub && git cat-file -p HEAD:./a > a").is_some());
+    for line in [
+        "git archive -o out.tar HEAD",
+        "git archive HEAD | tar -t",
+        "git archive HEAD | tar -xk",
+        "git archive HEAD | tar -x -f other.tar",
+        "git archive HEAD > out.tar",
+        "git archive HEAD | ssh host tar -x",
+        "git show HEAD:a.txt",
+        "git show HEAD:a.txt | less",
+        "git show HEAD:a.txt >> a.txt",
+        "git show HEAD:a.txt | tee -a a.txt",
+        "git show HEAD > a.patch",
+        "git cat-file -t HEAD:a.txt > kind",
+        "git archive HEAD; tar -x",
+    ] {
+        assert_eq!(taken(line), None, "{line}");
+    }
+}
