@@ -153,3 +153,93 @@ fn edits_that_keep_the_hooks_and_other_files_go_ahead() {
         "gemini keeps the hooks",
     );
 }
+
+fn sh(cwd: &Path, command: &str) {
+    let out = std::process::Command::new("sh")
+        .args(["-c", command])
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{command}: {}", out_text(&out));
+}
+
+fn claude_write(root: &Path, file: &Path, content: &str) -> HookRun {
+    let ev = claude_event(
+        "PreToolUse",
+        "s2",
+        root,
+        json!({"tool_name": "Write", "tool_input": {"file_path": file, "content": content}}),
+    );
+    hook(root, &ev)
+}
+
+#[test]
+fn a_link_to_a_settings_file_is_judged_as_the_file_it_reaches() {
+    let repo = TestRepo::new();
+    let r = &repo.root;
+    assert!(dibs(r, &["install", "--claude"]).status.success());
+    sh(r, "git add .claude && git commit -qm wire");
+    // A linked folder and a linked file are judged by where they lead, so making them is no
+    // question; a hard link is a second name that hides the file: making one is refused, and
+    // one already there is found by the file it is.
+    sh(
+        r,
+        "ln -s ./.claude c2 && ln -s .claude/settings.json s.json && ln .claude/settings.json hard.json",
+    );
+    for cmd in ["ln -s .claude c3", "ln -s .claude/settings.json s2.json"] {
+        bash_hook_env(r, "s2", cmd, &[]).assert_silent();
+    }
+    for cmd in [
+        "ln .claude/settings.json h2.json",
+        "cp -l .claude/settings.json h3.json",
+        "ln .git/dibs/audit.log a",
+    ] {
+        let run = bash_hook_env(r, "s2", cmd, &[]);
+        refused(&run, cmd);
+    }
+    for via in [
+        "c2/settings.json",
+        "s.json",
+        "hard.json",
+        ".claude/settings.json",
+    ] {
+        refused(&claude_write(r, &r.join(via), "{}"), via);
+        refused(&cursor(r, "Delete", json!({"file_path": r.join(via)})), via);
+    }
+    sh(r, "ln -s .git g");
+    let run = claude_write(r, &r.join("g/config"), "[dibs]\n\tsnapshotExpiry = 1s\n");
+    refused(&run, "g/config");
+    // An ordinary file with two names, and a link to one, are edited in peace.
+    sh(
+        r,
+        "echo a > notes.txt && ln notes.txt notes2.txt && ln -s notes.txt n3.txt",
+    );
+    let_through(&claude_write(r, &r.join("notes2.txt"), "b"), "notes2.txt");
+    let_through(&claude_write(r, &r.join("n3.txt"), "b"), "n3.txt");
+}
+
+#[test]
+fn config_change_refuses_taking_out_the_hooks_a_committed_file_holds() {
+    let repo = TestRepo::new();
+    let r = &repo.root;
+    assert!(dibs(r, &["install", "--claude"]).status.success());
+    let file = r.join(".claude/settings.json");
+    let change = || {
+        let ev = claude_event(
+            "ConfigChange",
+            "s2",
+            r,
+            json!({"source": "project_settings", "file_path": file}),
+        );
+        hook(r, &ev)
+    };
+    sh(r, "git add .claude && git commit -qm wire");
+    change().assert_silent();
+    std::fs::write(&file, "{}\n").unwrap();
+    let run = change();
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("removes git-dibs's hooks"), "{run:?}");
+    // Once the commit holds no wiring either, it is no change of the project's wiring.
+    sh(r, "git commit -qam unwire");
+    change().assert_silent();
+}

@@ -105,11 +105,13 @@ fn handle(args: Args) -> protocol::Output {
 
 /// Gather facts, decide, apply.
 fn decide(event: &Event) -> Result<Response, StoreError> {
-    if let EventKind::BeforeEdit { paths, change, .. } = &event.kind
-        && let Some(refusal) = wiring::refuse_internals(event, paths)
-            .or_else(|| wiring::refuse_weakening(event, paths, change))
-    {
-        return Ok(refusal);
+    if let EventKind::BeforeEdit { paths, change, .. } = &event.kind {
+        let real = wiring::real_targets(event, paths);
+        if let Some(refusal) = wiring::refuse_internals(event, &real)
+            .or_else(|| wiring::refuse_weakening(paths, &real, change))
+        {
+            return Ok(refusal);
+        }
     }
     match &event.kind {
         EventKind::BeforeShell { command } => {

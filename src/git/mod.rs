@@ -58,3 +58,14 @@ pub(crate) use moves::Head;
 pub(crate) use push::{ForcedUpdate, PushRequest, forced_updates};
 pub(crate) use scan::Walked;
 pub(crate) use worktrees::{WorktreeEntry, list_worktrees, worktree_roots_under};
+
+/// The content of `rel` (a path from the worktree's top) in the commit checked out in the
+/// worktree at `root`, when it is a file of at most `max` bytes there.
+pub(crate) fn committed_file(root: &std::path::Path, rel: &str, max: u64) -> Option<Vec<u8>> {
+    let spec = format!("HEAD:{rel}");
+    let size = cli::run_text(root, &["cat-file", "-s", &spec]).ok()?;
+    if size.parse::<u64>().ok()? > max {
+        return None;
+    }
+    cli::run(root, &["cat-file", "blob", &spec], None).ok()
+}

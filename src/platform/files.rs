@@ -219,6 +219,18 @@ impl Drop for Staged {
     }
 }
 
+/// Which of the files `names` gives (asked only when `path` is a regular file with more than
+/// one name, a hard link) is the same file as `path`.
+pub(crate) fn other_name_of(path: &Path, names: impl FnOnce() -> Vec<PathBuf>) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file() && m.nlink() > 1)?;
+    names().into_iter().find(|name| {
+        std::fs::metadata(name).is_ok_and(|m| m.ino() == meta.ino() && m.dev() == meta.dev())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{
-    EditChange, Event, EventKind, Host, Output, ProtocolError, Response, StartSource, SubAgent,
-    common, settings,
+    Event, EventKind, Host, Output, ProtocolError, Response, StartSource, SubAgent, common,
 };
 
 /// The fields of Claude Code's input that git-dibs reads; everything else is ignored.
@@ -46,10 +45,8 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             if paths.is_empty() {
                 EventKind::Ignored
             } else if event_name == "PreToolUse" {
-                let change = match settings::host_of_file(&paths[0]) {
-                    Some(_) => common::edit_change(&input.tool_input),
-                    None => EditChange::Unknown,
-                };
+                // Read whatever the name: a link may make any path a settings file.
+                let change = common::edit_change(&input.tool_input);
                 EventKind::BeforeEdit {
                     tool,
                     paths,

@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CANNOT_ASK, CANNOT_ASK_PERSON, EditChange, Event, EventKind, Host, Output, ProtocolError,
-    Response, StartSource, SubAgent, common, settings,
+    Response, StartSource, SubAgent, common,
 };
 
 /// The fields of Codex's input that git-dibs reads; everything else is ignored.
@@ -55,11 +55,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             match (paths.is_empty(), pre) {
                 (true, _) => EventKind::Ignored,
                 (false, true) => EventKind::BeforeEdit {
-                    change: if paths.iter().any(|p| settings::host_of_file(p).is_some()) {
-                        EditChange::Each(super::patch::changes(&text))
-                    } else {
-                        EditChange::Unknown
-                    },
+                    change: EditChange::Each(super::patch::changes(&text)),
                     tool,
                     paths,
                 },

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CANNOT_ASK, CANNOT_ASK_PERSON, EditChange, Event, EventKind, Host, Output, ProtocolError,
-    Response, StartSource, common, settings,
+    Response, StartSource, common,
 };
 
 /// The fields of Cursor's input that git-dibs reads; everything else is ignored.
@@ -77,11 +77,11 @@ fn kind(input: &Input, event: &str, cwd: PathBuf) -> (EventKind, PathBuf) {
             match (paths.is_empty(), event) {
                 (true, _) => EventKind::Ignored,
                 (false, "preToolUse") => {
-                    let change = match settings::host_of_file(&paths[0]) {
-                        // Cursor's Delete tool leaves nothing of the file.
-                        Some(_) if tool == "Delete" => EditChange::Whole(String::new()),
-                        Some(_) => common::edit_change(&input.tool_input),
-                        None => EditChange::Unknown,
+                    // Cursor's Delete tool leaves nothing of the file.
+                    let change = if tool == "Delete" {
+                        EditChange::Whole(String::new())
+                    } else {
+                        common::edit_change(&input.tool_input)
                     };
                     EventKind::BeforeEdit {
                         tool,

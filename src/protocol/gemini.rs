@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     CANNOT_ASK, CANNOT_ASK_PERSON, EditChange, Event, EventKind, Host, Output, ProtocolError,
-    Response, StartSource, common, settings,
+    Response, StartSource, common,
 };
 
 /// The fields of Gemini CLI's input that git-dibs reads; everything else is ignored.
@@ -53,9 +53,10 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                 // AfterTool checks again: only there can the model be told (see the module doc).
                 Some(path) if before || !failed => {
                     // After the tool ran, the file already holds its result.
-                    let change = match settings::host_of_file(&path) {
-                        Some(_) if before => common::edit_change(&input.tool_input),
-                        _ => EditChange::Unknown,
+                    let change = if before {
+                        common::edit_change(&input.tool_input)
+                    } else {
+                        EditChange::Unknown
                     };
                     EventKind::BeforeEdit {
                         tool,

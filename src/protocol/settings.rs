@@ -17,6 +17,15 @@ pub(crate) use command::{hook_command, is_our_command, program_of};
 use command::{is_our_program, quote_word, words};
 pub(crate) use hosts::{CLAUDE, ConfigHost, Layout};
 pub(crate) use weaken::{host_of_file, partly_unwired, weakening};
+
+/// Every host's settings file in a project that can wire git-dibs, from the project's top.
+pub(crate) const PROJECT_FILES: [&str; 5] = [
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".gemini/settings.json",
+    ".codex/hooks.json",
+    ".cursor/hooks.json",
+];
 pub(crate) use wiring::Wiring;
 
 use std::fmt;

@@ -77,7 +77,7 @@ fn fixtures_parse_to_expected_events() {
                 EventKind::BeforeEdit {
                     tool: "Write".into(),
                     paths: vec![format!("{REPO}/src/lexer.rs").into()],
-                    change: EditChange::Unknown,
+                    change: EditChange::Whole("// lexer\n".into()),
                 },
             ),
         ),
@@ -92,7 +92,11 @@ fn fixtures_parse_to_expected_events() {
                 EventKind::BeforeEdit {
                     tool: "replace".into(),
                     paths: vec![format!("{REPO}/src/parser.rs").into()],
-                    change: EditChange::Unknown,
+                    change: EditChange::Replace(vec![(
+                        "fn parse(input: &str)".into(),
+                        "fn parse(input: &str, opts: &ParseOptions)".into(),
+                        false,
+                    )]),
                 },
             ),
         ),
@@ -254,7 +258,8 @@ fn cursor_events() {
         EventKind::BeforeEdit {
             tool: "Delete".into(),
             paths: vec!["/ws/a.rs".into()],
-            change: EditChange::Unknown,
+            // Cursor's Delete leaves nothing of the file.
+            change: EditChange::Whole(String::new()),
         }
     );
     let read = c(
@@ -320,7 +325,7 @@ fn gemini_events() {
         EventKind::BeforeEdit {
             tool: "write_file".into(),
             paths: vec!["/r/a.rs".into()],
-            change: EditChange::Unknown,
+            change: EditChange::Whole("x".into()),
         }
     );
     // After the edit the peers are checked again: only AfterTool context reaches the model.
@@ -438,7 +443,16 @@ fn codex_events() {
         EventKind::BeforeEdit {
             tool: "apply_patch".into(),
             paths: paths.clone(),
-            change: EditChange::Unknown,
+            change: EditChange::Each(vec![
+                (
+                    paths[0].clone(),
+                    EditChange::Replace(vec![("a".into(), "b".into(), false)])
+                ),
+                (paths[1].clone(), EditChange::Whole("x\n".into())),
+                (paths[2].clone(), EditChange::Whole(String::new())),
+                (paths[3].clone(), EditChange::Whole(String::new())),
+                (paths[4].clone(), EditChange::Unknown),
+            ]),
         }
     );
     let post = x(

@@ -165,17 +165,10 @@ pub(super) fn gather(
 /// gone with the worktree's copy: untracked, or modified from a HEAD whose copy does not wire
 /// them. Nothing is read unless such a file exists.
 fn wiring_only_here(root: &Path) -> Result<Vec<git::FileState>> {
-    const FILES: [&str; 5] = [
-        ".claude/settings.json",
-        ".claude/settings.local.json",
-        ".gemini/settings.json",
-        ".codex/hooks.json",
-        ".cursor/hooks.json",
-    ];
     let wires = |bytes: &[u8]| {
         bytes.windows(8).any(|w| w == b"git-dibs") || bytes.windows(8).any(|w| w == b"git dibs")
     };
-    let present: Vec<&str> = FILES
+    let present: Vec<&str> = crate::protocol::settings::PROJECT_FILES
         .into_iter()
         .filter(|f| git::read_worktree_file(&root.join(f)).is_some_and(|b| wires(&b)))
         .collect();

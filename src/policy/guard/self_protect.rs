@@ -219,6 +219,23 @@ fn written<'a>(base: &str, argv: &'a [String]) -> Vec<&'a String> {
     match base {
         "rm" | "rmdir" | "unlink" | "mv" | "truncate" | "shred" | "touch" | "chmod" | "chown"
         | "chgrp" | "tee" | "setfattr" | "chattr" => ops,
+        // A hard link is a second name for its sources, through which a write of them goes
+        // unjudged: they count as written (a symbolic link is judged through, by its target).
+        "ln" | "cp"
+            if argv.iter().skip(1).any(|w| {
+                w == "--link"
+                    || (w.starts_with('-')
+                        && !w.starts_with("--")
+                        && w.contains('l')
+                        && base == "cp")
+            }) || (base == "ln"
+                && !argv.iter().skip(1).any(|w| {
+                    w == "--symbolic"
+                        || (w.starts_with('-') && !w.starts_with("--") && w.contains('s'))
+                })) =>
+        {
+            ops
+        }
         // The destination only.
         "cp" | "ln" | "install" | "rsync" => ops.last().copied().into_iter().collect(),
         "sed" | "perl" | "gsed" => {
