@@ -43,12 +43,6 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     files::replace_atomically(path, |tmp| files::create_new(tmp)?.write_all(bytes))
 }
 
-/// [`write_atomic`]'s new file written beside `path`, put in place by its `commit` (one
-/// rename) or removed when dropped: a writer prepares it before taking a lock.
-pub(crate) fn stage(path: &Path, bytes: &[u8]) -> io::Result<files::Staged> {
-    files::stage(path, |tmp| files::create_new(tmp)?.write_all(bytes))
-}
-
 /// Write `bytes` into `path` in place (created when missing; empty bytes make an empty marker
 /// or a stamp, whose modification time moves). A link or anything but a plain file there is set aside first, never written
 /// through. The bytes go over the old ones and the file is then cut to their length:

@@ -22,6 +22,7 @@ mod fsio;
 mod health;
 mod locks;
 mod prune;
+mod recfile;
 mod record;
 mod remote;
 mod roster;
@@ -267,30 +268,38 @@ impl Store {
     /// Read a record file; a file that cannot be parsed is set aside and reads as absent.
     /// `locked` says whether the caller already holds the lock.
     /// A link, a FIFO or anything else that is not a plain file is set aside the same way.
+    /// A record torn by a writer overwriting it reads as its previous version ([`recfile`]).
     fn read_record(&self, path: &Path, locked: bool) -> Result<Option<Session>, StoreError> {
-        let bytes = match fsio::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-            Err(e) if fsio::is_foreign(&e) => {
-                let _guard = if locked { None } else { Some(self.lock()?) };
-                if fsio::read(path).is_err_and(|e| fsio::is_foreign(&e)) {
-                    let _ = fsio::set_aside(path);
-                }
-                return Ok(None);
-            }
-            Err(e) => return Err(io_err(path)(e)),
-        };
-        match serde_json::from_slice::<Session>(&bytes) {
-            Ok(s) => Ok(Some(s)),
-            Err(_) => {
-                // Set aside under the lock, so a concurrent writer's fresh file is never moved.
-                let _guard = if locked { None } else { Some(self.lock()?) };
-                if fsio::read(path).is_ok_and(|now| now == bytes) {
-                    let _ = fsio::set_aside(path);
-                }
-                Ok(None)
-            }
+        match recfile::read(path) {
+            Ok(recfile::Found::Missing) => Ok(None),
+            Ok(recfile::Found::Whole(bytes)) => match serde_json::from_slice::<Session>(&bytes) {
+                Ok(s) => Ok(Some(s)),
+                Err(_) => self.damaged_record(path, locked),
+            },
+            Ok(recfile::Found::Torn(_)) => self.damaged_record(path, locked),
+            Err(e) if fsio::is_foreign(&e) => self.damaged_record(path, locked),
+            Err(e) => Err(io_err(path)(e)),
         }
+    }
+
+    /// A record that read as torn, unparsable or foreign, read again under the lock (which no
+    /// writer holds meanwhile, so what is there is what was left): set aside when it still is
+    /// so, so that a concurrent writer's fresh record is never moved.
+    fn damaged_record(&self, path: &Path, locked: bool) -> Result<Option<Session>, StoreError> {
+        let _guard = if locked { None } else { Some(self.lock()?) };
+        match recfile::read(path) {
+            Ok(recfile::Found::Missing) => return Ok(None),
+            Ok(recfile::Found::Whole(bytes)) => {
+                if let Ok(s) = serde_json::from_slice::<Session>(&bytes) {
+                    return Ok(Some(s));
+                }
+            }
+            Ok(recfile::Found::Torn(_)) => {}
+            Err(e) if fsio::is_foreign(&e) => {}
+            Err(e) => return Err(io_err(path)(e)),
+        }
+        let _ = fsio::set_aside(path);
+        Ok(None)
     }
 
     /// The record of `actor` (a session id is its main thread), if any.

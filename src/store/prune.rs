@@ -4,8 +4,7 @@
 use std::fs;
 use std::time::{Duration, SystemTime};
 
-use super::record::Session;
-use super::{Store, StoreError, actor_key, fsio, io_err};
+use super::{Store, StoreError, actor_key, fsio, io_err, recfile};
 
 /// How often pruning runs at most.
 const PRUNE_EVERY: Duration = Duration::from_secs(10 * 60);
@@ -53,13 +52,19 @@ impl Store {
         }
         let dir = self.dir.join("sessions");
         for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
-            let path = entry.map_err(io_err(&dir))?.path();
-            let Ok(bytes) = fsio::read(&path) else {
+            let entry = entry.map_err(io_err(&dir))?;
+            let path = entry.path();
+            if let Some(record) = orphan_prev(&entry.file_name()) {
+                // A previous version whose record is gone.
+                if !dir.join(record).exists() {
+                    let _ = fs::remove_file(&path);
+                }
+                continue;
+            }
+            let Some(old) = recfile::read_session(&path) else {
                 continue;
             };
-            let Ok(mut session) = serde_json::from_slice::<Session>(&bytes) else {
-                continue;
-            };
+            let mut session = old.clone();
             if session.is_alive(now, ttl) {
                 continue;
             }
@@ -77,11 +82,10 @@ impl Store {
                 .unwrap_or(session.last_seen.saturating_add(ttl.as_secs()))
                 .min(now);
             if now.saturating_sub(dead_since) >= KEEP_DEAD.as_secs() {
-                let _ = fs::remove_file(&path);
+                let _ = recfile::remove(&path);
             } else if session.indexed {
                 session.indexed = false;
-                let bytes = serde_json::to_vec(&session).expect("a session record serializes");
-                fsio::write_atomic(&path, &bytes).map_err(io_err(&path))?;
+                recfile::write(&path, Some(&old), &session).map_err(io_err(&path))?;
             }
         }
         self.prune_orphan_markers()?;
@@ -163,4 +167,9 @@ impl Store {
             }
         }
     }
+}
+
+/// For the name of a record's previous version (`.<key>.json.prev`), the record's name.
+fn orphan_prev(name: &std::ffi::OsStr) -> Option<&str> {
+    name.to_str()?.strip_prefix('.')?.strip_suffix(".prev")
 }

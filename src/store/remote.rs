@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, UNIX_EPOCH};
 
 use super::record::Session;
-use super::{Store, StoreError, actor_key, fsio, io_err};
+use super::{Store, StoreError, actor_key, fsio, io_err, recfile};
 
 /// Whether a background sync is due, by the `sync/due` stamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,10 +66,7 @@ impl Store {
         let dir = self.dir.join("sessions");
         for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
             let path = entry.map_err(io_err(&dir))?.path();
-            let Ok(bytes) = fsio::read(&path) else {
-                continue;
-            };
-            let Ok(old) = serde_json::from_slice::<Session>(&bytes) else {
+            let Some(old) = recfile::read_session(&path) else {
                 continue;
             };
             let stale = old
@@ -83,7 +80,7 @@ impl Store {
                         self.remove_marker(&digest, &name);
                     }
                 }
-                let _ = fs::remove_file(&path);
+                let _ = recfile::remove(&path);
                 changed += 1;
             }
         }

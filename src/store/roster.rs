@@ -119,7 +119,10 @@ impl Store {
                     .dir
                     .join("sessions")
                     .join(format!("{}.json", listed.key));
-                serde_json::from_slice::<SessionHead>(&fsio::read(&path).ok()?).ok()
+                match super::recfile::read(&path).ok()? {
+                    super::recfile::Found::Whole(b) => serde_json::from_slice(&b).ok(),
+                    _ => None,
+                }
             })
     }
 

@@ -8,7 +8,7 @@ use super::actors::Actor;
 use super::changes::{apply_all, worth_writing};
 use super::fence::{Writer, fence};
 use super::record::{Change, Claim, Session, SessionHead, Target};
-use super::{Store, StoreError, actor_key, fsio, io_err};
+use super::{Store, StoreError, actor_key, fsio, io_err, recfile};
 use crate::host::Host;
 
 /// How often [`Store::apply`] prepares a record outside the lock before it works under it.
@@ -48,8 +48,8 @@ impl Store {
     /// session's generation and agent process, and a writer the session refuses is refused.
     ///
     /// A change that only moves time stamps forward by less than a minute is not written
-    /// (no lock, no rename): hooks fire on every tool call, and a replacing rename is the most
-    /// expensive thing a hook does. Leases are hours long, so the record lags by seconds at most.
+    /// (no lock, no write): hooks fire on every tool call, and a write is the most expensive
+    /// thing a hook does. Leases are hours long, so the record lags by seconds at most.
     pub(crate) fn apply<'a>(
         &self,
         actor: impl Into<Actor<'a>>,
@@ -75,10 +75,10 @@ impl Store {
             None => fence(session, writer, exists),
         };
         // Optimistic look without the lock: most calls change nothing worth a write, and for
-        // one that does the new record is made and written aside before the lock is taken, so
-        // that the lock is held for a comparison and a rename. When another writer of this
-        // session changed the record meanwhile, that is done again from its new record; the
-        // last try works under the lock.
+        // one that does the new record and its index markers are made before the lock is
+        // taken, so that the lock is held for a comparison and the record's overwrite. When
+        // another writer of this session changed the record meanwhile, that is done again from
+        // its new record; the last try works under the lock.
         let key = actor_key(actor);
         for _ in 0..OPTIMISTIC_TRIES {
             let Some(seen) = self.read_record(&path, false)? else {
@@ -91,18 +91,14 @@ impl Store {
                 return Ok(session);
             }
             session.indexed = true;
-            let bytes = serde_json::to_vec(&session).expect("a session record always serializes");
-            let Ok(staged) = fsio::stage(&path, &bytes) else {
-                break;
-            };
-            // New index markers too: a marker whose record does not (yet) hold its file only
+            // New index markers first: a marker whose record does not (yet) hold its file only
             // costs a reader one record read.
             self.put_markers(Some(&seen), &session)?;
             // Only this session's shard is locked: other sessions write on meanwhile.
             let _guard = self.lock_actor(&key)?;
             let old = self.read_record(&path, true)?;
             if old.as_ref() == Some(&seen) {
-                self.commit_session(old.as_ref(), &session, staged)?;
+                self.commit_session(old.as_ref(), &session)?;
                 return Ok(session);
             }
         }
@@ -282,21 +278,12 @@ impl Store {
         new: &mut Session,
     ) -> Result<(), StoreError> {
         new.indexed = true;
-        let path = self.session_path(new.actor());
-        let bytes = serde_json::to_vec(&*new).expect("a session record always serializes");
-        let staged = fsio::stage(&path, &bytes).map_err(io_err(&path))?;
-        self.commit_session(old, new, staged)
+        self.commit_session(old, new)
     }
 
-    /// Put `new`'s record, written aside as `staged`, in place of `old` (the lock is held),
-    /// with the index markers, the worktree listing and the claim list in line with it. Only
-    /// what changed is written.
-    fn commit_session(
-        &self,
-        old: Option<&Session>,
-        new: &Session,
-        staged: crate::platform::files::Staged,
-    ) -> Result<(), StoreError> {
+    /// Put `new`'s record in place of `old` (the lock is held), with the index markers, the
+    /// worktree listing and the claim list in line with it. Only what changed is written.
+    fn commit_session(&self, old: Option<&Session>, new: &Session) -> Result<(), StoreError> {
         let old_digests = match old {
             Some(o) if o.indexed => o.digests(),
             _ => Default::default(),
@@ -308,7 +295,7 @@ impl Store {
             self.remove_marker(digest, &name);
         }
         let path = self.session_path(new.actor());
-        staged.commit().map_err(io_err(&path))?;
+        recfile::write(&path, old, new).map_err(io_err(&path))?;
         self.write_head_marker(old, new, &name);
         self.update_claim_list(old, new);
         Ok(())
