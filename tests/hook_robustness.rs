@@ -156,12 +156,12 @@ fn a_corrupt_record_is_set_aside_and_rebuilt() {
     )
     .assert_silent();
     let sessions = repo.store_dir().join("sessions");
+    // The record, not its previous version (a dot name).
     let record = std::fs::read_dir(&sessions)
         .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+        .map(|e| e.unwrap().path())
+        .find(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .unwrap();
     std::fs::write(&record, b"{\"id\": \"aaaa, torn").unwrap();
 
     // Another session's hook still answers (warning of the holder whose record was damaged:

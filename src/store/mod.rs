@@ -2,10 +2,12 @@
 //! lock with a timeout, fencing by generation, pruning and recovery. Nothing outside this module
 //! knows the layout of `$(git rev-parse --git-common-dir)/dibs/`.
 //!
-//! Layout: `sessions/<key>.json` holds one session record; `index/<digest>/<key>` is an empty
+//! Layout: `sessions/<key>.json` holds one session record (overwritten in place, its previous
+//! version in `sessions/.<key>.json.prev`; see `recfile`); `index/<digest>/<key>` is an empty
 //! marker saying that session `<key>` holds something with that digest (a file, a claim target,
 //! or works in a worktree), so finding the holders of a file costs one directory listing
-//! whatever the number of sessions; `cleared/<process>` remembers a session ended by `/clear`;
+//! whatever the number of sessions (the empty ones are other names of the one empty file
+//! `empty`: a name costs no new file); `cleared/<process>` remembers a session ended by `/clear`;
 //! `lock` is the write lock; `audit.log` is JSON lines; `pruned` stamps the last pruning;
 //! `settings.json` keeps the `dibs.*` settings with the fingerprint of the config they came from;
 //! `trees` keeps the tree of the last few HEAD commits; `snapshots/<key>.log` holds a session's

@@ -167,3 +167,54 @@ fn pruning_removes_markers_of_records_that_are_gone() {
     store.prune_locked(Duration::from_secs(60), 1_001).unwrap();
     assert!(!store.index_dir(&key("a.rs").digest()).exists());
 }
+
+#[test]
+fn empty_markers_are_names_of_one_empty_file_and_a_header_is_never_written_through_them() {
+    use std::os::unix::fs::MetadataExt;
+    let (_dir, store) = store();
+    let ino = |p: &Path| fs::symlink_metadata(p).unwrap().ino();
+    let marker = |k: &FileKey, s: &str| store.index_dir(&k.digest()).join(s);
+    let anchor = store.dir().join("empty");
+    let in_repo = Change::Activity {
+        worktree: Some("/work/repo".into()),
+        branch: None,
+    };
+    apply_anon(
+        &store,
+        "s1",
+        100,
+        &[in_repo, Change::Touch(vec![key("a.rs")])],
+    );
+    apply_anon(
+        &store,
+        "s2",
+        100,
+        &[Change::Touch(vec![key("a.rs"), key("b.rs")])],
+    );
+    for m in [marker(&key("a.rs"), "s1"), marker(&key("a.rs"), "s2")] {
+        assert_eq!(ino(&m), ino(&anchor), "{m:?} is a name of the empty file");
+    }
+    // The worktree marker carries s1's header: a file of its own, and the empty file stays
+    // empty.
+    let head = store
+        .index_dir(&record::worktree_digest(Path::new("/work/repo")))
+        .join("s1");
+    assert_ne!(ino(&head), ino(&anchor));
+    assert!(fs::read(&head).unwrap().starts_with(b"{\"id\":\"s1\""));
+    assert_eq!(fs::metadata(&anchor).unwrap().len(), 0);
+    // An empty file with something in it, or a link in its place, is never linked to again.
+    fs::write(&anchor, "planted").unwrap();
+    apply_anon(&store, "s1", 200, &[Change::Touch(vec![key("c.rs")])]);
+    let c = marker(&key("c.rs"), "s1");
+    assert_eq!(fs::read(&c).unwrap(), b"");
+    assert_eq!(ino(&c), ino(&anchor));
+    let victim = store.dir().join("victim");
+    fs::write(&victim, "").unwrap();
+    fs::remove_file(&anchor).unwrap();
+    std::os::unix::fs::symlink(&victim, &anchor).unwrap();
+    apply_anon(&store, "s1", 300, &[Change::Touch(vec![key("d.rs")])]);
+    let d = marker(&key("d.rs"), "s1");
+    assert!(fs::symlink_metadata(&d).unwrap().is_file());
+    assert_eq!(fs::symlink_metadata(&victim).unwrap().nlink(), 1);
+    assert_eq!(store.holders(&key("d.rs"), "s2", 0).unwrap().len(), 1);
+}

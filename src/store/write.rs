@@ -2,6 +2,8 @@
 //! explicit claims by compare-and-swap, and bringing the index in line with a record.
 
 use std::fs;
+use std::io;
+use std::path::Path;
 use std::time::Duration;
 
 use super::actors::Actor;
@@ -308,31 +310,85 @@ impl Store {
             _ => Default::default(),
         };
         let name = actor_key(new.actor());
+        // The marker under its worktree carries the session's header: a file of its own.
+        let head = (new.ended.is_none())
+            .then(|| new.worktree.as_deref().map(super::record::worktree_digest))
+            .flatten();
         for digest in new.digests().difference(&old_digests) {
             let marker = self.index_dir(digest).join(&name);
             // Already there when written before the lock was taken.
             if !fs::symlink_metadata(&marker).is_ok_and(|m| m.is_file()) {
-                self.put_marker(digest, &name, b"")?;
+                if head.as_ref() == Some(digest) {
+                    self.put_marker(digest, &name, b"")?;
+                } else {
+                    self.put_marker_with(digest, &name, |m| self.link_marker(m))?;
+                }
             }
         }
         Ok(())
     }
 
-    /// Write session `name`'s marker under `digest`. The folder is made first; a writer of
-    /// another session may remove it when it empties it at the same moment, so that is tried
-    /// again.
+    /// Write session `name`'s marker under `digest` with `bytes` in it.
     fn put_marker(&self, digest: &str, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        self.put_marker_with(digest, name, |m| write_marker(m, bytes))
+    }
+
+    /// Make session `name`'s marker under `digest` with `put`. The folder is made first; a
+    /// writer of another session may remove it when it empties it at the same moment, so that
+    /// is tried again.
+    fn put_marker_with(
+        &self,
+        digest: &str,
+        name: &str,
+        put: impl Fn(&Path) -> io::Result<()>,
+    ) -> Result<(), StoreError> {
         let dir = self.index_dir(digest);
         let marker = dir.join(name);
         let mut tries = 0;
         loop {
             self.make_dir(&dir)?;
-            match fsio::write_in_place(&marker, bytes) {
-                Ok(_) => return Ok(()),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 3 => tries += 1,
+            match put(&marker) {
+                Ok(()) => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::NotFound && tries < 3 => tries += 1,
                 Err(e) => return Err(io_err(&marker)(e)),
             }
         }
+    }
+
+    /// Make the empty marker at `marker` as another name of the store's one empty file
+    /// (`empty`): a new name costs no new file, which is what made a writing hook slow
+    /// (ext4's search for a free inode passes every one freed in the last minutes). The empty
+    /// file is made when missing, replaced when it is anything else (a link is never linked
+    /// to) or has as many names as a file may have; a marker is a plain empty file where a
+    /// name cannot be added.
+    fn link_marker(&self, marker: &Path) -> io::Result<()> {
+        let anchor = self.dir.join(ANCHOR);
+        for _ in 0..2 {
+            match fs::symlink_metadata(&anchor) {
+                Ok(m) if m.is_file() && m.len() == 0 => {}
+                Ok(_) => {
+                    fsio::set_aside(&anchor)?;
+                    fsio::write_atomic(&anchor, b"")?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => fsio::write_atomic(&anchor, b"")?,
+                Err(e) => return Err(e),
+            }
+            match fs::hard_link(&anchor, marker) {
+                Ok(()) => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    if fs::symlink_metadata(marker).is_ok_and(|m| m.is_file()) {
+                        return Ok(());
+                    }
+                    fsio::set_aside(marker)?;
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EMLINK) => {
+                    fsio::write_atomic(&anchor, b"")?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(e),
+                Err(_) => break,
+            }
+        }
+        write_marker(marker, b"")
     }
 
     /// The marker under the session's worktree carries its header, so listing the sessions of
@@ -348,7 +404,7 @@ impl Store {
                 .index_dir(&super::record::worktree_digest(prev))
                 .join(name);
             if fs::symlink_metadata(&stale).is_ok() && fsio::is_real_dir(stale.parent().unwrap()) {
-                let _ = fsio::write_in_place(&stale, b"");
+                let _ = write_marker(&stale, b"");
             }
         }
         if let Some(w) = &new.worktree {
@@ -366,7 +422,7 @@ impl Store {
                 let _ = self.put_marker(&digest, name, &head);
             } else if fs::symlink_metadata(&marker).is_ok() {
                 // Still there because the session claims its worktree: no longer a listing.
-                let _ = fsio::write_in_place(&marker, b"");
+                let _ = write_marker(&marker, b"");
             }
         }
     }
@@ -386,4 +442,21 @@ impl Store {
         let _ = fs::remove_file(dir.join(name));
         let _ = fs::remove_dir(&dir); // only succeeds when empty
     }
+}
+
+/// The store's one empty file, of which empty index markers are other names.
+const ANCHOR: &str = "empty";
+
+/// Write `bytes` in the marker at `marker` (made when missing). A marker that is another name
+/// of the store's empty file ([`Store::link_marker`]) loses that name first: it is never
+/// written through.
+fn write_marker(marker: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if fs::symlink_metadata(marker).is_ok_and(|m| m.is_file() && m.nlink() > 1) {
+        if bytes.is_empty() {
+            return Ok(()); // empty already
+        }
+        fs::remove_file(marker)?;
+    }
+    fsio::write_in_place(marker, bytes).map(drop)
 }
