@@ -306,3 +306,35 @@ fn an_edit_tool_writing_into_the_store_or_gits_own_files_is_refused() {
         assert_eq!(run.stdout, "", "{file:?}: {run:?}");
     }
 }
+
+#[test]
+fn a_push_that_sends_the_snapshots_is_refused_and_everyday_pushes_are_not() {
+    let repo = TestRepo::new();
+    for cmd in [
+        "git push origin refs/dibs/snapshots/s1:refs/heads/leak",
+        "git push origin +refs/dibs/snapshots/s1",
+        "git push origin 'refs/dibs/*:refs/dibs/*'",
+        "git push origin 'refs/dibs/snapshots/*:refs/heads/snap/*'",
+        "git push origin 'refs/*:refs/*'",
+        "git push --mirror backup",
+        "git -C . push --force origin 'refs/dibs/*'",
+    ] {
+        let run = bash_hook_env(&repo.root, ME, cmd, &[]);
+        let (d, reason, _) = hook_decision(&run).unwrap_or_else(|| panic!("{cmd}: allowed"));
+        assert_eq!(d, "deny", "{cmd}: {reason}");
+        assert!(
+            reason.contains("send git-dibs's snapshots") && reason.contains("[guard:self-protect]"),
+            "{cmd}: {reason}"
+        );
+    }
+    for cmd in [
+        "git push origin main",
+        "git push -u origin HEAD",
+        "git push origin 'refs/heads/*:refs/heads/*'",
+        "git push --all origin",
+        "git push --tags",
+        "git push origin 'refs/tags/*'",
+    ] {
+        assert_eq!(decision(&repo, cmd), "silent", "{cmd}");
+    }
+}

@@ -120,6 +120,9 @@ pub enum Op {
         /// Whether its words show it (else they are only known when it runs: ask).
         sure: bool,
     },
+    /// A push that sends git-dibs's snapshots (`refs/dibs/snapshots/`, by name, by a glob that
+    /// reaches them, or `--mirror`) to a remote: they never leave the machine.
+    SendSnapshots,
     /// A program that runs code the guard cannot see through (`python -c`, `make`, `sed e`):
     /// judged against what is at risk within reach.
     Runs {
@@ -329,6 +332,7 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
         (Op::Runs { what }, Facts::Reach(r)) => explain::check_reach(g, what, r),
         (Op::Unreadable { text }, _) => closed::unparsable(text, "shell text it runs"),
         (Op::Tamper { what, sure }, _) => self_protect::check(g, what, *sure),
+        (Op::SendSnapshots, _) => self_protect::check_send(g),
         (Op::StashDrop { all }, Facts::Stash(n)) => check_stash(g, *all, *n),
         (Op::PushPrune { .. }, Facts::RemoteBranches(r)) => remote::check(g, r),
         (Op::PushOver(_), Facts::Pushes(u)) => push::check(g, u),

@@ -350,6 +350,7 @@ fn classify_git(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
                 None
             }
         }
+        Some("push") if sends_snapshots(&rest) => Some(Op::SendSnapshots),
         Some("push") => {
             let deletes = rest.iter().any(|w| {
                 *w == "-d"
@@ -452,6 +453,43 @@ fn fetch_into_dibs(rest: &[&String]) -> bool {
                 || (dst.contains('*') && "dibs/".starts_with(wild))
                 || (dst.contains('*') && wild.is_empty())
         })
+}
+
+/// Whether a push's words send `refs/dibs/snapshots/`: a refspec whose source is there or a
+/// glob reaching there (`refs/dibs/*`, `refs/*`), or `--mirror`, which sends every ref.
+fn sends_snapshots(rest: &[&String]) -> bool {
+    const SNAPSHOTS: &str = "refs/dibs/snapshots/";
+    rest.iter().any(|w| {
+        if w.starts_with("--mirror") {
+            return true;
+        }
+        if w.starts_with('-') {
+            return false;
+        }
+        let src = w
+            .trim_start_matches('+')
+            .split(':')
+            .next()
+            .unwrap_or_default();
+        match src.split_once('*') {
+            Some((prefix, _)) => SNAPSHOTS.starts_with(prefix) && prefix.starts_with("refs/"),
+            None => src.starts_with(SNAPSHOTS.trim_end_matches('/')),
+        }
+    })
+}
+
+/// Refuse a push that would send git-dibs's snapshots to a remote.
+pub(crate) fn check_send(g: &Guarded) -> Verdict {
+    Verdict::Block(Finding::new(
+        RULE,
+        format!(
+            "git-dibs refused `{}`: it would send git-dibs's snapshots (refs/dibs/snapshots/) to \
+             the remote. They never leave this machine: they hold whatever agents wrote, ignored \
+             files and secrets too. Push branches and tags by name (`git push origin BRANCH`, \
+             `--all`, `--tags`) instead.",
+            g.display
+        ),
+    ))
 }
 
 /// Refuse (or, when it cannot be told, ask about) an operation on git-dibs's own state.
