@@ -83,6 +83,50 @@ fn regression_rm_of_a_symlink_to_a_worktree_passes_but_a_trailing_slash_does_not
     denied(&f.base, "rm -rf link/");
 }
 
+/// Through a convenience link to a worktree (red-team 2/15): `rsync --delete` into the link (with
+/// or without its `/`) is refused like `rm -rf link/`, and a `find` that follows links (`-L`,
+/// `-follow`, `-H` on the link itself) is asked like a `find` over the worktree; the same
+/// commands that do not go through the link stay silent.
+#[test]
+fn regression_rsync_and_find_through_a_link_to_a_worktree() {
+    let f = fixture();
+    let r = &f.repo.root;
+    std::os::unix::fs::symlink(&f.dirty, r.join("L")).unwrap();
+    let empty = f.base.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = empty.display();
+    for cmd in [
+        format!("rsync -a --delete {e}/ L/"),
+        format!("rsync -a --delete {e}/ L"),
+        format!("rsync -a --delete-after {e}/ ./L"),
+        "rsync -a --remove-source-files L/ /tmp/dibs-out/".to_owned(),
+    ] {
+        let reason = denied(r, &cmd);
+        assert!(reason.contains("[guard:worktree-rm]"), "{cmd}: {reason}");
+    }
+    for cmd in [
+        "find -L . -name lib.rs -delete",
+        "find . -follow -name lib.rs -delete",
+        "find -L . -name '*.rs' -exec rm {} +",
+        "find -H L -name lib.rs -delete",
+        "find -L L -delete",
+    ] {
+        let reason = asked(r, cmd);
+        assert!(reason.contains("[guard:worktree-find]"), "{cmd}: {reason}");
+        assert!(reason.contains("src/lib.rs"), "{cmd}: {reason}");
+    }
+    for cmd in [
+        format!("rsync -a {e}/ L/"),
+        "rsync -a --remove-source-files L /tmp/dibs-out/".to_owned(),
+        "find . -name lib.rs -delete".into(),
+        "find L -name lib.rs -delete".into(),
+        "find -L . -name '*.pyc' -delete".into(),
+        "find -L . -name lib.rs".into(),
+    ] {
+        allowed(r, &cmd);
+    }
+}
+
 #[test]
 fn unknown_targets_are_put_to_the_person() {
     let f = fixture();

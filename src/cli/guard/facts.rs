@@ -107,8 +107,17 @@ pub(super) fn gather(
                 None => Facts::None,
             }
         }
-        Op::RemoveTree { paths } | Op::FindDelete { paths, .. } => {
+        Op::RemoveTree { paths } => {
             let (facts, anchor) = tree(event, &g.cwd, paths)?;
+            return Ok((Facts::Worktrees(facts), anchor));
+        }
+        Op::FindDelete { paths, follow, .. } => {
+            // Links it follows lead it wherever they point: those folders are searched too.
+            let paths = match follow {
+                Some(all) => super::worktrees::through_links(paths, *all)?,
+                None => paths.clone(),
+            };
+            let (facts, anchor) = tree(event, &g.cwd, &paths)?;
             return Ok((Facts::Worktrees(facts), anchor));
         }
         Op::BranchDelete { names, onto } => match &wt {

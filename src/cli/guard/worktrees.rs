@@ -206,3 +206,51 @@ fn inside_repository_data(path: &Path) -> Option<PathBuf> {
         .and_then(Path::parent)
         .map(Path::to_path_buf)
 }
+
+/// `paths` with the folders the links there lead to, as a `find` that follows them reaches
+/// them: the starting points themselves, and with `all` every link to a folder below them (a
+/// bounded walk, as deep as the worktree search goes), each written with a trailing `/` so that
+/// what it points at is what counts. A walk that reaches its bound is an error: links past it
+/// are not known.
+pub(super) fn through_links(paths: &[PathBuf], all: bool) -> Result<Vec<PathBuf>> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let linked = |p: &Path| {
+        fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink())
+            && fs::metadata(p).is_ok_and(|m| m.is_dir())
+    };
+    let mut budget = SCAN_ENTRIES;
+    for p in paths {
+        out.push(if linked(p) {
+            PathBuf::from(format!("{}/", p.display()))
+        } else {
+            p.clone()
+        });
+        if !all {
+            continue;
+        }
+        let mut stack = vec![(p.clone(), 0usize)];
+        while let Some((dir, depth)) = stack.pop() {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                if budget == 0 {
+                    anyhow::bail!(
+                        "the search for links below {} stopped at its bound ({SCAN_ENTRIES} \
+                         entries)",
+                        p.display()
+                    );
+                }
+                budget -= 1;
+                let path = e.path();
+                let Ok(kind) = e.file_type() else { continue };
+                if kind.is_symlink() && linked(&path) {
+                    out.push(PathBuf::from(format!("{}/", path.display())));
+                } else if kind.is_dir() && depth < SCAN_DEPTH && e.file_name() != ".git" {
+                    stack.push((path, depth + 1));
+                }
+            }
+        }
+    }
+    Ok(out)
+}

@@ -149,20 +149,23 @@ pub(crate) fn rsync_delete(argv: &[String], cwd: &std::path::Path) -> Option<(Fo
     }
     let local = |o: &String| !o.contains(':') || o.starts_with('/') || o.starts_with('.');
     let mut gone: Vec<String> = Vec::new();
+    let mut paths: Vec<std::path::PathBuf> = Vec::new();
     if delete && let Some(dest) = operands.last().filter(|d| local(d)) {
         gone.push(dest.clone());
+        // rsync goes into its destination even through a link (`L/` or `L`): written with a
+        // trailing `/`, what the link points at is what counts.
+        paths.push(format!("{}/", cwd.join(dest.trim_end_matches('/')).display()).into());
     }
     if remove_sources {
         let n = operands.len() - 1;
-        gone.extend(operands[..n].iter().filter(|o| local(o)).cloned());
+        for o in operands[..n].iter().filter(|o| local(o)) {
+            gone.push(o.clone());
+            paths.push(cwd.join(o));
+        }
     }
     if gone.is_empty() {
         return None;
     }
-    let paths: Vec<std::path::PathBuf> = gone
-        .iter()
-        .map(|o| cwd.join(o.trim_end_matches('/')))
-        .collect();
     let specs = paths
         .iter()
         .map(|p| format!(":(literal){}", p.display()))

@@ -72,7 +72,8 @@ pub(crate) fn classify_tar(argv: &[String], cwd: &Path) -> Option<(Op, Vec<Strin
     Some((Op::RemoveTree { paths }, operands))
 }
 
-/// `find PATHS ... -delete` or `find PATHS ... -exec rm ...` (also `-execdir`, `-ok`).
+/// `find PATHS ... -delete` or `find PATHS ... -exec rm ...` (also `-execdir`, `-ok`), and
+/// whether it follows symbolic links (`-H`, `-L`, `-follow`).
 pub(crate) fn classify_find(argv: &[String], cwd: &Path) -> Option<(Op, Vec<String>)> {
     let first = argv.first()?;
     if first.rsplit('/').next() != Some("find") {
@@ -100,10 +101,24 @@ pub(crate) fn classify_find(argv: &[String], cwd: &Path) -> Option<(Op, Vec<Stri
         starts
     };
     let paths = starts.iter().map(|s| cwd.join(s)).collect();
+    // The last of `-H`/`-L`/`-P` before the starting points wins; `-follow` is `-L`.
+    let mut follow = argv[1..]
+        .iter()
+        .take_while(|a| matches!(a.as_str(), "-H" | "-L" | "-P"))
+        .last()
+        .and_then(|a| match a.as_str() {
+            "-L" => Some(true),
+            "-H" => Some(false),
+            _ => None,
+        });
+    if argv.iter().any(|a| a == "-follow") {
+        follow = Some(true);
+    }
     Some((
         Op::FindDelete {
             paths,
             names: name_filter(&argv[1..]),
+            follow,
         },
         starts,
     ))

@@ -77,6 +77,9 @@ pub enum Op {
         paths: Vec<PathBuf>,
         /// `-name`/`-iname` patterns every deleted entry matches (empty: anything may be).
         names: Vec<String>,
+        /// Symbolic links it follows: `None` none (`-P`), `Some(false)` only the starting
+        /// points (`-H`), `Some(true)` every one (`-L`, `-follow`).
+        follow: Option<bool>,
     },
     /// `git branch -D NAMES` or `git update-ref -d refs/heads/NAME`, or a branch pointed
     /// elsewhere (`branch -f`, `update-ref refs/heads/NAME REV`, `push -f . REV:NAME`).

@@ -149,7 +149,7 @@ fn wiring_folder(name: &str, path: &Path) -> bool {
 /// matches `.git` (or the git dir's own name, or a part of it such as `refs`); a filter too
 /// loose to read (`-o`, `!`, `-path`) is asked. `find . -name '*.tmp' -delete` stays silent.
 fn find_reaching_git_dir(argv: &[String], cwd: &Path) -> Option<Op> {
-    let (Op::FindDelete { paths, names }, _) = super::find::classify_find(argv, cwd)? else {
+    let (Op::FindDelete { paths, names, .. }, _) = super::find::classify_find(argv, cwd)? else {
         return None;
     };
     let common = crate::git::gitdir::common_dir_from(cwd)?;

@@ -2,6 +2,7 @@
 //! (Django's manage.py, a version script, a build helper that writes its output) run nothing
 //! worth asking about; scripts that delete, move, truncate or run unknown commands, in every
 //! spelling an adversary reaches for, are caught; literal commands are handed back to be judged.
+//! Also which links a deleting `find` follows and where `rsync --delete` goes (red-team 2/15).
 
 use super::readonly::{Lang, Power, power};
 
@@ -175,4 +176,28 @@ fn scripts_that_destroy_or_cannot_be_judged() {
     let why = destroys(Lang::Python, "import shutil\nshutil.rmtree('src')\n");
     assert_eq!(why, "calls `shutil.rmtree`");
     assert_eq!(power(Lang::Perl, "unlink 'x'"), None);
+}
+
+/// Which links a deleting `find` follows (red-team 2/15), and `rsync --delete` judged through a
+/// link at its destination.
+#[test]
+fn find_follows_links_and_rsync_goes_into_its_destination() {
+    use super::Op;
+    use super::tests::op;
+    let follow = |l: &str| match op(l) {
+        Some(Op::FindDelete { follow, .. }) => follow,
+        other => panic!("{l}: {other:?}"),
+    };
+    assert_eq!(follow("find . -delete"), None);
+    assert_eq!(follow("find -P . -delete"), None);
+    assert_eq!(follow("find -H L -delete"), Some(false));
+    assert_eq!(follow("find -L . -delete"), Some(true));
+    assert_eq!(follow("find -L -P . -delete"), None);
+    assert_eq!(follow("find . -follow -name x -delete"), Some(true));
+    match op("rsync -a --delete e/ L") {
+        Some(Op::RemoveTree { paths }) => {
+            assert_eq!(paths, [std::path::PathBuf::from("/w/repo/L/")]);
+        }
+        other => panic!("{other:?}"),
+    }
 }
