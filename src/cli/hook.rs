@@ -135,8 +135,12 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
                 Err(_) => (&[][..], true),
             };
             if sweep {
-                snap::sweep(event, reached);
-                jobs::before_shell(event, judged.as_ref().ok().and_then(|j| j.cmds.as_deref()));
+                // The worktree the event runs in, located once for both.
+                let here =
+                    crate::git::locate(&event.cwd, std::path::Path::new(".")).map(|l| l.worktree);
+                snap::sweep(event, here.as_ref(), reached);
+                let cmds = judged.as_ref().ok().and_then(|j| j.cmds.as_deref());
+                jobs::before_shell(event, here.as_ref(), cmds);
             }
             let Ok(judged) = judged else {
                 return Ok(Response::Ask {

@@ -3,8 +3,10 @@
 //! Linux reads `/proc` ([`linux`]); macOS asks the kernel through `proc_pidinfo` and `sysctl`
 //! (`macos`); elsewhere every answer is "cannot tell" and git-dibs falls back to leases.
 //! The parsers of what the kernel returns are plain functions, tested on every system.
-//! [`files`] opens files someone else may have planted (no link followed, no FIFO read).
+//! [`files`] opens files someone else may have planted (no link followed, no FIFO read);
+//! [`below`] tells the stat data of many files below one folder, each folder opened once.
 
+pub(crate) mod below;
 pub(crate) mod files;
 #[cfg(target_os = "linux")]
 mod linux;

@@ -13,6 +13,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::{Store, StoreError, fsio, io_err, read_small, session_key, snaplog};
+use crate::platform::below::Lstat;
 
 /// How many files one session's state watches at most (the most recently snapshotted).
 pub(crate) const MAX_WATCHED: usize = 4096;
@@ -43,15 +44,7 @@ impl Stamp {
     /// The stamp of `meta` (from `symlink_metadata`).
     #[cfg(unix)]
     pub(crate) fn of(meta: &fs::Metadata) -> Stamp {
-        use std::os::unix::fs::MetadataExt;
-        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
-        Stamp {
-            len: meta.len(),
-            mtime: ns(meta.mtime(), meta.mtime_nsec()),
-            ctime: ns(meta.ctime(), meta.ctime_nsec()),
-            ino: meta.ino(),
-            mode: meta.mode(),
-        }
+        Stamp::from(Lstat::of(meta))
     }
 
     /// The stamp of `meta` (from `symlink_metadata`).
@@ -68,6 +61,19 @@ impl Stamp {
             ctime: 0,
             ino: 0,
             mode: u32::from(meta.is_dir()),
+        }
+    }
+}
+
+impl From<Lstat> for Stamp {
+    fn from(s: Lstat) -> Stamp {
+        let ns = |(s, n): (i64, i64)| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Stamp {
+            len: s.len,
+            mtime: ns(s.mtime),
+            ctime: ns(s.ctime),
+            ino: s.ino,
+            mode: s.mode,
         }
     }
 }
@@ -281,14 +287,15 @@ impl Store {
     }
 
     /// Of the files watched by sessions whose snapshot state was written since `since`, those
-    /// `changed` says changed (it is given each one's full path and its stat data when last
-    /// snapshotted), newest first and at most `limit` in all, by session (in id order). Reads
-    /// each log in place: nothing is allocated for a file that did not change.
+    /// `changed` says changed (it is given each one's worktree root, its path relative to the
+    /// root and its stat data when last snapshotted, in path order within each worktree),
+    /// newest first and at most `limit` in all, by session (in id order). Reads each log in
+    /// place: nothing is allocated for a file that did not change.
     pub(crate) fn changed_watched(
         &self,
         since: u64,
         limit: usize,
-        mut changed: impl FnMut(&Path, &Stamp) -> bool,
+        mut changed: impl FnMut(&Path, &str, &Stamp) -> bool,
     ) -> Vec<ChangedWatched> {
         let logs: Vec<Vec<u8>> = self.state_logs_since(since);
         let texts: Vec<Cow<'_, str>> = logs.iter().map(|b| text_of(b)).collect();
@@ -297,20 +304,28 @@ impl Store {
         views.sort_by(|a, b| a.session.cmp(b.session));
         let mut out = Vec::new();
         let mut budget = limit;
-        let mut buf = String::new();
+        let (mut root, mut path) = (String::new(), String::new());
         for view in &views {
             if budget == 0 {
                 break;
             }
-            // Stat'ed in path order (neighbours share their folders' entries in the kernel's
-            // caches), taken newest first.
+            // Stat'ed in path order (a folder is looked up once for all its files), taken
+            // newest first. A log lists its files mostly in the order they were first written,
+            // which is often path order already: a stable sort finds such runs at once.
             let mut order: Vec<usize> = (0..view.files.len()).collect();
-            order.sort_unstable_by_key(|&i| (view.files[i].root, view.files[i].path));
+            order.sort_by_key(|&i| (view.files[i].root, view.files[i].path));
             let mut differs = vec![false; view.files.len()];
+            let mut at_root = usize::MAX;
             for i in order {
                 let f = &view.files[i];
-                view.full_path_into(f, &mut buf);
-                differs[i] = changed(&crate::pathtext::to_path(&buf), &f.stamp);
+                if f.root != at_root {
+                    at_root = f.root;
+                    root.clear();
+                    snaplog::unescape_into(&mut root, view.roots[f.root]);
+                }
+                path.clear();
+                snaplog::unescape_into(&mut path, f.path);
+                differs[i] = changed(&crate::pathtext::to_path(&root), &path, &f.stamp);
             }
             let files: Vec<(PathBuf, String)> = (0..view.files.len())
                 .rev()

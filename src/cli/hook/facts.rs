@@ -13,15 +13,19 @@ use crate::store::{self, Actor, Change, Session, Store, StoreError, Writer};
 /// The `dibs.*` settings of the worktree `wt`, kept in the store while the config files stay
 /// the same: no config parser (and no libgit2 start-up) on the hooks' path.
 pub(crate) fn settings_of(wt: &Worktree) -> Settings {
+    settings_in(wt, Store::open(&wt.common_dir).ok().as_ref())
+}
+
+/// [`settings_of`], the clone's store (where they are kept) open already.
+pub(crate) fn settings_in(wt: &Worktree, store: Option<&Store>) -> Settings {
     let fingerprint = Settings::fingerprint(&wt.git_dir);
-    let store = Store::open(&wt.common_dir).ok();
-    if let (Some(fp), Some(store)) = (&fingerprint, &store)
+    if let (Some(fp), Some(store)) = (&fingerprint, store)
         && let Some(values) = store.cached_settings(fp)
     {
         return Settings::from_values(values);
     }
     let settings = Settings::load(&wt.git_dir);
-    if let (Some(fp), Some(store)) = (&fingerprint, &store) {
+    if let (Some(fp), Some(store)) = (&fingerprint, store) {
         store.cache_settings(fp, settings.values());
     }
     settings

@@ -145,13 +145,13 @@ fn mark(
 /// Before a shell command that may write (`cmds`; `None` when the line could not be read):
 /// every job marked in the clone the event runs in has what it changed in its worktrees since
 /// it began put into its session's snapshot (and the event's own session's become its own). A
-/// mark whose job ended is scanned once more, then removed. Costs one failed folder listing
-/// when no job is marked.
-pub(crate) fn before_shell(event: &Event, cmds: Option<&[SimpleCommand]>) {
+/// mark whose job ended is scanned once more, then removed. `here` is the worktree of the
+/// event's cwd. Costs one failed folder listing when no job is marked.
+pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>, cmds: Option<&[SimpleCommand]>) {
     if cmds.is_some_and(readers::only_reads) {
         return;
     }
-    let Some(here) = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree) else {
+    let Some(here) = here else {
         return;
     };
     let Some(store) = Store::with_backgrounds(&here.common_dir) else {
@@ -162,7 +162,7 @@ pub(crate) fn before_shell(event: &Event, cmds: Option<&[SimpleCommand]>) {
         return;
     }
     let now = store::now_secs();
-    let ttl = ttl_of(&here);
+    let ttl = ttl_of(here);
     for job in jobs {
         let since = i128::from(job.since) * 1_000_000_000;
         let own = job.session == event.session_id;

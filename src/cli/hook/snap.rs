@@ -17,6 +17,7 @@ use std::time::Duration;
 use crate::git::lanes::LaneRepo;
 use crate::git::snapshot::{self, Content, NewSnapshot, Origin, Put, Skipped, WorktreeMeta};
 use crate::git::{self, Located, Worktree};
+use crate::platform::below::Below;
 use crate::platform::files::{Links, read_regular};
 use crate::protocol::{Event, Host};
 use crate::shell::SimpleCommand;
@@ -308,10 +309,15 @@ pub(crate) fn after_write(event: &Event, store: &Store, located: &[Located], fro
 /// The clones (by one worktree of each) that a command line's commands run in, the event's
 /// own first.
 fn clones(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
-    let mut out: Vec<Worktree> = Vec::new();
-    let mut seen_dirs: Vec<&Path> = Vec::new();
-    let dirs = std::iter::once(event.cwd.as_path())
-        .chain(cmds.iter().filter(|c| c.cwd_known).map(|c| c.cwd.as_path()));
+    let here = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree);
+    clones_from(event, here.as_ref(), cmds)
+}
+
+/// [`clones`], the event's own worktree (`here`, of its cwd) located already.
+fn clones_from(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand]) -> Vec<Worktree> {
+    let mut out: Vec<Worktree> = here.into_iter().cloned().collect();
+    let mut seen_dirs: Vec<&Path> = vec![event.cwd.as_path()];
+    let dirs = cmds.iter().filter(|c| c.cwd_known).map(|c| c.cwd.as_path());
     for dir in dirs {
         if seen_dirs.contains(&dir) {
             continue;
@@ -330,22 +336,32 @@ fn clones(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
 /// within their lease have snapshotted and that changed since (by stat data; at most
 /// [`SWEEP_LIMIT`] files read) go into new snapshots. Costs one listing of the store's
 /// `snapshots/` when no session snapshotted anything, and opens no repository when nothing
-/// changed. Returns the snapshots made.
-pub(crate) fn sweep(event: &Event, cmds: &[SimpleCommand]) -> Vec<String> {
+/// changed. `here` is the worktree of the event's cwd. Returns the snapshots made.
+pub(crate) fn sweep(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand]) -> Vec<String> {
     let mut made = Vec::new();
-    for wt in clones(event, cmds) {
+    for wt in clones_from(event, here, cmds) {
         let Some(store) = Store::with_snapshots(&wt.common_dir) else {
             continue;
         };
         let now = store::now_secs();
-        let ttl = super::facts::settings_of(&wt)
+        let ttl = super::facts::settings_in(&wt, Some(&store))
             .duration("dibs.ttl")
             .unwrap_or(store::DEFAULT_TTL);
         let since = now.saturating_sub(ttl.as_secs());
-        let changed = |full: &Path, stamp: &Stamp| {
-            fs::symlink_metadata(full).is_ok_and(|m| Stamp::of(&m) != *stamp)
+        // Each folder is looked up once for all the files below it that are asked (they come
+        // in path order), and no link below a worktree's root is followed: a file now reached
+        // only through a link to a folder is gone from the worktree, its last content is in
+        // the snapshot already.
+        let mut below: Option<Below> = None;
+        let mut changed = |root: &Path, rel: &str, stamp: &Stamp| {
+            let files = match &mut below {
+                Some(b) if b.root() == root => b,
+                slot => slot.insert(Below::new(root)),
+            };
+            let rel = crate::pathtext::to_bytes(rel);
+            files.lstat(&rel).is_some_and(|s| Stamp::from(s) != *stamp)
         };
-        for state in store.changed_watched(since, SWEEP_LIMIT, changed) {
+        for state in store.changed_watched(since, SWEEP_LIMIT, &mut changed) {
             let changed: Vec<Pending> = state
                 .files
                 .into_iter()

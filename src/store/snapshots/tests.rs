@@ -62,8 +62,9 @@ fn states_round_trip_through_appends_and_compactions_and_stay_bounded() {
     assert_eq!(store.snapshot_state("s/2"), None);
     // Read in place: the files `changed` picks, taken newest first, within the limit.
     let mut asked = Vec::new();
-    let changed = store.changed_watched(0, 3, |full, stamp| {
-        asked.push(full.to_path_buf());
+    let changed = store.changed_watched(0, 3, |root, rel, stamp| {
+        let full = root.join(rel);
+        asked.push(full.clone());
         *stamp == Stamp::of(&meta) && !full.ends_with("d/f1001")
     });
     let newest: Vec<(PathBuf, String)> = state
@@ -84,8 +85,12 @@ fn states_round_trip_through_appends_and_compactions_and_stay_bounded() {
     assert_eq!(asked.len(), state.files.len());
     let in_w: Vec<&PathBuf> = asked.iter().filter(|p| p.starts_with("/w")).collect();
     assert!(in_w.windows(2).all(|p| p[0] < p[1]), "in path order");
-    assert!(store.changed_watched(0, 9, |_, _| false).is_empty());
-    assert!(store.changed_watched(u64::MAX, 9, |_, _| true).is_empty());
+    assert!(store.changed_watched(0, 9, |_, _, _| false).is_empty());
+    assert!(
+        store
+            .changed_watched(u64::MAX, 9, |_, _, _| true)
+            .is_empty()
+    );
     let commit = state.commit.clone().unwrap();
     assert_eq!(
         store.snapshot_heads_in(&[Path::new("/v")]),
