@@ -20,46 +20,33 @@ use std::path::PathBuf;
 
 use super::snapshots::{MAX_WATCHED, SnapState, Stamp, Watched};
 
-/// The pieces of `text` between `sep` bytes (an ASCII separator, so every piece is a `str`): a
-/// plain byte scan, cheaper than a pattern search over fields this short.
-struct Pieces<'t> {
-    rest: Option<&'t str>,
-    sep: u8,
-}
+mod fields;
+use fields::{file_of, pieces};
+#[cfg(test)]
+use fields::{general_file, quick_file};
 
-impl<'t> Iterator for Pieces<'t> {
-    type Item = &'t str;
-
-    fn next(&mut self) -> Option<&'t str> {
-        let rest = self.rest?;
-        match rest.bytes().position(|b| b == self.sep) {
-            Some(i) => {
-                self.rest = Some(&rest[i + 1..]);
-                Some(&rest[..i])
-            }
-            None => {
-                self.rest = None;
-                Some(rest)
-            }
-        }
-    }
-}
-
-fn pieces(text: &str, sep: u8) -> Pieces<'_> {
-    Pieces {
-        rest: Some(text),
-        sep,
-    }
-}
-
-/// FNV-1a ([`super::fnv1a`]) for the short keys of one log: SipHash's defence against chosen
-/// keys buys nothing for a file only this program writes, and costs more than the parse.
+/// A hash for the short keys of one log, eight bytes at a step (as rustc's `FxHasher`):
+/// SipHash's defence against chosen keys buys nothing for a file only this program writes,
+/// and costs more than the parse.
 #[derive(Default)]
-struct Fnv(u64);
+struct Fx(u64);
 
-impl Hasher for Fnv {
+impl Fx {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for Fx {
     fn write(&mut self, bytes: &[u8]) {
-        self.0 = self.0.rotate_left(17) ^ super::fnv1a(bytes);
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(u64::from_le_bytes(w.try_into().expect("eight bytes")));
+        }
+        let rest = words.remainder();
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(last) ^ (rest.len() as u64) << 56);
     }
 
     fn finish(&self) -> u64 {
@@ -67,7 +54,7 @@ impl Hasher for Fnv {
     }
 }
 
-type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 /// Escape one field.
 fn escape(out: &mut String, field: &str) {
@@ -211,7 +198,7 @@ pub(super) fn heads(text: &str) -> Option<(&str, Option<&str>, Vec<&str>)> {
     let mut commit = None;
     let mut roots: Vec<(&str, &str, bool)> = Vec::new();
     let whole = text.rfind('\n').map_or("", |end| &text[..end]);
-    for line in pieces(whole, b'\n') {
+    for line in whole.split('\n') {
         let mut fields = pieces(line, b'\t');
         match (fields.next(), fields.next(), fields.next()) {
             (Some("s"), Some(id), Some(_)) => session = Some(id),
@@ -304,15 +291,18 @@ impl<'t> View<'t> {
             lines: 0,
         };
         let mut named = false;
-        let mut root_of: FnvMap<&str, usize> = FnvMap::default();
-        // Nearly every line is a file's: room for all at once.
-        let lines = text.bytes().filter(|&b| b == b'\n').count();
+        let mut root_of: FxMap<&str, usize> = FxMap::default();
+        let mut last_root: Option<(&str, usize)> = None;
+        // Room at once for about as many files as a log of this length holds (a file's line is
+        // about 100 bytes), without a pass to count them.
+        let lines = text.len() / 100 + 1;
         let mut files: Vec<Option<FileView<'t>>> = Vec::with_capacity(lines);
-        let mut at: FnvMap<(&str, &str), usize> =
-            FnvMap::with_capacity_and_hasher(lines, BuildHasherDefault::default());
+        let mut at: FxMap<(&str, &str), usize> =
+            FxMap::with_capacity_and_hasher(lines, BuildHasherDefault::default());
         // Only whole lines: a torn last line (a writer killed mid-append) is left out.
         let whole = text.rfind('\n').map_or("", |end| &text[..end]);
-        for line in pieces(whole, b'\n') {
+        // Lines found by `memchr` (a line is long); fields by a plain scan (they are short).
+        for line in whole.split('\n') {
             view.lines += 1;
             let mut fields = pieces(line, b'\t');
             match fields.next() {
@@ -336,11 +326,21 @@ impl<'t> View<'t> {
                 Some("w") => {
                     if let (Some(wid), Some(root)) = (fields.next(), fields.next()) {
                         root_of.insert(wid, view.roots.len());
+                        last_root = None;
                         view.roots.push(root);
                     }
                 }
                 Some("f") => {
-                    let Some((key, f)) = file_of(&mut fields, &root_of) else {
+                    // A worktree's files follow one another: its id is looked up once for all.
+                    let root = |wid: &'t str| match last_root {
+                        Some((w, r)) if w == wid => Some(r),
+                        _ => {
+                            let r = *root_of.get(wid)?;
+                            last_root = Some((wid, r));
+                            Some(r)
+                        }
+                    };
+                    let Some((key, f)) = fields.rest.and_then(|rest| file_of(rest, root)) else {
                         continue;
                     };
                     if let Some(old) = at.insert(key, files.len()) {
@@ -361,14 +361,6 @@ impl<'t> View<'t> {
         }
         Some(view)
     }
-
-    /// The full path of `f` (its root, `/`, its path), written over `buf`.
-    pub(super) fn full_path_into(&self, f: &FileView<'_>, buf: &mut String) {
-        buf.clear();
-        unescape_into(buf, self.roots[f.root]);
-        buf.push('/');
-        unescape_into(buf, f.path);
-    }
 }
 
 /// The newest `f` line of `path` in the worktree whose id is `wid` (root `root`), found by
@@ -384,8 +376,6 @@ pub(crate) fn last_file(
     needle.push('\t');
     escape(&mut needle, path);
     needle.push('\n');
-    let mut roots: FnvMap<&str, usize> = FnvMap::default();
-    roots.insert(wid, 0);
     // An escaped field holds no tab or newline, so the needle can only be a line's last field.
     for (at, _) in text.rmatch_indices(needle.as_str()) {
         let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -394,45 +384,14 @@ pub(crate) fn last_file(
         if fields.next() != Some("f") {
             continue;
         }
-        if let Some((_, f)) = file_of(&mut fields, &roots) {
+        let found = fields
+            .rest
+            .and_then(|rest| file_of(rest, |w| (w == wid).then_some(0)));
+        if let Some((_, f)) = found {
             return Some(f.watched(root.to_path_buf()));
         }
     }
     None
-}
-
-/// The file of an `f` line's fields (after the `f`), with its key: its worktree id and its
-/// path as written.
-fn file_of<'t>(
-    fields: &mut Pieces<'t>,
-    root_of: &FnvMap<&str, usize>,
-) -> Option<((&'t str, &'t str), FileView<'t>)> {
-    let wid = fields.next()?;
-    let root = *root_of.get(wid)?;
-    let stamp = Stamp {
-        len: fields.next()?.parse().ok()?,
-        mtime: fields.next()?.parse().ok()?,
-        ctime: fields.next()?.parse().ok()?,
-        ino: fields.next()?.parse().ok()?,
-        mode: fields.next()?.parse().ok()?,
-    };
-    let blob = fields.next()?;
-    let skipped = fields.next()?;
-    let path = fields.next()?;
-    // (A lone `\` unescapes to nothing.)
-    if path.is_empty() || path == "\\" || fields.next().is_some() {
-        return None;
-    }
-    Some((
-        (wid, path),
-        FileView {
-            root,
-            path,
-            stamp,
-            blob,
-            skipped,
-        },
-    ))
 }
 
 #[cfg(test)]

@@ -78,3 +78,46 @@ fn odd_names_round_trip_and_the_last_line_wins() {
         None
     );
 }
+
+#[test]
+fn a_file_line_reads_the_same_in_one_pass_as_split_and_parsed() {
+    let lines = [
+        "id\t1\t2\t3\t4\t33188\tab12\t-\tsrc/a.rs",
+        "id\t0\t-5\t-1700000000123456789\t9999999999999999999\t0\t-\ta FIFO\tx\\ty",
+        // Wider than an `i64` of nanoseconds, a sign, 20 digits: the general way reads them.
+        "id\t1\t170141183460469231731687303715884105727\t-99999999999999999999\t18446744073709551615\t5\t-\t-\tp",
+        "id\t+1\t2\t3\t4\t5\t-\t-\tp",
+        "id\t12345678901234567890\t2\t3\t4\t5\t-\t-\tp",
+        "id\t1\t2\t3\t4\t4294967296\t-\t-\tp",
+        "id\t1\t-\t3\t4\t5\t-\t-\tp",
+        "id\t\t2\t3\t4\t5\t-\t-\tp",
+        "id\t1\t2\t3\t4\t5\t-\t-\tp\tq",
+        "id\t1\t2\t3\t4\t5\t-\t-",
+        "id\t1x\t2\t3\t4\t5\t-\t-\tp",
+    ];
+    for line in lines {
+        let quick = quick_file(line);
+        let general = general_file(line);
+        assert!(quick.is_none() || quick == general, "{line}");
+        let read = file_of(line, |_| Some(0)).map(|(_, f)| (f.stamp, f.path));
+        assert_eq!(read, general.map(|g| (g.1, g.4)), "{line}");
+    }
+    assert!(quick_file(lines[0]).is_some() && quick_file(lines[1]).is_some());
+    assert_eq!(
+        general_file(lines[2]).map(|g| (g.1.mtime, g.1.ctime)),
+        Some((i128::MAX, -99_999_999_999_999_999_999))
+    );
+    assert_eq!(general_file(lines[3]).map(|g| g.1.len), Some(1));
+    assert_eq!(
+        general_file(lines[4]).map(|g| g.1.len),
+        Some(12_345_678_901_234_567_890)
+    );
+    for bad in &lines[5..] {
+        assert_eq!(
+            file_of(bad, |_| Some(0)).map(|(_, f)| f.path),
+            None,
+            "{bad}"
+        );
+    }
+    assert!(file_of(lines[0], |_| None).is_none());
+}
