@@ -70,13 +70,33 @@ pub(crate) fn open_regular(path: &Path, links: Links) -> io::Result<(File, Metad
 /// (`FileTooLarge`), as is anything but a regular file (`InvalidData`, see [`not_regular`]). A
 /// FIFO, a socket or a device is never read, so this never blocks and never grows without bound.
 pub(crate) fn read_regular(path: &Path, links: Links, max: u64) -> io::Result<Vec<u8>> {
-    let (file, meta) = open_regular(path, links)?;
+    let (mut file, meta) = open_regular(path, links)?;
     if meta.len() > max {
         return Err(too_large(path, max));
     }
-    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(max + 1).read_to_end(&mut buf)?;
-    if buf.len() as u64 > max {
+    // Room for the whole file and a byte more, so that a file whose size did not change is read
+    // by one call (and one more that finds the end), not by reads of 8, 16, 32... KiB; a file
+    // that grew meanwhile is read on, up to one byte past `max`.
+    let cap = max.saturating_add(1);
+    let mut buf = vec![0u8; usize::try_from(meta.len().saturating_add(1).min(cap)).unwrap_or(0)];
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            if filled as u64 >= cap {
+                break;
+            }
+            let grown = (filled as u64).saturating_mul(2).max(64).min(cap);
+            buf.resize(usize::try_from(grown).unwrap_or(usize::MAX), 0);
+        }
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(filled);
+    if filled as u64 > max {
         return Err(too_large(path, max));
     }
     Ok(buf)
