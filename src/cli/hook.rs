@@ -185,7 +185,11 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
         kind => {
             let ctx = Ctx::new(event);
             match kind {
-                EventKind::BeforeEdit { tool, paths, .. } => edit::before(&ctx, tool, paths),
+                EventKind::BeforeEdit {
+                    tool,
+                    paths,
+                    change,
+                } => edit::before(&ctx, tool, paths, change),
                 EventKind::AfterEdit { paths, .. } => edit::after(&ctx, paths),
                 EventKind::AfterRead { path } => edit::after_read(&ctx, path),
                 EventKind::SessionStart { source } => session::start(&ctx, *source),

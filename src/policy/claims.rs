@@ -309,6 +309,26 @@ pub(crate) fn lost_update(facts: &OverwriteFacts, holders: &[Holder]) -> Option<
     })
 }
 
+/// The refusal of a host's delete tool deleting `path`, uncommitted work that live `holders`
+/// hold (as `viewer` is told).
+pub(crate) fn delete_refusal(path: &str, holders: &[Holder], viewer: &str) -> Response {
+    let who: Vec<String> = holders
+        .iter()
+        .map(|h| describe_to(&h.session, viewer))
+        .collect();
+    Response::Deny {
+        reason: format!(
+            "git-dibs refused deleting {path}: it is uncommitted work of {}, which exists nowhere \
+             else. Leave it to that session, or ask the person. [guard:peer-files]",
+            who.join(", ")
+        ),
+        person: Some(format!(
+            "git-dibs: refused deleting {path}, uncommitted work of {}.",
+            who.join(", ")
+        )),
+    }
+}
+
 /// A prompt's first line, shortened to a label.
 pub(crate) fn label_from_prompt(prompt: &str) -> Option<String> {
     let line = prompt.lines().map(str::trim).find(|l| !l.is_empty())?;

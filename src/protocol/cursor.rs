@@ -79,7 +79,7 @@ fn kind(input: &Input, event: &str, cwd: PathBuf) -> (EventKind, PathBuf) {
                 (false, "preToolUse") => {
                     // Cursor's Delete tool leaves nothing of the file.
                     let change = if tool == "Delete" {
-                        EditChange::Whole(String::new())
+                        EditChange::Delete
                     } else {
                         common::edit_change(&input.tool_input)
                     };

@@ -157,6 +157,9 @@ pub(crate) enum EditChange {
     Whole(String),
     /// Replacements in order, each `(old, new, replace all)` (Edit, MultiEdit).
     Replace(Vec<(String, String, bool)>),
+    /// The file is deleted (Cursor's Delete, a patch's `Delete File` or a moved file's old
+    /// path).
+    Delete,
     /// A change of each file, for a tool that changes several (Codex's `apply_patch`).
     Each(Vec<(PathBuf, EditChange)>),
 }
@@ -180,6 +183,7 @@ impl EditChange {
     pub(crate) fn apply(&self, current: &str) -> Option<String> {
         match self {
             EditChange::Unknown | EditChange::Each(_) => None,
+            EditChange::Delete => Some(String::new()),
             EditChange::Whole(text) => Some(text.clone()),
             EditChange::Replace(edits) => {
                 let mut text = current.to_owned();

@@ -99,7 +99,7 @@ impl File {
 
     fn change(self) -> EditChange {
         match self {
-            File::Deleted => EditChange::Whole(String::new()),
+            File::Deleted => EditChange::Delete,
             File::Added(lines) => {
                 EditChange::Whole(lines.iter().map(|l| format!("{l}\n")).collect())
             }
@@ -129,7 +129,7 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (path(".codex/hooks.json"), EditChange::Whole(String::new())),
+                (path(".codex/hooks.json"), EditChange::Delete),
                 (path("a.txt"), EditChange::Whole("one\ntwo\n".into())),
                 (
                     path("b.json"),
@@ -139,7 +139,7 @@ mod tests {
                         false
                     )])
                 ),
-                (path("c.txt"), EditChange::Whole(String::new())),
+                (path("c.txt"), EditChange::Delete),
                 (path("d.txt"), EditChange::Unknown),
             ]
         );

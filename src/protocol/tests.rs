@@ -258,8 +258,7 @@ fn cursor_events() {
         EventKind::BeforeEdit {
             tool: "Delete".into(),
             paths: vec!["/ws/a.rs".into()],
-            // Cursor's Delete leaves nothing of the file.
-            change: EditChange::Whole(String::new()),
+            change: EditChange::Delete,
         }
     );
     let read = c(
@@ -449,8 +448,8 @@ fn codex_events() {
                     EditChange::Replace(vec![("a".into(), "b".into(), false)])
                 ),
                 (paths[1].clone(), EditChange::Whole("x\n".into())),
-                (paths[2].clone(), EditChange::Whole(String::new())),
-                (paths[3].clone(), EditChange::Whole(String::new())),
+                (paths[2].clone(), EditChange::Delete),
+                (paths[3].clone(), EditChange::Delete),
                 (paths[4].clone(), EditChange::Unknown),
             ]),
         }

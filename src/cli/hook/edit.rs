@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use super::facts::Ctx;
 use crate::git::{self, Located};
 use crate::policy::claims::{self, EditFacts, OverwriteFacts};
-use crate::protocol::Response;
-use crate::store::{self, Actor, Change, FileKey, Store, StoreError};
+use crate::protocol::{EditChange, Response};
+use crate::store::{self, Actor, Change, FileKey, Holder, Store, StoreError};
 
 /// Resolve `paths` to files in worktrees; paths outside any repository are dropped.
 fn locate_all(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Vec<Located> {
@@ -27,7 +27,12 @@ fn digest_of(l: &Located) -> Option<String> {
 }
 
 /// Before an edit tool runs.
-pub(crate) fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Response, StoreError> {
+pub(crate) fn before(
+    ctx: &Ctx<'_>,
+    tool: &str,
+    paths: &[PathBuf],
+    change: &EditChange,
+) -> Result<Response, StoreError> {
     let located = locate_all(ctx, paths);
     let Some(first) = located.first() else {
         return Ok(Response::Silent);
@@ -70,6 +75,10 @@ pub(crate) fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Res
         })
         .map(|(f, h)| (claims::peer_key(&h.session), f.clone()))
         .collect();
+    // A host's delete tool is `rm`: a live peer's uncommitted file is not its to delete.
+    if let Some(refusal) = refuse_delete(ctx, paths, change, &located, &holders) {
+        return ctx.record_then(&store, wt, &[ctx.activity()], refusal);
+    }
     if tool == "Write"
         && !holders[0].is_empty()
         && let (Some(me), Some(current)) = (&me, digest_of(first))
@@ -99,6 +108,33 @@ pub(crate) fn before(ctx: &Ctx<'_>, tool: &str, paths: &[PathBuf]) -> Result<Res
     let mut changes = vec![ctx.activity()];
     changes.extend(touch);
     ctx.record_then(&store, wt, &changes, response)
+}
+
+/// The refusal of a delete tool's deletion of a file a live peer holds while it is uncommitted
+/// (untracked or changed: the only copy of that work is the file).
+fn refuse_delete(
+    ctx: &Ctx<'_>,
+    paths: &[PathBuf],
+    change: &EditChange,
+    located: &[Located],
+    holders: &[Vec<Holder>],
+) -> Option<Response> {
+    let at_risk: Vec<(&Located, &[Holder])> = paths
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| matches!(change.of(p, *i), EditChange::Delete))
+        .filter_map(|(i, _)| Some((located.get(i)?, holders.get(i)?.as_slice())))
+        .filter(|(_, hs)| !hs.is_empty())
+        .collect();
+    let (l, hs) = at_risk.into_iter().find(|(l, _)| {
+        git::uncommitted_files(&l.worktree.root, std::slice::from_ref(&l.relative))
+            .is_ok_and(|dirty| dirty.contains(&l.relative))
+    })?;
+    Some(claims::delete_refusal(
+        &l.relative,
+        hs,
+        &ctx.event.session_id,
+    ))
 }
 
 /// Snapshot the files an edit tool wrote: those of `store`'s clone there, any in another clone
