@@ -36,10 +36,15 @@ const SLACK_NS: i128 = 2_000_000_000;
 const MAX_WORDS: usize = 64;
 /// How many worktrees one call scans at most.
 const MAX_WORKTREES: usize = 8;
+/// How deep below a directory that is no repository its repositories are looked for, and how
+/// many folder entries that search reads at most.
+const WORKSPACE_DEPTH: usize = 2;
+const WORKSPACE_ENTRIES: usize = 512;
 
-/// The worktrees (by root) the command line ran in or named: the event's own directory, every
-/// directory one of its commands is known to run in, and every worktree an argument names by a
-/// path that exists (`python3 gen.py ../wt-b`, `git -C wt-b ...`).
+/// The worktrees (by root) the command line ran in or named: the event's own directory (or,
+/// when that is no repository, those just below it), every directory one of its commands is
+/// known to run in, and every worktree an argument names by a path that exists (`python3
+/// gen.py ../wt-b`, `git -C wt-b ...`).
 pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
     let mut out: Vec<Worktree> = Vec::new();
     let add = |out: &mut Vec<Worktree>, dir: &Path, path: &Path| {
@@ -50,6 +55,14 @@ pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> 
         }
     };
     add(&mut out, &event.cwd, Path::new("."));
+    // A session started in a folder of repositories (a workspace) that is none itself: the
+    // repositories just below it are in reach.
+    if out.is_empty() {
+        let (below, _) = git::worktree_roots_under(&event.cwd, WORKSPACE_DEPTH, WORKSPACE_ENTRIES);
+        for root in below.iter().take(MAX_WORKTREES) {
+            add(&mut out, root, Path::new("."));
+        }
+    }
     for c in cmds.iter().filter(|c| c.cwd_known) {
         add(&mut out, &c.cwd, Path::new("."));
     }
