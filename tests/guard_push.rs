@@ -125,10 +125,34 @@ fn a_force_push_that_cannot_be_judged_is_asked() {
     let (repo, _) = setup();
     let r = &repo.root;
     git(r, &["checkout", "-q", "-b", "fresh"]);
+    // Never fetched here, and the remote has no such branch: nothing there to lose
+    // (red-team 2: `git push -f` of a branch never pushed was a false alarm).
     for cmd in [
-        // Never fetched here: what the remote branch holds is unknown.
         "git push -f origin fresh",
+        "git push -f -u origin HEAD",
         "git push origin +fresh:elsewhere",
+    ] {
+        let (d, reason) = answer(&repo, cmd);
+        assert_eq!(d, "allow", "{cmd}: {reason}");
+    }
+    // Another clone pushed `theirs`, never fetched here: the remote holds a commit not here.
+    let base = repo.tmp.path().canonicalize().unwrap();
+    git(
+        &base,
+        &["clone", "-q", repo.remote.to_str().unwrap(), "other"],
+    );
+    let other = base.join("other");
+    git(&other, &["checkout", "-q", "-b", "theirs"]);
+    repo.write(&other, "t.txt", "theirs\n");
+    git(&other, &["add", "t.txt"]);
+    git(&other, &["commit", "-qm", "their work"]);
+    git(&other, &["push", "-q", "origin", "theirs"]);
+    git(r, &["remote", "add", "gone", "/nonexistent/remote.git"]);
+    for cmd in [
+        "git push -f origin fresh:theirs",
+        "git push origin +HEAD:refs/heads/theirs",
+        // A remote that does not answer.
+        "git push -f gone fresh",
         // A source that names no commit here.
         "git push -f origin nosuchref:mine",
     ] {
@@ -136,6 +160,13 @@ fn a_force_push_that_cannot_be_judged_is_asked() {
         assert_eq!(d, "ask", "{cmd}: {reason}");
         assert!(reason.contains("[guard:force-push-unknown]"), "{reason}");
     }
+    let (_, reason) = answer(&repo, "git push -f origin fresh:theirs");
+    assert!(reason.contains("origin/theirs holds"), "{reason}");
+    // Once fetched, it is judged from what it holds: their commit would go.
+    git(r, &["fetch", "-q", "origin"]);
+    let (d, reason) = answer(&repo, "git push -f origin fresh:theirs");
+    assert_eq!(d, "deny", "{reason}");
+    assert!(reason.contains("their work"), "{reason}");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! What a forced `git push` writes over on its remote, read through git itself (its config with
 //! includes, `-c` and `GIT_CONFIG_*`; its refs): for each remote branch the push forces, the
 //! commits of the remote-tracking ref that the pushed commit does not contain and that no other
-//! ref (git-dibs's own under `refs/dibs/` aside) has. Local only: the remote is never asked.
+//! ref (git-dibs's own under `refs/dibs/` aside) has. The remote is asked (`git ls-remote`,
+//! bounded) only about a branch never fetched here: one it does not have loses nothing.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -175,18 +176,39 @@ pub(crate) fn forced_updates(
                 Some(Some(e)) => Some(e.clone()),
                 _ => tracking(&branch),
             };
-            let Some(old) = expected else {
-                if lease.is_some() && !req.force && !forced_spec && !mirror {
-                    // With a lease and no remote-tracking ref, git refuses to write over a
-                    // branch the remote has.
-                    continue;
-                }
-                update.unknown = Some(format!(
-                    "{}/{branch} was never fetched here, so what it holds is unknown",
-                    update.remote
-                ));
-                out.push(update);
-                continue;
+            let old = match expected {
+                Some(old) => old,
+                // With a lease and no remote-tracking ref, git refuses to write over a branch
+                // the remote has.
+                None if lease.is_some() && !req.force && !forced_spec && !mirror => continue,
+                // Never fetched here: the remote says what it holds (a branch it does not
+                // have loses nothing), bounded in time; no answer leaves it unknown.
+                None => match remote_tip(root, &update.remote, &branch, &req.config) {
+                    Some(None) => continue,
+                    Some(Some(tip))
+                        if git(&["cat-file", "-e", &format!("{tip}^{{commit}}")]).is_ok() =>
+                    {
+                        tip
+                    }
+                    Some(Some(tip)) => {
+                        update.unknown = Some(format!(
+                            "{}/{branch} holds {}, which was never fetched here",
+                            update.remote,
+                            &tip[..tip.len().min(8)]
+                        ));
+                        out.push(update);
+                        continue;
+                    }
+                    None => {
+                        update.unknown = Some(format!(
+                            "{}/{branch} was never fetched here and the remote did not answer, \
+                             so what it holds is unknown",
+                            update.remote
+                        ));
+                        out.push(update);
+                        continue;
+                    }
+                },
             };
             let peeled = format!("{src}^{{commit}}");
             let Ok(new) = git(&["rev-parse", "-q", "--verify", "--end-of-options", &peeled]) else {
@@ -217,6 +239,37 @@ pub(crate) fn forced_updates(
         }
     }
     Ok(out)
+}
+
+/// How long the remote may take to say what a branch holds.
+const ASK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What `remote` holds at `refs/heads/<branch>`, asked of the remote itself (`git ls-remote`,
+/// no prompt, bounded): `Some(None)` when it has no such branch, `None` when it did not answer.
+fn remote_tip(
+    root: &Path,
+    remote: &str,
+    branch: &str,
+    config: &[String],
+) -> Option<Option<String>> {
+    let mut cmd = std::process::Command::new("git");
+    cmd.current_dir(root)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+        .stdin(std::process::Stdio::null());
+    for kv in config {
+        cmd.args(["-c", kv]);
+    }
+    let name = format!("refs/heads/{branch}");
+    cmd.args(["ls-remote", "--end-of-options", remote, &name]);
+    let done = super::run::bounded(cmd, ASK_TIMEOUT, 64 * 1024).ok()?;
+    if !done.success {
+        return None;
+    }
+    Some(done.stdout.lines().find_map(|l| {
+        let (oid, r) = l.split_once('\t')?;
+        (r.trim() == name).then(|| oid.trim().to_owned())
+    }))
 }
 
 /// The local branch a push source names (`HEAD` for the current one), if it names one.
