@@ -271,12 +271,15 @@ pub(super) fn shown_path(path: &Path) -> String {
     shown(&crate::pathtext::from_os(path.as_os_str()))
 }
 
-/// Whether `path` is relative and stays below where it is joined (no `..`, no root).
+/// Whether `path` is relative, stays below where it is joined (no `..`, no root) and stays
+/// out of any git directory (no `.git` on the way, in any case: a forged snapshot naming
+/// `.git/hooks/pre-commit` must not get a hook written).
 fn is_plain_relative(path: &str) -> bool {
     !path.is_empty()
-        && Path::new(path)
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)))
+        && Path::new(path).components().all(|c| match c {
+            std::path::Component::Normal(n) => !n.eq_ignore_ascii_case(".git"),
+            _ => false,
+        })
 }
 
 /// Whether `id` is session `filter` (the whole id, or its start).
@@ -343,7 +346,17 @@ mod tests {
         for ok in ["a", "src/lib.rs", "a/b/c.txt", ".env"] {
             assert!(is_plain_relative(ok), "{ok}");
         }
-        for bad in ["", "/etc/passwd", "../x", "a/../../x", "./a", "a/./b/.."] {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "./a",
+            "a/./b/..",
+            ".git/hooks/pre-commit",
+            "sub/.git/config",
+            ".GIT/hooks/post-checkout",
+        ] {
             assert!(!is_plain_relative(bad), "{bad}");
         }
     }

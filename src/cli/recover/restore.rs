@@ -198,6 +198,13 @@ fn restore_one(
         at: when(v.at),
         kept: None,
     };
+    // A snapshot is data anyone in the clone can write: only a worktree of this clone is
+    // written into (never a folder a forged snapshot names).
+    if !git::worktree_at(root).is_some_and(|w| w.common_dir == catalog.common_dir) {
+        out.action = "outside";
+        out.written_to = Some(text_of(root));
+        return Ok(out);
+    }
     if let Some(link) = linked_folder(root, rel) {
         // A folder on the way was replaced by a link: writing would land outside the worktree.
         out.action = "refused";
@@ -249,6 +256,12 @@ fn print_restored(list: &[Restored]) {
         let who = format!("session {} at {}", shown(short_id(&r.session)), r.at);
         match (r.action, &r.written_to) {
             ("matches", _) => println!("{}: already as snapshotted ({who})", shown(&r.path)),
+            ("outside", Some(root)) => println!(
+                "{}: not written: {} is not a worktree of this clone (a snapshot is data: it \
+                 may name any folder)",
+                shown(&r.path),
+                shown(root)
+            ),
             ("refused", Some(link)) => println!(
                 "{}: not written: {} is not a folder (a link would take the file out of the \
                  worktree); move it away and run recover again",
