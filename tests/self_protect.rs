@@ -338,3 +338,32 @@ fn a_push_that_sends_the_snapshots_is_refused_and_everyday_pushes_are_not() {
         assert_eq!(decision(&repo, cmd), "silent", "{cmd}");
     }
 }
+
+#[test]
+fn every_other_way_to_write_a_ref_under_refs_dibs_is_refused() {
+    let repo = TestRepo::new();
+    for cmd in [
+        "git push -f . main:refs/dibs/snapshots/s1",
+        "git push . +HEAD:refs/dibs/snapshots/s1",
+        "git push origin main:refs/dibs/claims/x",
+        "git symbolic-ref refs/dibs/snapshots/s1 refs/heads/main",
+        "git symbolic-ref -d refs/dibs/snapshots/s1",
+        "printf 'reset refs/dibs/snapshots/s1\\nfrom HEAD\\n' | git fast-import",
+        "git config remote.origin.fetch '+refs/heads/*:refs/dibs/snapshots/*'",
+        "git config --add remote.origin.push 'refs/heads/*:refs/dibs/*'",
+    ] {
+        assert_eq!(decision(&repo, cmd), "deny", "{cmd}");
+    }
+    // A stream git-dibs cannot read is a question.
+    assert_eq!(decision(&repo, "git fast-import < stream.fi"), "ask");
+    for cmd in [
+        "git push . main:refs/heads/backup",
+        "git symbolic-ref HEAD",
+        "git symbolic-ref refs/dibs/x",
+        "printf 'reset refs/heads/x\\nfrom HEAD\\n' | git fast-import",
+        "git config --add remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*'",
+        "git config remote.origin.url https://example.invalid/r.git",
+    ] {
+        assert_eq!(decision(&repo, cmd), "silent", "{cmd}");
+    }
+}

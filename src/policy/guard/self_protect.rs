@@ -358,11 +358,59 @@ fn classify_git(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
                     || w.starts_with("--prune")
                     || w.starts_with("--mirror")
             });
-            let named = rest
-                .iter()
-                .any(|w| dibs_word(w) && (deletes || w.starts_with(':') || w.starts_with('+')));
+            // A refspec whose destination is under refs/dibs/ writes there (`push . X:refs/dibs/…`
+            // replaces a local snapshot chain; on a remote it is another machine's record).
+            let into = |w: &String| {
+                !w.starts_with('-')
+                    && match w.split_once(':') {
+                        Some((_, dst)) => dst.contains("refs/dibs"),
+                        None => w.trim_start_matches('+').starts_with("refs/dibs"),
+                    }
+            };
+            let named = rest.iter().any(|w| {
+                dibs_word(w) && (deletes || w.starts_with(':') || w.starts_with('+') || into(w))
+            });
             named.then(|| Op::Tamper {
                 what: "git-dibs's refs under refs/dibs/ on the remote".into(),
+                sure: true,
+            })
+        }
+        // `symbolic-ref NAME REF` (or `-d NAME`) of a ref under refs/dibs/ writes it; with one
+        // operand it only reads.
+        Some("symbolic-ref")
+            if rest.iter().any(|w| dibs_word(w))
+                && (rest.iter().filter(|w| !w.starts_with('-')).count() >= 2
+                    || rest.iter().any(|w| *w == "-d" || *w == "--delete")) =>
+        {
+            Some(Op::Tamper {
+                what: "git-dibs's refs under refs/dibs/".into(),
+                sure: true,
+            })
+        }
+        // fast-import writes whatever refs its stream names.
+        Some("fast-import") => match cmd.input.as_deref() {
+            Some(t) if !t.contains("refs/dibs") && !unknown => None,
+            Some(_) if !unknown => Some(Op::Tamper {
+                what: "git-dibs's refs under refs/dibs/".into(),
+                sure: true,
+            }),
+            _ => Some(Op::Tamper {
+                what: "refs only known when it runs, which may be git-dibs's under refs/dibs/"
+                    .into(),
+                sure: false,
+            }),
+        },
+        // A configured fetch or push refspec that writes into refs/dibs/ does so at every fetch.
+        Some("config")
+            if rest.iter().any(|w| dibs_word(w))
+                && rest.iter().any(|w| {
+                    let k = w.to_ascii_lowercase();
+                    k.starts_with("remote.") && (k.ends_with(".fetch") || k.ends_with(".push"))
+                }) =>
+        {
+            Some(Op::Tamper {
+                what: "git-dibs's refs under refs/dibs/ (a configured refspec writes over them)"
+                    .into(),
                 sure: true,
             })
         }
