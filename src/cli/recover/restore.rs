@@ -200,7 +200,7 @@ fn restore_one(
     };
     // A snapshot is data anyone in the clone can write: only a worktree of this clone is
     // written into (never a folder a forged snapshot names).
-    if !git::worktree_at(root).is_some_and(|w| w.common_dir == catalog.common_dir) {
+    if git::worktree_at(root).is_none_or(|w| w.common_dir != catalog.common_dir) {
         out.action = "outside";
         out.written_to = Some(text_of(root));
         return Ok(out);
