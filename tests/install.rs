@@ -100,7 +100,7 @@ fn install_merges_and_keeps_everything_else() {
     assert_eq!(command_line(&pre[0]["hooks"][1]), "git-dibs hook");
     assert_eq!(pre[0]["hooks"][1]["onFailure"], "block");
     assert_eq!(pre[1], before["hooks"]["PreToolUse"][1]);
-    assert_eq!(pre.len(), 4);
+    assert_eq!(pre.len(), 5);
     assert_eq!(ours(&after).len(), EXPECTED_PLACES.len());
     // Keys keep their order in the file.
     let text = fs::read_to_string(s.project()).unwrap();
@@ -255,7 +255,7 @@ fn uninstall_removes_only_ours() {
     assert_ne!(fs::read_to_string(s.project()).unwrap(), text);
     let out = s.run(&["uninstall"]);
     ok(&out);
-    assert!(stdout(&out).contains("removed 11"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("removed 14"), "{}", stdout(&out));
     assert_eq!(fs::read_to_string(s.project()).unwrap(), text);
     let out = s.run(&["uninstall"]);
     ok(&out);

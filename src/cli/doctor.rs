@@ -189,6 +189,14 @@ fn check_wiring(r: &mut Report, scope: Scope, path: &Path, s: &Settings) -> Opti
             places(&missing)
         ));
     }
+    let later = w.missing_later();
+    if !later.is_empty() {
+        r.problem(format!(
+            "the {} settings ({shown}) predate git-dibs's hooks for {}: {fix} to add them",
+            scope.name(),
+            places(&later)
+        ));
+    }
     let duplicated = w.duplicated();
     if !duplicated.is_empty() {
         r.problem(format!(

@@ -177,6 +177,22 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
             }
             answer
         }
+        // A tool git-dibs does not know (an MCP server's) may write any file: as around a
+        // shell command that may destroy, what sessions made is swept into the object store
+        // before it runs, and what it changed is found by state after. One whose name says it
+        // only reads is left alone. Never an answer: the tool always goes ahead.
+        EventKind::BeforeOtherTool { name, .. } => {
+            if !crate::policy::tools::only_reads(name) {
+                snap::sweep(event, &[]);
+            }
+            Ok(Response::Silent)
+        }
+        EventKind::AfterOtherTool { name, took, .. } => {
+            if !crate::policy::tools::only_reads(name) {
+                changed::after_shell(event, None, *took, None);
+            }
+            Ok(Response::Silent)
+        }
         EventKind::BeforeWorktreeRemove { discard_changes } => {
             Ok(super::guard::before_exit(event, *discard_changes))
         }

@@ -6,4 +6,5 @@ pub(crate) mod claims;
 pub mod guard;
 pub(crate) mod readers;
 pub(crate) mod sync;
+pub(crate) mod tools;
 pub(crate) mod writes;

@@ -78,6 +78,18 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             },
             _ => EventKind::Ignored,
         },
+        // An MCP server's tool (`mcp__<server>__<tool>`): anything it writes is found by state.
+        "PreToolUse" if tool.starts_with(MCP_PREFIX) => EventKind::BeforeOtherTool {
+            name: mcp_name(&tool),
+            tool,
+        },
+        "PostToolUse" | "PostToolUseFailure" if tool.starts_with(MCP_PREFIX) => {
+            EventKind::AfterOtherTool {
+                name: mcp_name(&tool),
+                tool,
+                took: common::took_ms(&input.duration_ms),
+            }
+        }
         "SubagentStart" if actor.is_some() => EventKind::SubAgentStart,
         "SubagentStop" if actor.is_some() => EventKind::SubAgentStop,
         "PostToolUse" if tool == "Read" => match edit_paths(&input.tool_input).pop() {
@@ -110,6 +122,18 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         actor,
         kind,
     })
+}
+
+/// How Claude Code names an MCP server's tools: `mcp__<server>__<tool>`.
+const MCP_PREFIX: &str = "mcp__";
+
+/// An MCP tool's own name: what follows its server's name (`mcp__fs__write_file` → `write_file`).
+fn mcp_name(tool: &str) -> String {
+    let rest = &tool[MCP_PREFIX.len()..];
+    match rest.split_once("__") {
+        Some((_, name)) if !name.is_empty() => name.to_owned(),
+        _ => tool.to_owned(),
+    }
 }
 
 /// The file an edit tool writes: `file_path`, or `notebook_path` for notebooks.
@@ -166,4 +190,63 @@ pub(super) fn render(event: &Event, response: &Response) -> Output {
         }
     };
     Output::json(&value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(name: &str, tool: &str, extra: Value) -> EventKind {
+        let mut v = json!({"hook_event_name": name, "session_id": "s", "cwd": "/",
+            "tool_name": tool, "tool_input": {"path": "/x"}});
+        if let (Some(o), Some(more)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(more.clone());
+        }
+        parse(v).unwrap().kind
+    }
+
+    #[test]
+    fn mcp_tools_are_other_tools_with_their_own_name() {
+        let before = kind("PreToolUse", "mcp__filesystem__write_file", json!({}));
+        assert_eq!(
+            before,
+            EventKind::BeforeOtherTool {
+                tool: "mcp__filesystem__write_file".into(),
+                name: "write_file".into(),
+            }
+        );
+        for event in ["PostToolUse", "PostToolUseFailure"] {
+            let after = kind(
+                event,
+                "mcp__plugin_x_ide__getDiagnostics",
+                json!({"duration_ms": 1500}),
+            );
+            assert_eq!(
+                after,
+                EventKind::AfterOtherTool {
+                    tool: "mcp__plugin_x_ide__getDiagnostics".into(),
+                    name: "getDiagnostics".into(),
+                    took: Some(std::time::Duration::from_millis(1500)),
+                },
+                "{event}"
+            );
+        }
+        // No tool name after the server's: the whole name is all there is to go by.
+        assert_eq!(mcp_name("mcp__fs__"), "mcp__fs__");
+        assert_eq!(mcp_name("mcp__fs"), "mcp__fs");
+        assert_eq!(mcp_name("mcp__a__b__c"), "b__c");
+        // Only the prefix makes an MCP tool; other events of one are ignored.
+        assert_eq!(
+            kind("PreToolUse", "Mcp__fs__write", json!({})),
+            EventKind::Ignored
+        );
+        assert_eq!(
+            kind("PreToolUse", "my_mcp__x__y", json!({})),
+            EventKind::Ignored
+        );
+        assert_eq!(
+            kind("PermissionRequest", "mcp__fs__write_file", json!({})),
+            EventKind::Ignored
+        );
+    }
 }

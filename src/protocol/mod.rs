@@ -127,6 +127,24 @@ pub(crate) enum EventKind {
         /// Whether the host ran it as a background job (Claude Code's `run_in_background`).
         background: bool,
     },
+    /// A tool git-dibs does not know by name (an MCP server's tool) is about to run: it may
+    /// write any file, so what sessions made is swept into the object store first.
+    BeforeOtherTool {
+        /// The host's full tool name (`mcp__filesystem__write_file`).
+        tool: String,
+        /// The tool's own name within its server (`write_file`), as far as the host tells it;
+        /// the full name when it does not.
+        name: String,
+    },
+    /// A tool git-dibs does not know by name ran (or failed): what it changed is found by state.
+    AfterOtherTool {
+        /// The host's full tool name.
+        tool: String,
+        /// The tool's own name within its server (see [`EventKind::BeforeOtherTool`]).
+        name: String,
+        /// How long it ran, when the host says (Claude Code's `duration_ms`); at most a day.
+        took: Option<std::time::Duration>,
+    },
     /// A sub-agent began (the event's `actor`).
     SubAgentStart,
     /// A sub-agent stopped (the event's `actor`): what it holds becomes its session's own.

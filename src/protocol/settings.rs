@@ -53,6 +53,10 @@ pub(crate) struct HookSpec {
     /// stops the tool call instead of letting it through (`onFailure: "block"`). Claim hooks
     /// never are: they must never stop an edit.
     pub(crate) fail_closed: bool,
+    /// Added after installs of earlier versions were made: a file that lacks it is out of date
+    /// (`doctor` says to rerun `git dibs install`), not partly unwired (which the
+    /// `ConfigChange` hook refuses).
+    pub(crate) later: bool,
 }
 
 impl fmt::Display for HookSpec {
@@ -71,6 +75,7 @@ impl HookSpec {
             event,
             matcher,
             fail_closed: false,
+            later: false,
         }
     }
 
@@ -80,12 +85,21 @@ impl HookSpec {
             event,
             matcher,
             fail_closed: true,
+            later: false,
+        }
+    }
+
+    /// The same place, added after earlier versions' installs (see [`HookSpec::later`]).
+    pub(crate) const fn later(self) -> HookSpec {
+        HookSpec {
+            later: true,
+            ..self
         }
     }
 }
 
 /// Every hook git-dibs wires for Claude Code, in the order a fresh file lists them.
-pub(crate) const HOOKS: [HookSpec; 11] = [
+pub(crate) const HOOKS: [HookSpec; 14] = [
     HookSpec::new("PreToolUse", Some("Edit|Write|MultiEdit|NotebookEdit")),
     HookSpec::guard("PreToolUse", Some("Bash")),
     HookSpec::guard("PreToolUse", Some("ExitWorktree")),
@@ -103,7 +117,15 @@ pub(crate) const HOOKS: [HookSpec; 11] = [
     HookSpec::new("SubagentStop", None),
     // A settings change made other than by an edit tool that unwires git-dibs is refused.
     HookSpec::new("ConfigChange", None),
+    // An MCP server's tool (`mcp__<server>__<tool>`) may write any file: swept before, scanned
+    // after, as a shell command is. A regex (Claude Code tests it unanchored).
+    HookSpec::new("PreToolUse", Some(MCP_MATCHER)).later(),
+    HookSpec::new("PostToolUse", Some(MCP_MATCHER)).later(),
+    HookSpec::new("PostToolUseFailure", Some(MCP_MATCHER)).later(),
 ];
+
+/// The matcher of Claude Code's MCP tools, every server's.
+pub(crate) const MCP_MATCHER: &str = "mcp__.*";
 
 /// Why a settings file cannot be merged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

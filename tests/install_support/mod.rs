@@ -125,7 +125,7 @@ pub fn ours(settings: &Value) -> Vec<(String, String, String)> {
     out
 }
 
-pub const EXPECTED_PLACES: [(&str, &str); 11] = [
+pub const EXPECTED_PLACES: [(&str, &str); 14] = [
     ("PreToolUse", "Edit|Write|MultiEdit|NotebookEdit"),
     ("PreToolUse", "Bash"),
     ("PreToolUse", "ExitWorktree"),
@@ -137,6 +137,9 @@ pub const EXPECTED_PLACES: [(&str, &str); 11] = [
     ("SubagentStart", ""),
     ("SubagentStop", ""),
     ("ConfigChange", ""),
+    ("PreToolUse", "mcp__.*"),
+    ("PostToolUse", "mcp__.*"),
+    ("PostToolUseFailure", "mcp__.*"),
 ];
 
 pub fn assert_wired(settings: &Value, command: &str) {

@@ -1,5 +1,6 @@
-//! After a shell command: the files it changed that no hook saw written (an interpreter, a
-//! script, a build tool, a program run by any name) go into the session's snapshot, so what
+//! After a shell command (or an MCP server's tool): the files it changed that no hook saw
+//! written (an interpreter, a script, a build tool, a program run by any name) go into the
+//! session's snapshot, so what
 //! the next command destroys is still in the object store. Found by state, not by reading the
 //! command: the dirty and untracked (not ignored) files of each worktree the command ran in
 //! whose change time is recent (a line that can only read, `ls` or `git status`, is not

@@ -51,7 +51,7 @@ fn install_keeps_other_keys_in_order_and_joins_same_matcher_group() {
     assert_eq!(bash["hooks"][1]["command"], "git-dibs");
     assert_eq!(bash["hooks"][1]["args"], serde_json::json!(["hook"]));
     assert_eq!(bash["hooks"][1]["onFailure"], "block");
-    assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 3);
+    assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 4);
     assert!(out.find("\"z\"").unwrap() < out.find("\"hooks\"").unwrap());
     assert!(out.find("\"hooks\"").unwrap() < out.find("\"a\": 2").unwrap());
 }

@@ -21,9 +21,21 @@ impl Wiring {
         self.counts.iter().all(|&c| c == 0) && self.stale.is_empty()
     }
 
-    /// Places with no git-dibs handler.
+    /// Places with no git-dibs handler, except those added after earlier versions' installs
+    /// (see [`Wiring::missing_later`]).
     pub(crate) fn missing(&self) -> Vec<HookSpec> {
         self.pick(|c| c == 0)
+            .into_iter()
+            .filter(|s| !s.later)
+            .collect()
+    }
+
+    /// Places added after earlier versions' installs that this file lacks: it predates them.
+    pub(crate) fn missing_later(&self) -> Vec<HookSpec> {
+        self.pick(|c| c == 0)
+            .into_iter()
+            .filter(|s| s.later)
+            .collect()
     }
 
     /// Places with more than one git-dibs handler.
