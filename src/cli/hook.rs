@@ -178,12 +178,15 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
             answer
         }
         // A tool git-dibs does not know (an MCP server's) may write any file: as around a
-        // shell command that may destroy, what sessions made is swept into the object store
-        // before it runs, and what it changed is found by state after. One whose name says it
+        // shell command that may destroy, what sessions (and their running jobs) made is swept
+        // into the object store before it runs, and what it changed is found by state after. One whose name says it
         // only reads is left alone. Never an answer: the tool always goes ahead.
         EventKind::BeforeOtherTool { name, .. } => {
             if !crate::policy::tools::only_reads(name) {
-                snap::sweep(event, &[]);
+                let here =
+                    crate::git::locate(&event.cwd, std::path::Path::new(".")).map(|l| l.worktree);
+                snap::sweep(event, here.as_ref(), &[]);
+                jobs::before_shell(event, here.as_ref(), None);
             }
             Ok(Response::Silent)
         }
