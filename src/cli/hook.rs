@@ -7,6 +7,7 @@ mod edit;
 mod facts;
 mod jobs;
 mod pre_edit;
+mod running;
 mod session;
 mod shell;
 mod snap;
@@ -141,6 +142,11 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
                 snap::sweep(event, here.as_ref(), reached);
                 let cmds = judged.as_ref().ok().and_then(|j| j.cmds.as_deref());
                 jobs::before_shell(event, here.as_ref(), cmds);
+                running::before_shell(event);
+            }
+            // Until the host says it ended, what the command writes is protected from peers.
+            if judged.as_ref().map_or(true, running::may_write) {
+                running::mark(event, reached);
             }
             let Ok(judged) = judged else {
                 return Ok(Response::Ask {
@@ -175,6 +181,7 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
             if let Some(job) = job {
                 job.finish(&event.session_id);
             }
+            running::ended(event);
             answer
         }
         // A tool git-dibs does not know (an MCP server's) may write any file: as around a

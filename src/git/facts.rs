@@ -158,7 +158,8 @@ impl Repo {
             return self.git_status(&[], None);
         }
         let scan = walked.and_then(|w| super::scan::settle(&self.repo, w));
-        status_from(&self.repo, scan)
+        status_from(&self.repo, scan, false)
+            .map(|(files, _)| files)
             .map_err(read_err("cannot read the status"))
             .or_else(|e| self.git_status(&[], Some(e)))
     }
@@ -467,40 +468,70 @@ const ASK_AT_MOST: usize = 500;
 /// [`scan`](super::scan::scan) where stat data tells, the rest (or everything, when the scan
 /// cannot answer) from libgit2.
 pub(crate) fn worktree_status(repo: &git2::Repository) -> Result<Vec<FileState>, git2::Error> {
-    status_from(repo, super::scan::scan(repo))
+    status_from(repo, super::scan::scan(repo), false).map(|(files, _)| files)
+}
+
+/// [`worktree_status`], and the untracked paths the ignore rules hide (a folder with a `/` at
+/// its end; ignored folders are not entered).
+pub(crate) fn worktree_status_and_ignored(
+    repo: &git2::Repository,
+) -> Result<(Vec<FileState>, Vec<String>), git2::Error> {
+    status_from(repo, super::scan::scan(repo), true)
 }
 
 /// The status of `repo`'s worktree from what a scan found (libgit2 settling what the scan
-/// could not), or libgit2's full status when there was no usable scan.
+/// could not), or libgit2's full status when there was no usable scan; with `ignored`, also
+/// the ignored paths.
 fn status_from(
     repo: &git2::Repository,
     scan: Option<super::scan::Scan>,
-) -> Result<Vec<FileState>, git2::Error> {
-    let mut out = match scan {
+    ignored: bool,
+) -> Result<(Vec<FileState>, Vec<String>), git2::Error> {
+    let (mut out, mut hidden) = match scan {
         Some(scan) if scan.ask.len() <= ASK_AT_MOST => {
             let mut found = scan.found;
+            let mut hidden = scan.ignored;
             if !scan.ask.is_empty() {
-                found.extend(libgit2_status(repo, &scan.ask)?);
+                let (more, more_hidden) = libgit2_entries(repo, &scan.ask, ignored)?;
+                found.extend(more);
+                hidden.extend(more_hidden);
             }
-            found
+            (found, hidden)
         }
-        _ => libgit2_status(repo, &[])?,
+        _ => libgit2_entries(repo, &[], ignored)?,
     };
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
-    Ok(out)
+    if ignored {
+        hidden.sort();
+        hidden.dedup();
+    } else {
+        hidden.clear();
+    }
+    Ok((out, hidden))
 }
 
 /// libgit2's status of the whole worktree, or only of `paths` (files, or folders with all that
 /// is below them) when there are any. Not sorted.
+#[cfg(test)]
 pub(crate) fn libgit2_status(
     repo: &git2::Repository,
     paths: &[String],
 ) -> Result<Vec<FileState>, git2::Error> {
+    libgit2_entries(repo, paths, false).map(|(files, _)| files)
+}
+
+/// [`libgit2_status`], and with `ignored` the ignored paths too (folders not entered).
+fn libgit2_entries(
+    repo: &git2::Repository,
+    paths: &[String],
+    ignored: bool,
+) -> Result<(Vec<FileState>, Vec<String>), git2::Error> {
     let mut opts = git2::StatusOptions::new();
     opts.include_untracked(true)
         .recurse_untracked_dirs(true)
-        .include_ignored(false)
+        .include_ignored(ignored)
+        .recurse_ignored_dirs(false)
         .exclude_submodules(true);
     if !paths.is_empty() {
         opts.disable_pathspec_match(true);
@@ -509,18 +540,22 @@ pub(crate) fn libgit2_status(
         }
     }
     let statuses = repo.statuses(Some(&mut opts))?;
-    Ok(statuses
-        .iter()
-        .filter_map(|e| {
-            let s = e.status();
-            if s.is_ignored() || s == git2::Status::CURRENT {
-                return None;
-            }
-            // A name that is not UTF-8 is held as `pathtext` says.
-            let path = crate::pathtext::from_bytes(e.path_bytes()).into_owned();
-            Some(file_state(s, path))
-        })
-        .collect())
+    let mut files = Vec::new();
+    let mut hidden = Vec::new();
+    for e in statuses.iter() {
+        let s = e.status();
+        if s == git2::Status::CURRENT {
+            continue;
+        }
+        // A name that is not UTF-8 is held as `pathtext` says.
+        let path = crate::pathtext::from_bytes(e.path_bytes()).into_owned();
+        if s.is_ignored() {
+            hidden.push(path);
+        } else {
+            files.push(file_state(s, path));
+        }
+    }
+    Ok((files, hidden))
 }
 
 fn file_state(s: git2::Status, path: String) -> FileState {

@@ -47,6 +47,9 @@ pub(crate) struct Scan {
     /// Tracked files whose content must be hashed (stat data changed, size did not; or racily
     /// clean), and untracked paths whose ignore rules were not asked: ask libgit2 about these.
     pub(crate) ask: Vec<String>,
+    /// Untracked paths the ignore rules hide (a folder with a `/` at its end), as libgit2
+    /// reports them without entering ignored folders.
+    pub(crate) ignored: Vec<String>,
 }
 
 /// The status of the worktree of `repo`, when it can be read exactly without libgit2's status
@@ -175,7 +178,8 @@ pub(crate) fn settle(repo: &git2::Repository, walked: Walked) -> Option<Scan> {
     }
     for (path, is_dir) in untracked {
         match repo.is_path_ignored(&path) {
-            Ok(true) => {}
+            Ok(true) if is_dir => scan.ignored.push(format!("{path}/")),
+            Ok(true) => scan.ignored.push(path),
             // An untracked folder is listed file by file, and one holding a repository is not
             // entered: libgit2 knows how.
             Ok(false) if !is_dir => scan.found.push(FileState {

@@ -28,6 +28,7 @@ mod recfile;
 mod record;
 mod remote;
 mod roster;
+mod running;
 pub mod shared;
 mod snaplog;
 mod snapshots;
@@ -53,6 +54,7 @@ pub(crate) use record::{
 };
 pub(crate) use remote::SyncDue;
 pub(crate) use roster::LISTED_LAG;
+pub(crate) use running::{Marks, Running};
 pub(crate) use snapshots::{DEFAULT_SNAPSHOT_EXPIRY, SnapState, Stamp, Watched};
 pub(crate) use tips::BranchTips;
 pub(crate) use write::{ClaimRequest, Grant};

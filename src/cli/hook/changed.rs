@@ -5,7 +5,10 @@
 //! command: the dirty and untracked (not ignored) files of each worktree the command ran in
 //! whose change time is recent (a line that can only read, `ls` or `git status`, is not
 //! scanned). A file another live session watches is left to it: the sweep
-//! before the next shell command puts its change in that session's snapshot.
+//! before the next shell command puts its change in that session's snapshot. Recent files git
+//! ignores are listed as left out (a few per call); ignore rules that hide everything (`*` in
+//! `.git/info/exclude`) hide nothing (see `git::shell_made`). Where the budget stops a scan, a
+//! mark is left that the next command of any session that may destroy finishes first.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -41,6 +44,8 @@ const MAX_WORKTREES: usize = 8;
 /// many folder entries that search reads at most.
 const WORKSPACE_DEPTH: usize = 2;
 const WORKSPACE_ENTRIES: usize = 512;
+/// How many ignored files one call lists as left out at most.
+const MAX_IGNORED_LISTED: usize = 64;
 
 /// The worktrees (by root) the command line ran in or named: the event's own directory (or,
 /// when that is no repository, those just below it), every directory one of its commands is
@@ -172,16 +177,21 @@ pub(crate) fn after_shell(
             (r, j) => r.or(j),
         },
     };
-    let mut stopped: BTreeMap<PathBuf, bool> = BTreeMap::new();
+    // Per clone scanned: the worktrees where the scan stopped at its budget.
+    let mut stopped: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
     for wt in worktrees(event, cmds) {
         if let Some(over) = scan_worktree(event, &wt, &scan) {
-            *stopped.entry(wt.common_dir.clone()).or_default() |= over;
+            let left = stopped.entry(wt.common_dir.clone()).or_default();
+            if over {
+                left.push(wt.root.clone());
+            }
         }
     }
     for (common, over) in stopped {
         if let Ok(store) = Store::open(&common) {
-            store.set_scan_pending(&event.session_id, over);
+            store.set_scan_pending(&event.session_id, !over.is_empty());
         }
+        super::running::scan_left(event, &common, since, over);
     }
 }
 
@@ -190,8 +200,8 @@ pub(crate) fn after_shell(
 /// `scan.claim_since` are touched by the event's session, when it is the scan's. `None` when
 /// nothing was looked at; else whether the budget stopped it.
 pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Option<bool> {
-    let dirty = git::dirty_paths(&wt.root).ok()?;
-    if dirty.is_empty() {
+    let git::ShellMade { dirty, ignored, .. } = git::shell_made(&wt.root, scan.since).ok()?;
+    if dirty.is_empty() && ignored.is_empty() {
         return None;
     }
     let store = Store::open(&wt.common_dir).ok()?;
@@ -244,6 +254,39 @@ pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Op
             worktree: wt.root.clone(),
             path,
         });
+    }
+    // Ignored files it changed are listed as left out (never read), a few per call.
+    let unseen = |path: &String| {
+        let stamp = fs::symlink_metadata(wt.root.join(crate::pathtext::to_path(path)))
+            .map(|m| Stamp::of(&m))
+            .ok();
+        !others.iter().any(|s| s.watched(&wt.root, path).is_some())
+            && own
+                .as_ref()
+                .and_then(|s| s.watched(&wt.root, path))
+                .is_none_or(|w| Some(w.stamp) != stamp)
+    };
+    let left_out: Vec<Pending> = ignored
+        .into_iter()
+        .filter(unseen)
+        .take(MAX_IGNORED_LISTED)
+        .map(|path| Pending {
+            worktree: wt.root.clone(),
+            path,
+        })
+        .collect();
+    if !left_out.is_empty()
+        && let Err(e) = snapshot(
+            &store,
+            &wt.common_dir,
+            scan.session,
+            scan.host,
+            now,
+            &left_out,
+            Source::ShellIgnored,
+        )
+    {
+        failed(Some(&store), now, &e);
     }
     if files.is_empty() {
         return Some(over);

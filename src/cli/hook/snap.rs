@@ -6,8 +6,9 @@
 //!
 //! What is left out, and said so in `recover`'s listing: files over [`MAX_SNAPSHOT_BYTES`],
 //! FIFOs, sockets and devices (never opened), and files git ignores that only a shell command
-//! wrote (an edit tool's file is kept even when ignored: the agent meant to write it). Binary
-//! files are kept; a symlink is kept as a link.
+//! wrote (an edit tool's file is kept even when ignored: the agent meant to write it), unless
+//! the ignore rules hide every name (a catch-all `*`: then they are kept like any other).
+//! Binary files are kept; a symlink is kept as a link.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -34,6 +35,16 @@ enum Taken {
     Put(Content),
     /// Left out, and why.
     Skip(String),
+}
+
+/// Why a file git ignores is left out when only a shell command wrote it.
+const IGNORED: &str = "ignored by git, written by a shell command";
+
+/// The file at `full`, which git ignores, as left out (never read); `None` for a folder or
+/// no file.
+fn take_ignored(full: &Path) -> Option<(Taken, Stamp)> {
+    let meta = fs::symlink_metadata(full).ok()?;
+    (!meta.is_dir()).then(|| (Taken::Skip(IGNORED.into()), Stamp::of(&meta)))
 }
 
 /// Read the file at `full` for a snapshot, with its stat data from before the read; `None`
@@ -118,6 +129,8 @@ pub(super) enum Source {
     ShellLine,
     /// The session's shell command or background job, found by a scan of dirty files.
     ShellScan,
+    /// Files git ignores that the scan found changed: listed as left out, never read.
+    ShellIgnored,
     /// Stat data alone, before a tool call (anyone may have made the change).
     Sweep,
 }
@@ -126,7 +139,7 @@ impl Source {
     fn origin(self) -> Origin {
         match self {
             Source::Edit => Origin::Edit,
-            Source::ShellLine | Source::ShellScan => Origin::Shell,
+            Source::ShellLine | Source::ShellScan | Source::ShellIgnored => Origin::Shell,
             Source::Sweep => Origin::Sweep,
         }
     }
@@ -157,7 +170,13 @@ pub(super) fn snapshot(
     let mut touched = Vec::new();
     let mut repos: BTreeMap<PathBuf, Option<LaneRepo>> = BTreeMap::new();
     for f in files {
-        let Some((taken, stamp)) = take(&f.worktree.join(crate::pathtext::to_path(&f.path))) else {
+        let full = f.worktree.join(crate::pathtext::to_path(&f.path));
+        let taken = if source == Source::ShellIgnored {
+            take_ignored(&full)
+        } else {
+            take(&full)
+        };
+        let Some((taken, stamp)) = taken else {
             continue;
         };
         let before = state.watched(&f.worktree, &f.path);
@@ -169,11 +188,12 @@ pub(super) fn snapshot(
                 let repo = repos
                     .entry(f.worktree.clone())
                     .or_insert_with(|| LaneRepo::open(&f.worktree).ok());
-                if repo
-                    .as_ref()
-                    .is_some_and(|r| r.is_ignored(&crate::pathtext::to_path(&f.path)))
-                {
-                    Taken::Skip("ignored by git, written by a shell command".into())
+                // Rules that hide even a name nobody wrote a rule for (`*`) hide nothing here.
+                if repo.as_ref().is_some_and(|r| {
+                    r.is_ignored(&crate::pathtext::to_path(&f.path))
+                        && !r.is_ignored(Path::new(git::IGNORE_PROBE))
+                }) {
+                    Taken::Skip(IGNORED.into())
                 } else {
                     taken
                 }

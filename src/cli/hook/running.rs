@@ -1,0 +1,182 @@
+//! Shell commands in flight: what a foreground command (`python3 gen.py && pytest`) has written
+//! while it still runs is seen by no hook until its PostToolUse, so a peer's `git clean` in
+//! between would destroy it for good. Before a command that may write, its session is marked as
+//! running one (the worktrees it runs in, when it began); the mark goes when the host reports
+//! the command ended. Before any other session's command that may destroy, every such mark has
+//! what changed in its worktrees since it began put into its session's snapshot. Protection
+//! rests on state: nothing reads what the running command is. Likewise a scan after a command
+//! that stopped at its budget (thousands of files made) is left as a mark that the next command
+//! of any session that may destroy finishes first.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::changed::{Scan, scan_worktree};
+use crate::cli::guard::Judgement;
+use crate::git::{self, Worktree};
+use crate::policy::readers;
+use crate::protocol::{Event, Response};
+use crate::shell::SimpleCommand;
+use crate::store::{self, Marks, Running, Store};
+
+/// Clock granularity and the hook's own start, as slack on a command's start (seconds).
+const SLACK_SECS: u64 = 2;
+/// How many budgets' worth (see `changed`) a scan before a command that may destroy takes at
+/// most to finish what a scan left.
+const ROUNDS: usize = 8;
+
+/// Within this long of the session's earlier mark, a new one is taken as running beside it
+/// (a host running two commands at once), and both are covered from the earlier start.
+const ALONGSIDE: Duration = Duration::from_secs(10 * 60);
+
+fn ttl_of(wt: &Worktree) -> Duration {
+    super::facts::settings_of(wt)
+        .duration("dibs.ttl")
+        .unwrap_or(store::DEFAULT_TTL)
+}
+
+/// Whether the command `judged` will run and may write: not refused, and not a line that can
+/// only read.
+pub(crate) fn may_write(judged: &Judgement) -> bool {
+    !matches!(judged.response, Response::Deny { .. })
+        && !judged.cmds.as_deref().is_some_and(readers::only_reads)
+}
+
+/// Before a shell command that may write (`cmds`, as parsed) starts: mark its session as
+/// running it, in the worktrees of the event's directory and of the commands' own. Costs one
+/// small file written (and the store made, in a clone that has none yet).
+pub(crate) fn mark(event: &Event, cmds: &[SimpleCommand]) {
+    let Some(here) = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree) else {
+        return;
+    };
+    let Some(store) =
+        Store::existing(&here.common_dir).or_else(|| Store::open(&here.common_dir).ok())
+    else {
+        return;
+    };
+    let mut roots = vec![here.root.clone()];
+    let mut dirs: Vec<&Path> = vec![event.cwd.as_path()];
+    for c in cmds.iter().filter(|c| c.cwd_known) {
+        if dirs.contains(&c.cwd.as_path()) {
+            continue;
+        }
+        dirs.push(&c.cwd);
+        if let Some(l) = git::locate(&c.cwd, Path::new("."))
+            && l.worktree.common_dir == here.common_dir
+            && !roots.contains(&l.worktree.root)
+        {
+            roots.push(l.worktree.root);
+        }
+    }
+    let now = store::now_secs();
+    store.mark_running(
+        Marks::Running,
+        Running {
+            session: event.session_id.clone(),
+            host: event.host.name().to_owned(),
+            since: now.saturating_sub(SLACK_SECS),
+            at: now,
+            roots,
+        },
+        ALONGSIDE.as_secs(),
+    );
+}
+
+/// After a shell command ended (its PostToolUse or PostToolUseFailure): its session's mark
+/// goes. One `unlink` when there is a store.
+pub(crate) fn ended(event: &Event) {
+    if let Some(store) = git::locate(&event.cwd, Path::new("."))
+        .and_then(|l| Store::existing(&l.worktree.common_dir))
+    {
+        // A mark of a session's scan left unfinished stays: the next command of any session
+        // that may destroy finishes it.
+        store.end_running(Marks::Running, &event.session_id);
+    }
+}
+
+/// After the scan of a shell command's output: `over` holds the worktrees (of the clone whose
+/// common dir is `common_dir`) where it stopped at its budget, having taken what changed since
+/// `since_ns`. Those are left marked for the next command of any session that may destroy;
+/// with none, the session's mark goes.
+pub(crate) fn scan_left(event: &Event, common_dir: &Path, since_ns: i128, over: Vec<PathBuf>) {
+    let Some(store) = Store::existing(common_dir) else {
+        return;
+    };
+    if over.is_empty() {
+        store.end_running(Marks::Pending, &event.session_id);
+        return;
+    }
+    let now = store::now_secs();
+    let since = u64::try_from(since_ns / 1_000_000_000).unwrap_or(0);
+    store.mark_running(
+        Marks::Pending,
+        Running {
+            session: event.session_id.clone(),
+            host: event.host.name().to_owned(),
+            since,
+            at: now,
+            roots: over,
+        },
+        u64::MAX,
+    );
+}
+
+/// Scan `wt` for `scan` until nothing is left over the budget, [`ROUNDS`] times at most;
+/// whether something still is.
+fn scan_all(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> bool {
+    for _ in 0..ROUNDS {
+        if scan_worktree(event, wt, scan) != Some(true) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Before a shell command that may destroy: every other session's command still running in
+/// the clone has what changed in its worktrees since it began put into that session's
+/// snapshot (files another live session watches are left to the sweep), and every scan left
+/// unfinished (the event's own session's too) is finished. A mark older than its session's
+/// lease is dropped unscanned. Costs two folder listings when none is marked.
+pub(crate) fn before_shell(event: &Event) {
+    let Some(here) = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree) else {
+        return;
+    };
+    let Some(store) = Store::existing(&here.common_dir) else {
+        return;
+    };
+    let running = store.running_except(Marks::Running, Some(&event.session_id));
+    let pending = store.running_except(Marks::Pending, None);
+    if running.is_empty() && pending.is_empty() {
+        return;
+    }
+    let now = store::now_secs();
+    let ttl = ttl_of(&here);
+    let marks = running
+        .into_iter()
+        .map(|r| (Marks::Running, r))
+        .chain(pending.into_iter().map(|r| (Marks::Pending, r)));
+    for (kind, run) in marks {
+        if now.saturating_sub(run.at) >= ttl.as_secs() {
+            store.end_running(kind, &run.session);
+            continue;
+        }
+        let since = i128::from(run.since) * 1_000_000_000;
+        let scan = Scan {
+            session: &run.session,
+            host: &run.host,
+            since,
+            claim_since: (run.session == event.session_id).then_some(since),
+        };
+        let mut left = Vec::new();
+        for root in &run.roots {
+            if let Some(wt) = git::worktree_at(root)
+                && scan_all(event, &wt, &scan)
+            {
+                left.push(wt.root);
+            }
+        }
+        if kind == Marks::Pending && left.is_empty() {
+            store.end_running(kind, &run.session);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! What the scan after a shell command looks at in one worktree: its dirty and untracked paths
+//! and, beside them, the recent files its ignore rules hide. Ignore rules are anyone's to write
+//! (`echo '*' >> .git/info/exclude`, `core.excludesFile`, a `.gitignore` of `*`), so they are
+//! not trusted to say what is nobody's work: when they hide a name nobody wrote a rule for
+//! (a probe name), they hide everything, and the ignored files are taken as untracked; otherwise
+//! the recent ignored files are returned so that the scan can say it left them out.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+use super::status::GitError;
+
+/// A name no ignore rule is written for: the rules that hide it hide every name.
+pub(crate) const PROBE: &str = "git-dibs-probe-5f0c9e2a";
+/// How many entries below ignored folders one scan lists at most.
+const MAX_LISTED: usize = 4096;
+
+/// The paths of one worktree a shell command may have made.
+#[derive(Debug, Default)]
+pub(crate) struct ShellMade {
+    /// Modified, staged and untracked paths (and ignored ones, when the rules hide everything).
+    pub(crate) dirty: BTreeSet<String>,
+    /// Ignored files changed since the time asked (the rules do not hide everything).
+    pub(crate) ignored: Vec<String>,
+    /// Whether the ignore rules hide even a probe name (a catch-all such as `*`).
+    pub(crate) ignores_everything: bool,
+}
+
+/// What the worktree at `root` holds that a shell command may have made since `since_ns`
+/// (nanoseconds since the epoch; see [`ShellMade`]). Ignored folders are entered only when
+/// their own change time is that recent, [`MAX_LISTED`] entries at most; with rules that hide
+/// everything, every ignored folder is.
+pub(crate) fn shell_made(root: &Path, since_ns: i128) -> Result<ShellMade, GitError> {
+    // A repository libgit2 cannot open (SHA-256, reftable) or read: git's status, no ignored
+    // files.
+    let plain = || {
+        super::dirty_paths(root).map(|dirty| ShellMade {
+            dirty,
+            ..ShellMade::default()
+        })
+    };
+    let Ok(repo) = git2::Repository::open(root) else {
+        return plain();
+    };
+    let Ok((files, hidden)) = super::facts::worktree_status_and_ignored(&repo) else {
+        return plain();
+    };
+    let mut out = ShellMade {
+        dirty: files.into_iter().map(|f| f.path).collect(),
+        ignored: Vec::new(),
+        ignores_everything: !hidden.is_empty() && repo.is_path_ignored(PROBE).unwrap_or(false),
+    };
+    let mut budget = MAX_LISTED;
+    for path in hidden {
+        let all = out.ignores_everything;
+        let found = below(root, &path, since_ns, all, &mut budget);
+        if all {
+            out.dirty.extend(found);
+        } else {
+            out.ignored.extend(found);
+        }
+    }
+    Ok(out)
+}
+
+/// The files at or below the ignored `path` (a folder ends in `/`) changed since `since_ns`;
+/// a folder is entered when `all`, or when it changed since then. Counts what it lists.
+fn below(root: &Path, path: &str, since_ns: i128, all: bool, budget: &mut usize) -> Vec<String> {
+    let changed = |m: &fs::Metadata| changed_ns(m) >= since_ns;
+    let mut out = Vec::new();
+    let mut todo = vec![path.trim_end_matches('/').to_owned()];
+    while let Some(rel) = todo.pop() {
+        let full = root.join(crate::pathtext::to_path(&rel));
+        let Ok(meta) = fs::symlink_metadata(&full) else {
+            continue;
+        };
+        if !meta.is_dir() {
+            if changed(&meta) {
+                out.push(rel);
+            }
+            continue;
+        }
+        if !(all || changed(&meta)) {
+            continue;
+        }
+        let Ok(listing) = fs::read_dir(&full) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            if *budget == 0 {
+                return out;
+            }
+            *budget -= 1;
+            let name = entry.file_name();
+            if name == ".git" {
+                continue; // a repository of its own
+            }
+            todo.push(format!("{rel}/{}", crate::pathtext::from_os(&name)));
+        }
+    }
+    out
+}
+
+/// When `meta`'s file last changed (content or status), nanoseconds since the epoch.
+#[cfg(unix)]
+fn changed_ns(meta: &fs::Metadata) -> i128 {
+    use std::os::unix::fs::MetadataExt;
+    let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+    ns(meta.mtime(), meta.mtime_nsec()).max(ns(meta.ctime(), meta.ctime_nsec()))
+}
+
+/// When `meta`'s file last changed, nanoseconds since the epoch.
+#[cfg(not(unix))]
+fn changed_ns(meta: &fs::Metadata) -> i128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128)
+}

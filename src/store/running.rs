@@ -1,0 +1,175 @@
+//! Shell commands still running in the foreground: a marker per session (`running/<key>`),
+//! written before a command that may write starts and removed once its host reports it ended
+//! (PostToolUse, or PostToolUseFailure). What such a command has written so far is seen by no
+//! hook until it ends; while the marker lives, a peer's shell command that may destroy is
+//! preceded by a scan of the marker's worktrees for files changed since it began, into the
+//! marker's session's snapshot. A marker older than the session's lease is stale (its session
+//! died mid-command) and is dropped by whoever reads it.
+//!
+//! The same marker, kept in `pending/`, says that a scan after a session's command stopped at
+//! its budget (a command that made thousands of files): any session's next command that may
+//! destroy finishes it first.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Store, fsio, session_key};
+
+/// The most worktrees one marker names.
+const MAX_ROOTS: usize = 16;
+/// The largest marker read back (bytes).
+const MAX_MARKER_BYTES: usize = 16 << 10;
+/// The most markers looked at per clone.
+const MAX_MARKERS: usize = 64;
+
+/// A session's shell command in flight.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Running {
+    /// The session running it.
+    pub(crate) session: String,
+    /// Its host's name.
+    pub(crate) host: String,
+    /// When the command began, seconds since the Unix epoch (the earliest, when one session
+    /// runs several at once).
+    pub(crate) since: u64,
+    /// When the marker was last written (seconds).
+    pub(crate) at: u64,
+    /// The worktree roots it runs in.
+    pub(crate) roots: Vec<PathBuf>,
+}
+
+/// Which markers: commands running, or scans left unfinished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marks {
+    /// Shell commands still running (`running/`).
+    Running,
+    /// Scans after a command that stopped at their budget (`pending/`).
+    Pending,
+}
+
+impl Marks {
+    fn folder(self) -> &'static str {
+        match self {
+            Marks::Running => "running",
+            Marks::Pending => "pending",
+        }
+    }
+}
+
+impl Store {
+    fn marks_dir(&self, marks: Marks) -> PathBuf {
+        self.dir.join(marks.folder())
+    }
+
+    /// The store of the clone whose common git dir is `common_dir`, without creating anything
+    /// (a marker is written or read only where a store is).
+    pub(crate) fn existing(common_dir: &Path) -> Option<Store> {
+        let store = Store {
+            dir: common_dir.join("dibs"),
+        };
+        fsio::is_real_dir(&store.dir).then_some(store)
+    }
+
+    /// Record that `run`'s session started a command (merged with a marker of the session
+    /// written within `fresh` seconds, as when it runs two at once: the earliest start, every
+    /// root). Best effort.
+    pub(crate) fn mark_running(&self, marks: Marks, mut run: Running, fresh: u64) {
+        let dir = self.marks_dir(marks);
+        if !fsio::is_real_dir(&dir) && self.make_dir(&dir).is_err() {
+            return;
+        }
+        let file = dir.join(session_key(&run.session));
+        if std::fs::symlink_metadata(&file).is_ok()
+            && let Some(old) = read_marker(&file)
+            && old.session == run.session
+            && run.at.saturating_sub(old.at) < fresh
+        {
+            run.since = run.since.min(old.since);
+            for r in old.roots {
+                if !run.roots.contains(&r) {
+                    run.roots.push(r);
+                }
+            }
+        }
+        run.roots.truncate(MAX_ROOTS);
+        let bytes = serde_json::to_vec(&run).expect("a marker serializes");
+        let _ = fsio::write_atomic(&file, &bytes);
+    }
+
+    /// Every marker of this clone but `except`'s (one listing; nothing read when the session's
+    /// own is the only one).
+    pub(crate) fn running_except(&self, marks: Marks, except: Option<&str>) -> Vec<Running> {
+        let Ok(entries) = std::fs::read_dir(self.marks_dir(marks)) else {
+            return Vec::new();
+        };
+        let own = except.map(session_key);
+        let mut out = Vec::new();
+        for entry in entries.flatten().take(MAX_MARKERS) {
+            let name = entry.file_name();
+            if name.as_encoded_bytes().starts_with(b".")
+                || own.as_deref() == Some(&*name.to_string_lossy())
+            {
+                continue;
+            }
+            if let Some(run) = read_marker(&entry.path())
+                && session_key(&run.session) == name.to_string_lossy()
+            {
+                out.push(run);
+            }
+        }
+        out.sort_by(|a, b| a.session.cmp(&b.session));
+        out
+    }
+
+    /// Remove `session`'s marker (its command ended, or the marker is stale).
+    pub(crate) fn end_running(&self, marks: Marks, session: &str) {
+        let _ = std::fs::remove_file(self.marks_dir(marks).join(session_key(session)));
+    }
+}
+
+fn read_marker(file: &Path) -> Option<Running> {
+    let bytes = fsio::read(file).ok()?;
+    if bytes.len() > MAX_MARKER_BYTES {
+        return None;
+    }
+    serde_json::from_slice(&bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(session: &str, since: u64, root: &str) -> Running {
+        Running {
+            session: session.into(),
+            host: "claude".into(),
+            since,
+            at: since,
+            roots: vec![PathBuf::from(root)],
+        }
+    }
+
+    #[test]
+    fn markers_merge_while_fresh_and_are_listed_for_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("dibs")).unwrap();
+        let store = Store::existing(dir.path()).unwrap();
+        store.mark_running(Marks::Running, run("s1", 100, "/a"), 60);
+        store.mark_running(Marks::Running, run("s1", 130, "/b"), 60);
+        store.mark_running(Marks::Running, run("s2", 140, "/a"), 60);
+        let seen = store.running_except(Marks::Running, Some("s2"));
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].since, 100);
+        assert_eq!(seen[0].roots, [PathBuf::from("/b"), PathBuf::from("/a")]);
+        // A marker older than `fresh` is replaced, not merged.
+        store.mark_running(Marks::Running, run("s1", 500, "/c"), 60);
+        let seen = store.running_except(Marks::Running, Some("s2"));
+        assert_eq!((seen[0].since, seen[0].roots.len()), (500, 1));
+        store.end_running(Marks::Running, "s1");
+        assert!(store.running_except(Marks::Pending, None).is_empty());
+        assert!(store.running_except(Marks::Running, Some("s2")).is_empty());
+        assert_eq!(store.running_except(Marks::Running, Some("s1")).len(), 1);
+        assert!(Store::existing(&dir.path().join("nothing")).is_none());
+    }
+}

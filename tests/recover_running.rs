@@ -1,0 +1,158 @@
+//! What a shell command has written while it still runs (`python3 gen.py && pytest`: the
+//! generated file exists, the tests go on for minutes) reaches the object store before a
+//! peer's command that may destroy it runs: the running command's session is marked from its
+//! PreToolUse to its PostToolUse (or PostToolUseFailure), and the peer's command is preceded
+//! by a scan of the marked worktrees. A command that ended, or one that only reads, leaves
+//! no mark: nobody pays for it afterwards.
+
+mod common;
+mod recover_support;
+
+use std::path::Path;
+
+use common::*;
+use recover_support::*;
+use serde_json::json;
+
+/// The PostToolUse (`failed`: PostToolUseFailure) of `session`'s Bash `command`.
+fn post(session: &str, cwd: &Path, command: &str, failed: bool) {
+    let name = if failed {
+        "PostToolUseFailure"
+    } else {
+        "PostToolUse"
+    };
+    let event = claude_event(
+        name,
+        session,
+        cwd,
+        json!({"tool_name": "Bash", "tool_input": {"command": command},
+               "tool_response": {"stdout": "5 passed", "stderr": "", "interrupted": false},
+               "duration_ms": 95000}),
+    );
+    let run = hook(cwd, &event);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+fn marks(repo: &TestRepo) -> usize {
+    std::fs::read_dir(repo.store_dir().join("running")).map_or(0, |d| d.count())
+}
+
+/// The paths `session`'s snapshots hold, by `recover --json`.
+fn kept_for(root: &Path, session: &str) -> Vec<String> {
+    let (code, out, _) = recover(root, &["--json", "--session", session]);
+    if code != 0 {
+        return Vec::new();
+    }
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_running_commands_output_survives_a_peers_clean_in_the_meantime() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let command = "python3 gen.py && pytest -q";
+    let s1 = Agent::new("generator", root);
+    s1.pre_bash(command).assert_silent();
+    assert_eq!(marks(&repo), 1);
+    // gen.py's first second; the tests are still running.
+    repo.write(root, "migrations/0042_orders.py", "# s1's migration\n");
+    let s2 = Agent::new("tidier", root);
+    s2.bash("git clean -fdq");
+    assert!(!root.join("migrations").exists());
+    post(&s1.id, root, command, false);
+    assert_eq!(marks(&repo), 0, "the mark goes when the command ends");
+    collect_garbage(root);
+    assert_eq!(kept_for(root, "generator"), ["migrations/0042_orders.py"]);
+    assert_recovers(
+        root,
+        &["migrations"],
+        &[(
+            root.join("migrations/0042_orders.py"),
+            b"# s1's migration\n".to_vec(),
+        )],
+    );
+}
+
+#[test]
+fn a_command_running_in_a_lane_is_scanned_by_a_peer_in_the_main_checkout() {
+    let repo = TestRepo::new();
+    let lane = repo.worktree("lane");
+    let s1 = Agent::new("builder", &repo.root);
+    // Started from the main checkout, runs in the lane.
+    let command = format!("cd {} && make generate && make test", lane.display());
+    s1.pre_bash(&command);
+    repo.write(&lane, "out/schema.gen.sql", "create table t (id int);\n");
+    let s2 = Agent::new("remover", &repo.root);
+    s2.bash(&format!(
+        "python3 -c \"import shutil; shutil.rmtree('{}/out')\"",
+        lane.display()
+    ));
+    post(&s1.id, &repo.root, &command, true);
+    assert_eq!(marks(&repo), 0, "PostToolUseFailure ends the mark too");
+    collect_garbage(&repo.root);
+    assert_recovers(
+        &repo.root,
+        &[lane.join("out").to_str().unwrap()],
+        &[(
+            lane.join("out/schema.gen.sql"),
+            b"create table t (id int);\n".to_vec(),
+        )],
+    );
+}
+
+#[test]
+fn an_ended_or_read_only_command_leaves_no_mark_and_claims_nothing_later() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let s1 = Agent::new("reader", root);
+    s1.pre_bash("ls -la && git log --oneline");
+    assert_eq!(marks(&repo), 0, "a line that only reads is not marked");
+    s1.pre_bash("cargo build");
+    post(&s1.id, root, "cargo build", false);
+    assert_eq!(marks(&repo), 0);
+    // A file someone else makes afterwards is not s1's: the peer's command scans nothing.
+    repo.write(root, "stray.txt", "not s1's\n");
+    let s2 = Agent::new("cleaner", root);
+    s2.bash("git clean -fdq");
+    assert!(kept_for(root, "reader").is_empty());
+}
+
+#[test]
+fn a_mark_past_the_lease_is_dropped_unscanned() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let s1 = Agent::new("vanished", root);
+    s1.pre_bash("./long-job.sh");
+    assert_eq!(marks(&repo), 1);
+    repo.write(root, "later.txt", "made after the session died\n");
+    // Three hours on (the lease is two): the session died mid-command.
+    let later = (now_secs() + 3 * 3600).to_string();
+    let run = bash_hook_env(root, "survivor", "git clean -fdq", &[("DIBS_NOW", &later)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::remove_file(repo.store_dir().join("running/survivor")).unwrap();
+    assert_eq!(marks(&repo), 0, "the stale mark is gone");
+    assert!(kept_for(root, "vanished").is_empty());
+}
+
+#[test]
+fn a_refused_command_is_not_marked() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let s1 = Agent::new("holder", root);
+    s1.write("mine.txt", b"s1's edit\n");
+    let s2 = Agent::new("sweeper", root);
+    let run = s2.pre_bash("git clean -fd");
+    assert_eq!(
+        hook_decision(&run).map(|d| d.0).as_deref(),
+        Some("deny"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(marks(&repo), 0);
+}
