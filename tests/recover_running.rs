@@ -33,6 +33,13 @@ fn post(session: &str, cwd: &Path, command: &str, failed: bool) {
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
+/// `id` starts a session in `cwd` (its host's SessionStart), and is driven from there.
+fn started(id: &str, cwd: &Path) -> Agent {
+    let run = hook(cwd, &session_start(id, cwd, "startup"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    Agent::new(id, cwd)
+}
+
 fn marks(repo: &TestRepo) -> usize {
     std::fs::read_dir(repo.store_dir().join("running")).map_or(0, |d| d.count())
 }
@@ -57,12 +64,12 @@ fn a_running_commands_output_survives_a_peers_clean_in_the_meantime() {
     let repo = TestRepo::new();
     let root = &repo.root;
     let command = "python3 gen.py && pytest -q";
-    let s1 = Agent::new("generator", root);
+    let s1 = started("generator", root);
     s1.pre_bash(command).assert_silent();
     assert_eq!(marks(&repo), 1);
     // gen.py's first second; the tests are still running.
     repo.write(root, "migrations/0042_orders.py", "# s1's migration\n");
-    let s2 = Agent::new("tidier", root);
+    let s2 = started("tidier", root);
     s2.bash("git clean -fdq");
     assert!(!root.join("migrations").exists());
     post(&s1.id, root, command, false);
@@ -83,12 +90,12 @@ fn a_running_commands_output_survives_a_peers_clean_in_the_meantime() {
 fn a_command_running_in_a_lane_is_scanned_by_a_peer_in_the_main_checkout() {
     let repo = TestRepo::new();
     let lane = repo.worktree("lane");
-    let s1 = Agent::new("builder", &repo.root);
+    let s1 = started("builder", &repo.root);
     // Started from the main checkout, runs in the lane.
     let command = format!("cd {} && make generate && make test", lane.display());
     s1.pre_bash(&command);
     repo.write(&lane, "out/schema.gen.sql", "create table t (id int);\n");
-    let s2 = Agent::new("remover", &repo.root);
+    let s2 = started("remover", &repo.root);
     s2.bash(&format!(
         "python3 -c \"import shutil; shutil.rmtree('{}/out')\"",
         lane.display()
@@ -110,7 +117,7 @@ fn a_command_running_in_a_lane_is_scanned_by_a_peer_in_the_main_checkout() {
 fn an_ended_or_read_only_command_leaves_no_mark_and_claims_nothing_later() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    let s1 = Agent::new("reader", root);
+    let s1 = started("reader", root);
     s1.pre_bash("ls -la && git log --oneline");
     assert_eq!(marks(&repo), 0, "a line that only reads is not marked");
     s1.pre_bash("cargo build");
@@ -118,7 +125,7 @@ fn an_ended_or_read_only_command_leaves_no_mark_and_claims_nothing_later() {
     assert_eq!(marks(&repo), 0);
     // A file someone else makes afterwards is not s1's: the peer's command scans nothing.
     repo.write(root, "stray.txt", "not s1's\n");
-    let s2 = Agent::new("cleaner", root);
+    let s2 = started("cleaner", root);
     s2.bash("git clean -fdq");
     assert!(kept_for(root, "reader").is_empty());
 }
@@ -127,7 +134,7 @@ fn an_ended_or_read_only_command_leaves_no_mark_and_claims_nothing_later() {
 fn a_mark_past_the_lease_is_dropped_unscanned() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    let s1 = Agent::new("vanished", root);
+    let s1 = started("vanished", root);
     s1.pre_bash("./long-job.sh");
     assert_eq!(marks(&repo), 1);
     repo.write(root, "later.txt", "made after the session died\n");
@@ -144,9 +151,9 @@ fn a_mark_past_the_lease_is_dropped_unscanned() {
 fn a_refused_command_is_not_marked() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    let s1 = Agent::new("holder", root);
+    let s1 = started("holder", root);
     s1.write("mine.txt", b"s1's edit\n");
-    let s2 = Agent::new("sweeper", root);
+    let s2 = started("sweeper", root);
     let run = s2.pre_bash("git clean -fd");
     assert_eq!(
         hook_decision(&run).map(|d| d.0).as_deref(),

@@ -44,14 +44,13 @@ pub(crate) fn may_write(judged: &Judgement) -> bool {
 
 /// Before a shell command that may write (`cmds`, as parsed) starts: mark its session as
 /// running it, in the worktrees of the event's directory and of the commands' own. Costs one
-/// small file written (and the store made, in a clone that has none yet).
+/// small file written; nothing in a clone without a store (no session has registered there, so
+/// no peer can be told apart from it: an everyday command makes no store).
 pub(crate) fn mark(event: &Event, cmds: &[SimpleCommand]) {
     let Some(here) = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree) else {
         return;
     };
-    let Some(store) =
-        Store::existing(&here.common_dir).or_else(|| Store::open(&here.common_dir).ok())
-    else {
+    let Some(store) = Store::existing(&here.common_dir) else {
         return;
     };
     let mut roots = vec![here.root.clone()];
