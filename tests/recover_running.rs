@@ -163,3 +163,41 @@ fn a_refused_command_is_not_marked() {
     );
     assert_eq!(marks(&repo), 0);
 }
+
+#[test]
+fn a_sub_agents_running_output_survives_its_siblings_clean() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let main = started("lead", root);
+    let as_agent = |name: &str, agent: &str, command: &str| {
+        let mut event = main_event(name, &main.id, root, command);
+        event["agent_id"] = json!(agent);
+        event["agent_type"] = json!("general-purpose");
+        let run = hook(root, &event);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    };
+    as_agent("PreToolUse", "agent-a", "python3 gen.py && pytest");
+    repo.write(root, "gen/out.txt", "agent a's output\n");
+    // Its sibling tidies up meanwhile.
+    as_agent("PreToolUse", "agent-b", "git clean -fdq");
+    sh(root, "git clean -fdq");
+    as_agent("PostToolUse", "agent-b", "git clean -fdq");
+    assert_eq!(marks(&repo), 1, "agent a's command still runs");
+    as_agent("PostToolUse", "agent-a", "python3 gen.py && pytest");
+    assert_eq!(marks(&repo), 0);
+    collect_garbage(root);
+    assert_recovers(
+        root,
+        &["gen"],
+        &[(root.join("gen/out.txt"), b"agent a's output\n".to_vec())],
+    );
+}
+
+/// A Claude Code Bash event (`PreToolUse` or `PostToolUse`) of `session`.
+fn main_event(name: &str, session: &str, cwd: &Path, command: &str) -> serde_json::Value {
+    let mut extra = json!({"tool_name": "Bash", "tool_input": {"command": command}});
+    if name != "PreToolUse" {
+        extra["tool_response"] = json!({"stdout": "", "stderr": "", "interrupted": false});
+    }
+    claude_event(name, session, cwd, extra)
+}

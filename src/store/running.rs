@@ -37,6 +37,24 @@ pub(crate) struct Running {
     pub(crate) at: u64,
     /// The worktree roots it runs in.
     pub(crate) roots: Vec<PathBuf>,
+    /// The sub-agent running it (a peer of its siblings), when one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) agent: Option<String>,
+}
+
+impl Running {
+    /// Whose marker this is: the session, or the session's sub-agent.
+    pub(crate) fn key(&self) -> String {
+        mark_key(&self.session, self.agent.as_deref())
+    }
+}
+
+/// The marker key of `session`'s sub-agent `agent` (or of the session itself).
+pub(crate) fn mark_key(session: &str, agent: Option<&str>) -> String {
+    match agent {
+        Some(a) => format!("{session}\u{1f}{a}"),
+        None => session.to_owned(),
+    }
 }
 
 /// Which markers: commands running, or scans left unfinished.
@@ -79,10 +97,10 @@ impl Store {
         if !fsio::is_real_dir(&dir) && self.make_dir(&dir).is_err() {
             return;
         }
-        let file = dir.join(session_key(&run.session));
+        let file = dir.join(session_key(&run.key()));
         if std::fs::symlink_metadata(&file).is_ok()
             && let Some(old) = read_marker(&file)
-            && old.session == run.session
+            && old.key() == run.key()
             && run.at.saturating_sub(old.at) < fresh
         {
             run.since = run.since.min(old.since);
@@ -97,8 +115,8 @@ impl Store {
         let _ = fsio::write_atomic(&file, &bytes);
     }
 
-    /// Every marker of this clone but `except`'s (one listing; nothing read when the session's
-    /// own is the only one).
+    /// Every marker of this clone but the one keyed `except` (see [`mark_key`]; one listing,
+    /// nothing read when that one is the only one).
     pub(crate) fn running_except(&self, marks: Marks, except: Option<&str>) -> Vec<Running> {
         let Ok(entries) = std::fs::read_dir(self.marks_dir(marks)) else {
             return Vec::new();
@@ -113,7 +131,7 @@ impl Store {
                 continue;
             }
             if let Some(run) = read_marker(&entry.path())
-                && session_key(&run.session) == name.to_string_lossy()
+                && session_key(&run.key()) == name.to_string_lossy()
             {
                 out.push(run);
             }
@@ -122,9 +140,9 @@ impl Store {
         out
     }
 
-    /// Remove `session`'s marker (its command ended, or the marker is stale).
-    pub(crate) fn end_running(&self, marks: Marks, session: &str) {
-        let _ = std::fs::remove_file(self.marks_dir(marks).join(session_key(session)));
+    /// Remove the marker keyed `key` (see [`mark_key`]: its command ended, or it is stale).
+    pub(crate) fn end_running(&self, marks: Marks, key: &str) {
+        let _ = std::fs::remove_file(self.marks_dir(marks).join(session_key(key)));
     }
 }
 
@@ -147,6 +165,7 @@ mod tests {
             since,
             at: since,
             roots: vec![PathBuf::from(root)],
+            agent: None,
         }
     }
 
@@ -171,5 +190,15 @@ mod tests {
         assert!(store.running_except(Marks::Running, Some("s2")).is_empty());
         assert_eq!(store.running_except(Marks::Running, Some("s1")).len(), 1);
         assert!(Store::existing(&dir.path().join("nothing")).is_none());
+        // A sub-agent's marker is its own: a peer of its session's.
+        let mut sub = run("s2", 600, "/d");
+        sub.agent = Some("agent-1".into());
+        store.mark_running(Marks::Running, sub.clone(), 60);
+        assert_eq!(
+            store.running_except(Marks::Running, Some("s2")),
+            [sub.clone()]
+        );
+        store.end_running(Marks::Running, &sub.key());
+        assert!(store.running_except(Marks::Running, Some("s2")).is_empty());
     }
 }

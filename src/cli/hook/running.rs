@@ -17,7 +17,7 @@ use crate::git::{self, Worktree};
 use crate::policy::readers;
 use crate::protocol::{Event, Response};
 use crate::shell::SimpleCommand;
-use crate::store::{self, Marks, Running, Store};
+use crate::store::{self, Marks, Running, Store, mark_key};
 
 /// Clock granularity and the hook's own start, as slack on a command's start (seconds).
 const SLACK_SECS: u64 = 2;
@@ -76,6 +76,7 @@ pub(crate) fn mark(event: &Event, cmds: &[SimpleCommand]) {
             since: now.saturating_sub(SLACK_SECS),
             at: now,
             roots,
+            agent: event.actor.as_ref().map(|a| a.id.clone()),
         },
         ALONGSIDE.as_secs(),
     );
@@ -89,8 +90,16 @@ pub(crate) fn ended(event: &Event) {
     {
         // A mark of a session's scan left unfinished stays: the next command of any session
         // that may destroy finishes it.
-        store.end_running(Marks::Running, &event.session_id);
+        store.end_running(Marks::Running, &own_key(event));
     }
+}
+
+/// The key of the event's own marker: its session's, or its sub-agent's.
+fn own_key(event: &Event) -> String {
+    mark_key(
+        &event.session_id,
+        event.actor.as_ref().map(|a| a.id.as_str()),
+    )
 }
 
 /// After the scan of a shell command's output: `over` holds the worktrees (of the clone whose
@@ -115,6 +124,7 @@ pub(crate) fn scan_left(event: &Event, common_dir: &Path, since_ns: i128, over: 
             since,
             at: now,
             roots: over,
+            agent: None,
         },
         u64::MAX,
     );
@@ -143,7 +153,7 @@ pub(crate) fn before_shell(event: &Event) {
     let Some(store) = Store::existing(&here.common_dir) else {
         return;
     };
-    let running = store.running_except(Marks::Running, Some(&event.session_id));
+    let running = store.running_except(Marks::Running, Some(&own_key(event)));
     let pending = store.running_except(Marks::Pending, None);
     if running.is_empty() && pending.is_empty() {
         return;
@@ -156,7 +166,7 @@ pub(crate) fn before_shell(event: &Event) {
         .chain(pending.into_iter().map(|r| (Marks::Pending, r)));
     for (kind, run) in marks {
         if now.saturating_sub(run.at) >= ttl.as_secs() {
-            store.end_running(kind, &run.session);
+            store.end_running(kind, &run.key());
             continue;
         }
         let since = i128::from(run.since) * 1_000_000_000;
@@ -164,7 +174,7 @@ pub(crate) fn before_shell(event: &Event) {
             session: &run.session,
             host: &run.host,
             since,
-            claim_since: (run.session == event.session_id).then_some(since),
+            claim_since: (run.key() == own_key(event)).then_some(since),
         };
         let mut left = Vec::new();
         for root in &run.roots {
@@ -175,7 +185,7 @@ pub(crate) fn before_shell(event: &Event) {
             }
         }
         if kind == Marks::Pending && left.is_empty() {
-            store.end_running(kind, &run.session);
+            store.end_running(kind, &run.key());
         }
     }
 }
