@@ -135,18 +135,21 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
                 ),
                 Err(_) => (&[][..], true),
             };
+            // Until the host says it ended, what the command writes is protected from peers.
+            let marks = judged.as_ref().map_or(true, running::may_write);
+            // The worktree the event runs in, located once for all that follows.
+            let here = (sweep || marks)
+                .then(|| crate::git::locate(&event.cwd, std::path::Path::new(".")))
+                .flatten()
+                .map(|l| l.worktree);
             if sweep {
-                // The worktree the event runs in, located once for both.
-                let here =
-                    crate::git::locate(&event.cwd, std::path::Path::new(".")).map(|l| l.worktree);
                 snap::sweep(event, here.as_ref(), reached);
                 let cmds = judged.as_ref().ok().and_then(|j| j.cmds.as_deref());
                 jobs::before_shell(event, here.as_ref(), cmds);
-                running::before_shell(event);
+                running::before_shell(event, here.as_ref());
             }
-            // Until the host says it ended, what the command writes is protected from peers.
-            if judged.as_ref().map_or(true, running::may_write) {
-                running::mark(event, reached);
+            if marks {
+                running::mark(event, here.as_ref(), reached);
             }
             let Ok(judged) = judged else {
                 return Ok(Response::Ask {

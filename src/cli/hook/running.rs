@@ -43,11 +43,11 @@ pub(crate) fn may_write(judged: &Judgement) -> bool {
 }
 
 /// Before a shell command that may write (`cmds`, as parsed) starts: mark its session as
-/// running it, in the worktrees of the event's directory and of the commands' own. Costs one
+/// running it, in the worktrees of the event's directory (`here`) and of the commands' own. Costs one
 /// small file written; nothing in a clone without a store (no session has registered there, so
 /// no peer can be told apart from it: an everyday command makes no store).
-pub(crate) fn mark(event: &Event, cmds: &[SimpleCommand]) {
-    let Some(here) = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree) else {
+pub(crate) fn mark(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand]) {
+    let Some(here) = here else {
         return;
     };
     let Some(store) = Store::existing(&here.common_dir) else {
@@ -142,12 +142,12 @@ fn scan_all(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> bool {
 }
 
 /// Before a shell command that may destroy: every other session's command still running in
-/// the clone has what changed in its worktrees since it began put into that session's
+/// the clone of `here` (the event's worktree) has what changed in its worktrees since it began put into that session's
 /// snapshot (files another live session watches are left to the sweep), and every scan left
 /// unfinished (the event's own session's too) is finished. A mark older than its session's
 /// lease is dropped unscanned. Costs two folder listings when none is marked.
-pub(crate) fn before_shell(event: &Event) {
-    let Some(here) = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree) else {
+pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
+    let Some(here) = here else {
         return;
     };
     let Some(store) = Store::existing(&here.common_dir) else {
@@ -159,7 +159,7 @@ pub(crate) fn before_shell(event: &Event) {
         return;
     }
     let now = store::now_secs();
-    let ttl = ttl_of(&here);
+    let ttl = ttl_of(here);
     let marks = running
         .into_iter()
         .map(|r| (Marks::Running, r))
