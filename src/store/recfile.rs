@@ -197,14 +197,18 @@ fn overwrite(path: &Path, bytes: &[u8]) -> io::Result<()> {
             .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
             .open(path)
     };
-    let file = match open() {
-        Ok(f) if f.metadata().is_ok_and(|m| own_plain(&m)) => f,
+    let own = |f: io::Result<File>| {
+        let f = f?;
+        let meta = f.metadata()?;
+        Ok::<_, io::Error>(own_plain(&meta).then_some((f, meta.len())))
+    };
+    let (file, len) = match own(open()) {
+        Ok(Some(found)) => found,
         _ => {
             fsio::set_aside(path)?;
-            open()?
+            own(open())?.ok_or_else(|| crate::platform::files::not_regular(path))?
         }
     };
-    let len = file.metadata()?.len();
     file.write_all_at(bytes, 0)?;
     if len > bytes.len() as u64 {
         file.set_len(bytes.len() as u64)?;
