@@ -125,8 +125,22 @@ fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) ->
         }
     };
     let text = text?;
-    if !read_only(lang, &text) {
-        return ask(what);
+    // Inline code and code on standard input are judged as a script file is: by what they can
+    // destroy, not by what they import or write (the snapshots keep what a write replaces).
+    match readonly::power(lang, &text) {
+        Some(readonly::Power::Runs(lines)) if !lines.is_empty() => {
+            return Some(Found::Commands {
+                script: format!("{name}'s code"),
+                lines,
+            });
+        }
+        Some(readonly::Power::Destroys(why)) => {
+            return ask(format!("the code `{name}` runs {why}, so it may"));
+        }
+        // Writing over a file that exists (a peer's, say) is put to the person as before.
+        Some(readonly::Power::Runs(_)) if !writes_existing(&text, &cmd.cwd) => {}
+        _ if !read_only(lang, &text) => return ask(what),
+        _ => {}
     }
     // `import json` runs ./json.py when there is one (or one was written in the line).
     let shadowed = lang == Lang::Python
@@ -144,6 +158,48 @@ fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) ->
         Found::Ask(format!(
             "`{name}` imports a module that a file beside it replaces, which may"
         ))
+    })
+}
+
+/// Whether inline code writes a file that already exists, by a literal name: Python's
+/// `open('F', 'w…')` (or `a`, `x`, `+`), `Path('F').write_text`/`write_bytes`, JavaScript's
+/// `writeFileSync('F'`/`appendFileSync('F'`/`writeFile('F'`. New files it makes are the
+/// session's own output.
+fn writes_existing(code: &str, cwd: &Path) -> bool {
+    const CALLS: [&str; 6] = [
+        "open(",
+        "Path(",
+        "writeFileSync(",
+        "appendFileSync(",
+        "writeFile(",
+        "appendFile(",
+    ];
+    CALLS.iter().any(|call| {
+        code.match_indices(call).any(|(at, _)| {
+            let rest = code[at + call.len()..].trim_start();
+            let Some(quote) = rest
+                .chars()
+                .next()
+                .filter(|c| matches!(c, '\'' | '"' | '`'))
+            else {
+                return false;
+            };
+            let Some((name, after)) = rest[1..].split_once(quote) else {
+                return false;
+            };
+            let writes = match *call {
+                "open(" => after
+                    .split(')')
+                    .next()
+                    .is_some_and(|args| args.contains(['w', 'a', 'x', '+'])),
+                "Path(" => after
+                    .trim_start_matches(')')
+                    .trim_start()
+                    .starts_with(".write_"),
+                _ => true,
+            };
+            writes && !name.is_empty() && cwd.join(name).exists()
+        })
     })
 }
 
