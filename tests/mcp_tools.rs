@@ -297,7 +297,7 @@ fn install_wires_mcp_tools_and_an_older_install_is_out_of_date_not_unwired() {
     let text = install_support::stdout(&doctor);
     assert_eq!(doctor.status.code(), Some(1), "{text}");
     assert!(
-        text.contains("predate git-dibs's hooks for PreToolUse (mcp__.*), PostToolUse (mcp__.*), PostToolUseFailure (mcp__.*): run `git dibs install` to add them"),
+        text.contains("was wired before git-dibs had its hooks for PreToolUse (mcp__.*), PostToolUse (mcp__.*), PostToolUseFailure (mcp__.*): run `git dibs install` to add them"),
         "{text}"
     );
     assert!(!text.contains("lack the git-dibs hooks"), "{text}");
@@ -322,4 +322,47 @@ fn install_wires_mcp_tools_and_an_older_install_is_out_of_date_not_unwired() {
     let (decision, reason, _) = hook_decision(&hook(&root, &edit)).expect("an answer");
     assert_eq!(decision, "deny", "{reason}");
     assert!(reason.contains("mcp__.*"), "{reason}");
+}
+
+/// A Gemini CLI event of an MCP tool call (`mcp_<server>_<tool>`).
+fn gemini_mcp(name: &str, cwd: &Path, tool: &str, own: Option<&str>) -> Value {
+    let mut v = json!({"hook_event_name": name, "session_id": "gem", "cwd": cwd,
+        "transcript_path": "", "timestamp": "2026-12-01T00:00:00Z",
+        "tool_name": tool, "tool_input": {"path": "x"}});
+    if let Some(own) = own {
+        v["mcp_context"] = json!({"server_name": "fs", "tool_name": own});
+    }
+    if name == "AfterTool" {
+        v["tool_response"] = json!({"llmContent": "ok", "returnDisplay": "ok"});
+    }
+    v
+}
+
+#[test]
+fn gemini_mcp_tools_are_scanned_unless_their_own_name_only_reads() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let refs = snapshot_tips(root);
+    // Its own name given: a reading tool is left alone.
+    for event in ["BeforeTool", "AfterTool"] {
+        let ev = gemini_mcp(event, root, "mcp_fs_read_file", Some("read_file"));
+        if event == "AfterTool" {
+            fs::write(root.join("gem.txt"), "made by an MCP tool\n").unwrap();
+        }
+        hook_host(root, "gemini", &ev, &[]).assert_silent();
+    }
+    assert_eq!(snapshot_tips(root), refs);
+    // Without it, the server's name could hold `_`: scanned, as any other.
+    for event in ["BeforeTool", "AfterTool"] {
+        let ev = gemini_mcp(event, root, "mcp_my_fs_read_file", None);
+        hook_host(root, "gemini", &ev, &[]).assert_silent();
+    }
+    assert_ne!(snapshot_tips(root), refs);
+    fs::remove_file(root.join("gem.txt")).unwrap();
+    collect_garbage(root);
+    assert_recovers(
+        root,
+        &["gem.txt"],
+        &[(root.join("gem.txt"), b"made by an MCP tool\n".to_vec())],
+    );
 }

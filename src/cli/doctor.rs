@@ -12,10 +12,12 @@ use anyhow::Result;
 use super::install::{Scope, find_on_path, load};
 
 mod damage;
+mod places;
 mod worktrees;
 use crate::git::{self, Worktree};
-use crate::protocol::settings::{self, ConfigHost, HOOKS, HookSpec, Settings};
+use crate::protocol::settings::{self, ConfigHost, HOOKS, Settings};
 use crate::store::{self, Store};
+use places::{places, predates};
 
 /// Options of `doctor`.
 #[derive(Debug, clap::Args)]
@@ -146,15 +148,6 @@ fn check_worktree(r: &mut Report) -> Option<Worktree> {
     }
 }
 
-/// A list of places for a message.
-fn places(specs: &[HookSpec]) -> String {
-    specs
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// A problem for each hook command whose program is an absolute path that does not exist.
 fn check_programs(r: &mut Report, shown: &impl std::fmt::Display, fix: &str, commands: &[String]) {
     for command in commands {
@@ -189,14 +182,12 @@ fn check_wiring(r: &mut Report, scope: Scope, path: &Path, s: &Settings) -> Opti
             places(&missing)
         ));
     }
-    let later = w.missing_later();
-    if !later.is_empty() {
-        r.problem(format!(
-            "the {} settings ({shown}) predate git-dibs's hooks for {}: {fix} to add them",
-            scope.name(),
-            places(&later)
-        ));
-    }
+    predates(
+        r,
+        &format!("the {} settings ({shown})", scope.name()),
+        &w,
+        &fix,
+    );
     let duplicated = w.duplicated();
     if !duplicated.is_empty() {
         r.problem(format!(
@@ -344,6 +335,7 @@ fn check_hosts(r: &mut Report, wt: &Worktree) {
                 places(&missing)
             ));
         }
+        predates(r, &shown.to_string(), &w, &fix);
         let duplicated = w.duplicated();
         if !duplicated.is_empty() {
             r.problem(format!(

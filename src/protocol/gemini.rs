@@ -30,6 +30,7 @@ struct Input {
     prompt: Option<String>,
     source: Option<String>,
     reason: Option<String>,
+    mcp_context: Value,
 }
 
 /// Gemini's tools that write the file named in `file_path`.
@@ -38,6 +39,8 @@ const EDIT_TOOLS: &[&str] = &["write_file", "replace"];
 const READ_TOOL: &str = "read_file";
 /// Gemini's shell tool.
 const SHELL_TOOL: &str = "run_shell_command";
+/// How Gemini names an MCP server's tools: `mcp_<server>_<tool>`.
+const MCP_PREFIX: &str = "mcp_";
 
 pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
     let input: Input = common::typed(value)?;
@@ -91,6 +94,23 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                     }
                 }
                 None => EventKind::Ignored,
+            }
+        }
+        // An MCP server's tool: anything it writes is found by state. Its own name is known
+        // only when the host says (`mcp_context.tool_name`): a server's name may hold `_`.
+        "BeforeTool" | "AfterTool" if tool.starts_with(MCP_PREFIX) => {
+            let name = match input.mcp_context.get("tool_name").and_then(Value::as_str) {
+                Some(own) if !own.is_empty() => own.to_owned(),
+                _ => tool.clone(),
+            };
+            if before {
+                EventKind::BeforeOtherTool { tool, name }
+            } else {
+                EventKind::AfterOtherTool {
+                    tool,
+                    name,
+                    took: None,
+                }
             }
         }
         "BeforeAgent" => EventKind::Prompt {

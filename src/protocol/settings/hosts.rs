@@ -55,6 +55,9 @@ pub(crate) const CURSOR: Layout = Layout {
     exec: false,
 };
 
+/// The matcher of Gemini CLI's MCP tools (a regex), every server's.
+pub(crate) const GEMINI_MCP_MATCHER: &str = "mcp_.*";
+
 /// Gemini CLI: `.gemini/settings.json`, timeouts in milliseconds.
 pub(crate) const GEMINI: Layout = Layout {
     hooks: &[
@@ -67,6 +70,9 @@ pub(crate) const GEMINI: Layout = Layout {
         spec("SessionStart", None),
         spec("SessionEnd", None),
         spec("BeforeAgent", None),
+        // An MCP server's tool (`mcp_<server>_<tool>`), swept before and scanned after.
+        spec("BeforeTool", Some(GEMINI_MCP_MATCHER)).later(),
+        spec("AfterTool", Some(GEMINI_MCP_MATCHER)).later(),
     ],
     flat: false,
     timeout: TIMEOUT_SECS * 1000,
