@@ -61,7 +61,8 @@ fn running(job: &Background, now: u64, ttl: Duration) -> bool {
     now.saturating_sub(job.at) < window.as_secs()
 }
 
-fn ttl_of(wt: &Worktree) -> Duration {
+/// The session lease (`dibs.ttl`) in force at `wt`.
+pub(super) fn ttl_of(wt: &Worktree) -> Duration {
     super::facts::settings_of(wt)
         .duration("dibs.ttl")
         .unwrap_or(store::DEFAULT_TTL)

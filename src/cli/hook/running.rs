@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::changed::{Scan, scan_worktree};
+use super::jobs::ttl_of;
 use crate::cli::guard::Judgement;
 use crate::git::{self, Worktree};
 use crate::policy::readers;
@@ -28,12 +29,6 @@ const ROUNDS: usize = 8;
 /// Within this long of the session's earlier mark, a new one is taken as running beside it
 /// (a host running two commands at once), and both are covered from the earlier start.
 const ALONGSIDE: Duration = Duration::from_secs(10 * 60);
-
-fn ttl_of(wt: &Worktree) -> Duration {
-    super::facts::settings_of(wt)
-        .duration("dibs.ttl")
-        .unwrap_or(store::DEFAULT_TTL)
-}
 
 /// Whether the command `judged` will run and may write: not refused, and not a line that can
 /// only read.
