@@ -431,3 +431,26 @@ fn rule5_autostash_from_config_is_a_stash() {
     git(r, &["config", "branch.main.rebase", "true"]);
     denied(r, "git pull");
 }
+
+/// `git sparse-checkout set` takes out of the worktree the files outside its patterns whose
+/// copy matches the index: a live peer's staged file is refused, an unstaged edit (which git
+/// leaves) is not.
+#[test]
+fn rule5_sparse_checkout_over_a_peers_staged_file() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    for cmd in ["git sparse-checkout set docs", "git sparse-checkout list"] {
+        allowed(r, cmd);
+    }
+    git(r, &["add", "src/lib.rs"]);
+    for cmd in [
+        "git sparse-checkout set docs",
+        "git sparse-checkout init --cone",
+        "git sparse-checkout reapply",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(reason.contains("src/lib.rs"), "{cmd}: {reason}");
+    }
+    allowed(r, "git sparse-checkout disable");
+}

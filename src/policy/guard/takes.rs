@@ -269,6 +269,16 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             }
             Op::Take(vec![Take::new(true, false, specs)])
         }
+        // Files left outside the new patterns go from the worktree when their copy matches
+        // the index: a peer's staged file among them is then only in the index.
+        "sparse-checkout"
+            if matches!(
+                rest.first().map(String::as_str),
+                Some("set" | "add" | "reapply" | "init")
+            ) =>
+        {
+            Op::Take(vec![staged_only(Vec::new())])
+        }
         "read-tree" => {
             let p = parse(rest, "", "", &["prefix", "index-output"]);
             if !p.has(&["-u", "--update"]) || p.has(&["-n", "--dry-run"]) {

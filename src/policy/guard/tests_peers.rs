@@ -378,3 +378,36 @@ fn history_written_back_by_pipelines() {
         assert_eq!(taken(line), None, "{line}");
     }
 }
+
+/// `git sparse-checkout set/add/reapply/init` takes from the worktree the files outside its
+/// patterns whose copy matches the index: a peer's staged file among them (red-team 2).
+#[test]
+fn sparse_checkout_takes_staged_files() {
+    for line in [
+        "git sparse-checkout set src",
+        "git sparse-checkout add docs",
+        "git sparse-checkout reapply",
+        "git sparse-checkout init --cone",
+    ] {
+        let t = takes(line);
+        assert!(
+            t[0].staged_only && !t[0].tracked && !t[0].untracked,
+            "{line}"
+        );
+    }
+    for line in [
+        "git sparse-checkout list",
+        "git sparse-checkout disable",
+        "git sparse-checkout check-rules",
+    ] {
+        assert_eq!(op(line), None, "{line}");
+    }
+    let f = peer_facts(&[]);
+    match peer_verdict("git sparse-checkout set src", &f) {
+        Verdict::Block(b) => {
+            assert!(b.reason.contains("staged.rs"), "{}", b.reason);
+            assert!(!b.reason.contains("notes.txt"), "{}", b.reason);
+        }
+        other => panic!("{other:?}"),
+    }
+}
