@@ -61,6 +61,14 @@ fn snapshot_tips(root: &Path) -> String {
     )
 }
 
+/// Session `owner` writes `notes.md` through its edit tool, then changes it to `text` by a way
+/// no hook sees (which a sweep or a scan would take).
+fn changed_unseen(root: &Path, text: &str) {
+    Agent::new("owner", root).write("notes.md", b"first\n");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::write(root.join("notes.md"), text).unwrap();
+}
+
 fn start(session: &str, cwd: &Path) {
     hook(cwd, &session_start(session, cwd, "startup"));
 }
@@ -163,11 +171,8 @@ fn a_failed_mcp_tool_call_keeps_what_it_wrote_before_failing() {
 fn before_an_mcp_tool_runs_a_peers_later_change_is_swept_into_its_snapshot() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    let owner = Agent::new("owner", root);
-    owner.write("notes.md", b"first\n");
     // The owner changes its file again by a way no hook sees.
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    fs::write(root.join("notes.md"), "second, unseen\n").unwrap();
+    changed_unseen(root, "second, unseen\n");
     // Another session's MCP tool (a move, say) is about to run: the sweep comes first.
     let before = snapshot_tips(root);
     let pre = mcp_event(
@@ -192,11 +197,7 @@ fn before_an_mcp_tool_runs_a_peers_later_change_is_swept_into_its_snapshot() {
 fn a_read_only_mcp_tool_scans_nothing_and_a_writing_one_does() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    let owner = Agent::new("owner", root);
-    owner.write("notes.md", b"first\n");
-    // A change no hook saw, which a scan or a sweep would take.
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    fs::write(root.join("notes.md"), "second\n").unwrap();
+    changed_unseen(root, "second\n");
     fs::write(root.join("loose.txt"), "untracked\n").unwrap();
     let refs = snapshot_tips(root);
     for tool in [
