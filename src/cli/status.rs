@@ -299,9 +299,10 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         .collect();
     for w in gone {
         let w = text::clean(&w.display().to_string(), text::MAX_SHOWN);
+        let arg = crate::shell::quote_word(&w);
         println!(
             "worktree {w} is gone; what sessions left uncommitted there is in their snapshots: \
-             git dibs recover --worktree {w}"
+             git dibs recover --worktree {arg}"
         );
     }
     if views.is_empty() {

@@ -236,28 +236,15 @@ fn now_rfc3339() -> String {
     crate::store::rfc3339(crate::store::now_secs())
 }
 
-/// `text` quoted for a POSIX shell when it needs it.
-fn sh_quote(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:@%+=,".contains(&b));
-    if plain {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn quoting() {
-        assert_eq!(sh_quote("src/lib.rs"), "src/lib.rs");
-        assert_eq!(sh_quote("a b"), "'a b'");
-        assert_eq!(sh_quote("it's"), r"'it'\''s'");
+        assert_eq!(crate::shell::quote_word("src/lib.rs"), "src/lib.rs");
+        assert_eq!(crate::shell::quote_word("a b"), "'a b'");
+        assert_eq!(crate::shell::quote_word("it's"), r"'it'\''s'");
     }
 
     #[test]

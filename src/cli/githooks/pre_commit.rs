@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::{AuditLine, Committer, fail_open, git_argv, sh_quote};
+use super::{AuditLine, Committer, fail_open, git_argv};
 use crate::policy::claims::{ago, describe_to, may_commit_co_held};
 use crate::store::{self, FileKey, Session, Store};
 
@@ -134,7 +134,7 @@ fn message(held: &[Held], files: &[String], now: u64, viewer: &str) -> String {
             h.files.join(", ")
         ));
     }
-    let quoted: Vec<String> = files.iter().map(|f| sh_quote(f)).collect();
+    let quoted: Vec<String> = files.iter().map(|f| crate::shell::quote_word(f)).collect();
     text.push_str(&format!(
         "Those are its changes, not yours to commit. Unstage them (paths from the top of the \
          worktree) and commit the rest:\n  git restore --staged -- {}\nor ask that session to \

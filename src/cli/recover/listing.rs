@@ -172,7 +172,8 @@ fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipp
                 if f.worktree_exists {
                     println!("  {root}");
                 } else {
-                    println!("  {root} (gone: git dibs recover --worktree {root})");
+                    let arg = crate::shell::quote_word(&root);
+                    println!("  {root} (gone: git dibs recover --worktree {arg})");
                 }
             }
             let origin = match f.origin {

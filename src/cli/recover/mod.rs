@@ -60,7 +60,7 @@ pub(crate) fn point_at(common_dir: &Path, at_risk: &[AtRisk], response: &mut Res
         }
         let line = format!(
             "\nrecoverable: git dibs recover --worktree {}",
-            w.root.display()
+            crate::shell::quote_word(&w.root.to_string_lossy())
         );
         match response {
             Response::Deny { reason, person } if !reason.contains(&line) => {

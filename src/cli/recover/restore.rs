@@ -330,7 +330,7 @@ pub(super) fn files(
             println!(
                 "the worktree {} is gone; bring it back first: git dibs recover --worktree {}",
                 root.display(),
-                root.display()
+                crate::shell::quote_word(&root.to_string_lossy())
             );
         }
         if done.is_empty() && gone.is_empty() {
