@@ -24,7 +24,7 @@ fn the_printed_recover_command_works_when_pasted_for_a_path_with_a_space() {
         .unwrap_or_else(|| panic!("{listing}"))
         .trim_end_matches(')')
         .to_owned();
-    assert!(line.contains("'"), "{line}");
+    assert!(line.contains('\''), "{line}");
     let out = std::process::Command::new("sh")
         .args(["-c", &line])
         .current_dir(r)
