@@ -293,15 +293,18 @@ impl<'t> View<'t> {
         let mut named = false;
         let mut root_of: FxMap<&str, usize> = FxMap::default();
         let mut last_root: Option<(&str, usize)> = None;
-        // Room at once for about as many files as a log of this length holds (a file's line is
-        // about 100 bytes), without a pass to count them.
-        let lines = text.len() / 100 + 1;
-        let mut files: Vec<Option<FileView<'t>>> = Vec::with_capacity(lines);
+        // Room at once for as many files as a log of this length can hold (a file's line is
+        // 100 bytes or more; room not written to costs no memory), without a pass to count
+        // them; the map of where each file's line is, sized for the usual lines (those of a
+        // file and its snapshot, 160 bytes or more), grows in the rare log that needs it.
+        let mut files: Vec<FileView<'t>> = Vec::with_capacity(text.len() / 100 + 1);
+        // Whether each of `files` is its file's last line so far.
+        let mut last: Vec<bool> = Vec::with_capacity(text.len() / 100 + 1);
         let mut at: FxMap<(&str, &str), usize> =
-            FxMap::with_capacity_and_hasher(lines, BuildHasherDefault::default());
+            FxMap::with_capacity_and_hasher(text.len() / 160 + 1, BuildHasherDefault::default());
         // Only whole lines: a torn last line (a writer killed mid-append) is left out.
         let whole = text.rfind('\n').map_or("", |end| &text[..end]);
-        // Lines found by `memchr` (a line is long); fields by a plain scan (they are short).
+        // Lines found by `memchr` (a line is long), then read field by field.
         for line in whole.split('\n') {
             view.lines += 1;
             let mut fields = pieces(line, b'\t');
@@ -344,9 +347,10 @@ impl<'t> View<'t> {
                         continue;
                     };
                     if let Some(old) = at.insert(key, files.len()) {
-                        files[old] = None;
+                        last[old] = false;
                     }
-                    files.push(Some(f));
+                    files.push(f);
+                    last.push(true);
                 }
                 _ => {}
             }
@@ -354,7 +358,10 @@ impl<'t> View<'t> {
         if !named {
             return None;
         }
-        view.files = files.into_iter().flatten().collect();
+        // In place: no second copy of every file.
+        let mut kept = last.into_iter();
+        files.retain(|_| kept.next().unwrap_or(false));
+        view.files = files;
         if view.files.len() > MAX_WATCHED {
             let extra = view.files.len() - MAX_WATCHED;
             view.files.drain(..extra);

@@ -119,9 +119,31 @@ pub(super) fn quick_file(rest: &str) -> Option<FileFields<'_>> {
 /// The field of `text` from `*at` to the next tab; `*at` moves past the tab.
 fn field_at<'t>(text: &'t str, at: &mut usize) -> Option<&'t str> {
     let start = *at;
-    let len = text.as_bytes()[start..].iter().position(|&b| b == b'\t')?;
+    let len = tab_in(&text.as_bytes()[start..])?;
     *at = start + len + 1;
     Some(&text[start..start + len])
+}
+
+/// Where the first tab of `bytes` is: eight bytes at a step (a blob's id is 40 of them).
+pub(super) fn tab_in(bytes: &[u8]) -> Option<usize> {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const TABS: u64 = 0x0909_0909_0909_0909;
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes")) ^ TABS;
+        // The high bit of each byte that was a tab (exact: no carry crosses a byte).
+        let tabs = !(((x & LOW7) + LOW7) | x | LOW7);
+        if tabs != 0 {
+            return Some(at + tabs.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\t')
+        .map(|i| at + i)
 }
 
 /// The number of 1 to 19 decimal digits (no sign) in `text` from `*at` to the next tab;

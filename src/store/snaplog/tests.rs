@@ -121,3 +121,20 @@ fn a_file_line_reads_the_same_in_one_pass_as_split_and_parsed() {
     }
     assert!(file_of(lines[0], |_| None).is_none());
 }
+
+#[test]
+fn tabs_are_found_eight_bytes_at_a_step_exactly() {
+    // Every byte value around a tab, at every place of a word and past it.
+    for len in 0..20 {
+        for place in 0..=len {
+            for other in [0u8, 1, 8, 0x0a, 0x89, 0xff, b'0'] {
+                let mut bytes = vec![other; len];
+                if place < len {
+                    bytes[place] = b'\t';
+                }
+                let want = bytes.iter().position(|&b| b == b'\t');
+                assert_eq!(fields::tab_in(&bytes), want, "{bytes:?}");
+            }
+        }
+    }
+}
