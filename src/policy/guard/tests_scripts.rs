@@ -170,9 +170,20 @@ fn scripts_that_destroy_or_cannot_be_judged() {
         "new Function(code)()",
         "Deno.remove('src', { recursive: true })",
         "await import(name)",
+        "require('fs')['rm'+'Sync']('src/lib.rs')",
+        "const f = require('fs'); f[process.argv[2]]('src')",
+        "import * as fs from 'fs'; fs['unlink' + 'Sync']('x')",
+        "process['binding']('fs')",
     ] {
         destroys(Lang::Js, text);
     }
+    assert_eq!(
+        runs(
+            Lang::Js,
+            "const a = [1, 2]; const fs = require('fs'); console.log(a[i], fs.readFileSync('x')[0]);"
+        ),
+        Vec::<String>::new()
+    );
     let why = destroys(Lang::Python, "import shutil\nshutil.rmtree('src')\n");
     assert_eq!(why, "calls `shutil.rmtree`");
     assert_eq!(power(Lang::Perl, "unlink 'x'"), None);

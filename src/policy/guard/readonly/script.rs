@@ -450,6 +450,9 @@ fn js(toks: &[Tok]) -> Result<Vec<String>, String> {
     }
     let child = modules.iter().any(|m| plain(m) == "child_process");
     let fs_like = modules.iter().any(|m| plain(m).contains("fs"));
+    if let Some(why) = js_computed_module_member(toks) {
+        return Err(why);
+    }
     let mut cmds = Vec::new();
     for (i, t) in toks.iter().enumerate() {
         let Tok::Ident(w) = t else { continue };
@@ -490,4 +493,49 @@ fn js(toks: &[Tok]) -> Result<Vec<String>, String> {
         }
     }
     Ok(cmds)
+}
+
+/// A module's member looked up by a computed name (`require('fs')['rm' + 'Sync']`, `fs[name]`,
+/// `process[k]`): any member, so anything it can do. A number as the name is an element.
+fn js_computed_module_member(toks: &[Tok]) -> Option<String> {
+    // Names bound to a module: `const fs = require(...)`, `import fs from ...`, `import * as fs`.
+    let mut bound: Vec<&str> = vec!["process", "global", "globalThis"];
+    for w in toks.windows(4) {
+        match w {
+            [Tok::Ident(_), Tok::Ident(n), Tok::Punct('='), Tok::Ident(r)] if r == "require" => {
+                bound.push(n);
+            }
+            [Tok::Ident(i), Tok::Ident(n), Tok::Ident(f), _] if i == "import" && f == "from" => {
+                bound.push(n);
+            }
+            [Tok::Punct('*'), Tok::Ident(a), Tok::Ident(n), _] if a == "as" => bound.push(n),
+            _ => {}
+        }
+    }
+    for (i, t) in toks.iter().enumerate() {
+        if toks.get(i + 1) != Some(&Tok::Punct('['))
+            || toks.get(i + 3) == Some(&Tok::Punct(']'))
+                && matches!(toks.get(i + 2), Some(Tok::Num))
+        {
+            continue;
+        }
+        let module = match t {
+            Tok::Ident(n) => {
+                bound.contains(&n.as_str()) && (i == 0 || toks[i - 1] != Tok::Punct('.'))
+            }
+            // `require('fs')[...]`
+            Tok::Punct(')') => toks[..i]
+                .iter()
+                .rposition(|t| *t == Tok::Punct('('))
+                .is_some_and(|o| {
+                    o > 0
+                        && matches!(&toks[o - 1], Tok::Ident(r) if r == "require" || r == "import")
+                }),
+            _ => false,
+        };
+        if module {
+            return Some("looks up a module's member by a computed name".into());
+        }
+    }
+    None
 }
