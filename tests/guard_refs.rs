@@ -188,3 +188,35 @@ fn commits_another_branch_holds_are_not_lost_unless_it_goes_too() {
     git(r, &["tag", "v-topic", "topic"]);
     allowed(r, "git branch -D topic");
 }
+
+#[test]
+fn the_stash_ref_and_its_reflog_are_guarded_like_stash_clear_and_drop() {
+    let f = fixture();
+    let r = &f.repo.root;
+    for cmd in [
+        "git reflog expire --expire=now --all",
+        "git reflog show stash",
+        "git reflog",
+    ] {
+        allowed(r, cmd);
+    }
+    std::fs::write(r.join("README.md"), "stashed work\n").unwrap();
+    git(r, &["stash", "push", "-q", "-m", "wip"]);
+    for cmd in [
+        "git update-ref -d refs/stash",
+        "git reflog expire --expire=now refs/stash",
+        "git reflog expire --expire=now --all",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(reason.contains("[guard:stash-clear]"), "{cmd}: {reason}");
+    }
+    let reason = asked(r, "git reflog delete stash@{0}");
+    assert!(reason.contains("[guard:stash-drop]"), "{reason}");
+    for cmd in [
+        "git stash list",
+        "git reflog show stash",
+        "git stash show -p",
+    ] {
+        allowed(r, cmd);
+    }
+}

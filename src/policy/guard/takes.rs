@@ -127,6 +127,29 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             }
             return Some((Op::Take(takes), specs));
         }
+        // The stash's entries are its reflog: deleting the ref or its entries drops them.
+        "update-ref"
+            if rest.iter().any(|a| a == "-d" || a == "--delete")
+                && rest.iter().any(|a| a == "refs/stash") =>
+        {
+            return Some((Op::StashDrop { all: true }, Vec::new()));
+        }
+        "reflog" => {
+            let stash = |a: &String| a.starts_with("stash@{") || a.starts_with("refs/stash");
+            return match rest.first().map(String::as_str) {
+                Some("delete") if rest.iter().any(stash) => {
+                    Some((Op::StashDrop { all: false }, Vec::new()))
+                }
+                Some("expire")
+                    if rest
+                        .iter()
+                        .any(|a| a == "--all" || a == "stash" || stash(a)) =>
+                {
+                    Some((Op::StashDrop { all: true }, Vec::new()))
+                }
+                _ => None,
+            };
+        }
         "stash" => {
             let (verb, opts) = match rest.first().map(String::as_str) {
                 None => ("push", rest),
