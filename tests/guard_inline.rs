@@ -55,3 +55,27 @@ fn inline_code_that_destroys_or_hides_what_it_runs_is_still_asked() {
         "{reason}"
     );
 }
+
+#[test]
+fn a_build_step_deleting_its_own_literal_build_folder_is_silent_beside_a_peer() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    std::fs::create_dir_all(r.join("build")).unwrap();
+    std::fs::create_dir_all(r.join("scripts")).unwrap();
+    std::fs::write(
+        r.join("scripts/build.js"),
+        "const fs = require('fs');\nfs.rmSync('dist', {recursive: true, force: true});\nfs.mkdirSync('dist');\n",
+    )
+    .unwrap();
+    for cmd in [
+        r#"python3 -c "import shutil; shutil.rmtree('build', ignore_errors=True)""#,
+        r#"node -e "require('fs').rmSync('dist', {recursive: true, force: true})""#,
+        "node scripts/build.js",
+    ] {
+        allowed(r, cmd);
+    }
+    // The same removal of the peer's folder is refused as `rm -rf src` is.
+    let reason = denied(r, r#"python3 -c "import shutil; shutil.rmtree('src')""#);
+    assert!(reason.contains("[guard:peer-files]"), "{reason}");
+}

@@ -44,8 +44,13 @@ fn regression_interpreter_code_in_every_spelling() {
         "cat > /tmp/dibs-t.py <<'EOF'\nimport shutil\nshutil.rmtree('src')\nEOF\npython3 /tmp/dibs-t.py",
         "make -f /dev/stdin <<< $'all:\\n\\tgit reset --hard'",
     ] {
-        let reason = asked(r, cmd);
-        assert!(reason.contains("[guard:runs-code]"), "{cmd}: {reason}");
+        // A removal of a literal path is judged as the `rm -rf` it is: refused over the peer's
+        // file. The rest is put to the person.
+        let reason = stopped(r, cmd);
+        assert!(
+            reason.contains("[guard:runs-code]") || reason.contains("[guard:peer-files]"),
+            "{cmd}: {reason}"
+        );
     }
     let reason = asked(r, "echo 'unlink \"src/lib.rs\"' | perl");
     assert!(reason.contains("from its input"), "{reason}");

@@ -171,7 +171,7 @@ fn guard_refusals_and_questions() {
     );
     std::fs::write(
         root.join("wipe.py"),
-        "import shutil\nshutil.rmtree('src')\n",
+        "import shutil\nshutil.rmtree(target)\n",
     )
     .unwrap();
     insta::assert_snapshot!("guard_runs_code_script", bash("python3 wipe.py"));

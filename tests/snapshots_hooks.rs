@@ -370,7 +370,7 @@ fn guard_rules_as_check_explains_them() {
         &[
             "check",
             "--",
-            "python3 -c 'import shutil; shutil.rmtree(\"src\")'",
+            "python3 -c 'import shutil; shutil.rmtree(target)'",
         ],
         &["check", "--", "npm run clean"],
         &["check", "--", "eval \"$CMD\""],

@@ -121,12 +121,11 @@ fn literal_commands_are_handed_back() {
 #[test]
 fn scripts_that_destroy_or_cannot_be_judged() {
     for text in [
-        "import shutil\nshutil.rmtree('src')\n",
+        "import shutil\nshutil.rmtree(path)\n",
         "import shutil as s\ns.move('a', '/tmp/a')\n",
         "from shutil import rmtree\n",
         "from os import remove as r\nr('x')\n",
         "import os as o\no.replace('a', 'b')\n",
-        "import os\nos.unlink('src/lib.rs')\n",
         "import os\nos.truncate('src/lib.rs', 0)\n",
         "from pathlib import Path\nPath('src/lib.rs').unlink()\n",
         "import pathlib\npathlib.Path('a').rename('b')\n",
@@ -153,10 +152,8 @@ fn scripts_that_destroy_or_cannot_be_judged() {
         destroys(Lang::Python, text);
     }
     for text in [
-        "require('fs').rmSync('src', { recursive: true })",
-        "const fs = require('fs'); fs.unlinkSync('src/lib.rs')",
-        "const fsp = require('fs/promises'); await fsp.rm('src', { recursive: true })",
         "import { promises as fs } from 'fs'\nawait fs.rename('a', 'b')",
+        "require('fs').rmSync(dir, { recursive: true })",
         "const fse = require('fs-extra'); fse.emptyDirSync('src')",
         "const rimraf = require('rimraf'); rimraf.sync('src')",
         "require('shelljs').rm('-rf', 'src')",
@@ -184,7 +181,7 @@ fn scripts_that_destroy_or_cannot_be_judged() {
         ),
         Vec::<String>::new()
     );
-    let why = destroys(Lang::Python, "import shutil\nshutil.rmtree('src')\n");
+    let why = destroys(Lang::Python, "import shutil\nshutil.rmtree(path)\n");
     assert_eq!(why, "calls `shutil.rmtree`");
     assert_eq!(power(Lang::Perl, "unlink 'x'"), None);
 }
@@ -210,5 +207,43 @@ fn find_follows_links_and_rsync_goes_into_its_destination() {
             assert_eq!(paths, [std::path::PathBuf::from("/w/repo/L/")]);
         }
         other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_removal_of_a_literal_path_is_judged_as_rm() {
+    for (lang, text, want) in [
+        (
+            Lang::Python,
+            "import shutil\nshutil.rmtree('build', ignore_errors=True)\n",
+            "rm -rf -- build",
+        ),
+        (
+            Lang::Python,
+            "import os\nos.unlink('src/lib.rs')\n",
+            "rm -rf -- src/lib.rs",
+        ),
+        (
+            Lang::Python,
+            "import shutil\nshutil.rmtree('my dir')\n",
+            "rm -rf -- 'my dir'",
+        ),
+        (
+            Lang::Js,
+            "require('fs').rmSync('dist', { recursive: true, force: true })",
+            "rm -rf -- dist",
+        ),
+        (
+            Lang::Js,
+            "const fs = require('fs'); fs.unlinkSync('src/lib.rs')",
+            "rm -rf -- src/lib.rs",
+        ),
+        (
+            Lang::Js,
+            "const fsp = require('fs/promises'); await fsp.rm('out', { recursive: true })",
+            "rm -rf -- out",
+        ),
+    ] {
+        assert_eq!(runs(lang, text), vec![want.to_owned()], "{text}");
     }
 }

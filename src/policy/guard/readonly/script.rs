@@ -40,6 +40,32 @@ const PY_DESTROY: &[&str] = &[
     "shutil.move",
     "send2trash",
 ];
+/// Python and JavaScript removals judged, with a literal path, as `rm -rf PATH`.
+const PY_REMOVE: &[&str] = &[
+    "os.remove",
+    "os.unlink",
+    "os.rmdir",
+    "os.removedirs",
+    "shutil.rmtree",
+];
+const JS_REMOVE: &[&str] = &[
+    "rm",
+    "rmSync",
+    "rmdir",
+    "rmdirSync",
+    "unlink",
+    "unlinkSync",
+    "remove",
+    "removeSync",
+];
+
+/// `rm -rf -- PATH` for a call at `open` whose first argument is the literal path `PATH`.
+fn literal_removal(lang: Lang, toks: &[Tok], open: usize) -> Option<String> {
+    let args = call_args(toks, open)?;
+    let path = literal_str(lang, args.first()?)?;
+    (!path.is_empty()).then(|| format!("rm -rf -- {}", crate::shell::quote_word(&path)))
+}
+
 /// Python calls that run a command given as their first argument.
 const PY_RUN: &[&str] = &[
     "os.system",
@@ -344,6 +370,16 @@ fn python(toks: &[Tok]) -> Result<Vec<String>, String> {
         };
         let call = toks.get(next) == Some(&Tok::Punct('('));
         if under(&full, PY_DESTROY) {
+            // A removal of a literal path is judged as the `rm -rf` it is.
+            if let Some(rm) = PY_REMOVE
+                .contains(&full.as_str())
+                .then(|| literal_removal(Lang::Python, toks, next))
+                .flatten()
+            {
+                cmds.push(rm);
+                i = next;
+                continue;
+            }
             return Err(format!("calls `{full}`"));
         }
         if under(&full, PY_OPAQUE) && (names.contains_key(head) || call) {
@@ -459,6 +495,17 @@ fn js(toks: &[Tok]) -> Result<Vec<String>, String> {
         let w = w.as_str();
         let after_dot = i > 0 && toks[i - 1] == Tok::Punct('.');
         let call = toks.get(i + 1) == Some(&Tok::Punct('('));
+        // A removal of a literal path is judged as the `rm -rf` it is.
+        let removes =
+            JS_DESTROY.contains(&w) || (after_dot && fs_like && JS_DESTROY_METHODS.contains(&w));
+        if removes
+            && call
+            && JS_REMOVE.contains(&w)
+            && let Some(rm) = literal_removal(Lang::Js, toks, i + 1)
+        {
+            cmds.push(rm);
+            continue;
+        }
         if JS_DESTROY.contains(&w) {
             return Err(format!("uses `{w}`"));
         }
