@@ -51,16 +51,21 @@ fn writers_killed_mid_write_lose_no_confirmed_touch() {
     hook(&repo.root, &repo.pre_edit(A, "src/big/f000.rs"));
     let one = started.elapsed();
     // Kills spread over a whole call and a little past it (a plain LCG: the same every run).
+    // A call under load takes longer than the one timed above, so the spread widens while no
+    // writer finishes and narrows while none is killed: both must happen for the test to mean
+    // anything, on a quiet machine and on a loaded one.
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut spread = 1.2;
     let (mut killed, mut done) = (0, 0);
-    for j in 0..80 {
+    let mut j = 0;
+    while j < 80 || (killed == 0 || done == 0) && j < 400 {
         let rel = format!("src/k/f{j:03}.rs");
         repo.write(&repo.root, &rel, "x\n");
         let input = format!("{}\n", repo.pre_edit(A, &rel));
         seed = seed
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        let delay = one.mul_f64((seed >> 33) as f64 / (1u64 << 31) as f64 * 1.2);
+        let delay = one.mul_f64((seed >> 33) as f64 / (1u64 << 31) as f64 * spread);
         let mut child = std::process::Command::new(bin())
             .arg("hook")
             .current_dir(&repo.root)
@@ -84,9 +89,17 @@ fn writers_killed_mid_write_lose_no_confirmed_touch() {
             let kept = files_of(&repo, A);
             let lost: Vec<_> = confirmed.difference(&kept).collect();
             assert!(lost.is_empty(), "after {j}: lost {lost:?}");
+            if done == 0 {
+                spread *= 2.0;
+            } else if killed == 0 {
+                spread /= 2.0;
+            }
         }
+        j += 1;
     }
-    eprintln!("store_kills: {killed} writers killed, {done} finished (a call takes {one:?})");
+    eprintln!(
+        "store_kills: {killed} writers killed, {done} finished (a call takes {one:?}, spread {spread}x)"
+    );
     assert!(killed > 0 && done > 0, "{killed} killed, {done} done");
     assert_eq!(set_aside(&repo), Vec::<String>::new());
     // The session's next call carries on from what was kept.
