@@ -112,6 +112,20 @@ fn executable(_meta: &fs::Metadata) -> bool {
     false
 }
 
+/// The mode git would record for a file of stat mode `mode`: a link, an executable or a
+/// plain file (`0o120000`, `0o100755`, `0o100644`).
+fn git_mode(mode: u32) -> u32 {
+    const KIND: u32 = 0o170000;
+    const LINK: u32 = 0o120000;
+    if mode & KIND == LINK {
+        LINK
+    } else if mode & 0o111 != 0 {
+        0o100755
+    } else {
+        0o100644
+    }
+}
+
 /// A file to snapshot for one session.
 pub(super) struct Pending {
     /// Its worktree root.
@@ -203,7 +217,13 @@ pub(super) fn snapshot(
         let (reason, blob) = match taken {
             Taken::Put(content) => {
                 let blob = snapshot::blob_id(content.bytes());
-                if blob.is_some() && before.and_then(|w| w.blob.as_ref()) == blob.as_ref() {
+                // The same bytes under another mode (`chmod +x`) are a change: git keeps the
+                // executable bit, and so does recover.
+                if blob.is_some()
+                    && before.is_some_and(|w| {
+                        w.blob == blob && git_mode(w.stamp.mode) == git_mode(stamp.mode)
+                    })
+                {
                     // Touched, not changed: remember the new stat data, make no snapshot.
                     touched.push(Watched {
                         worktree: f.worktree.clone(),
