@@ -195,6 +195,40 @@ fn a_sub_agents_running_output_survives_its_siblings_clean() {
     );
 }
 
+#[test]
+fn the_first_of_two_parallel_commands_ending_leaves_the_other_marked() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let s1 = started("parallel", root);
+    let call = |name: &str, id: &str, command: &str| {
+        let mut event = main_event(name, &s1.id, root, command);
+        event["tool_use_id"] = json!(id);
+        let run = hook(root, &event);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    };
+    // One message, two Bash calls at once: a quick lint and a long generator.
+    call("PreToolUse", "toolu_lint", "cargo clippy");
+    call("PreToolUse", "toolu_gen", "python3 gen.py && pytest");
+    assert_eq!(marks(&repo), 2);
+    call("PostToolUse", "toolu_lint", "cargo clippy");
+    assert_eq!(marks(&repo), 1, "the generator still runs");
+    repo.write(root, "gen/schema.sql", "create table orders (id int);\n");
+    let s2 = started("tidier", root);
+    s2.bash("git clean -fdq");
+    assert!(!root.join("gen").exists());
+    call("PostToolUse", "toolu_gen", "python3 gen.py && pytest");
+    assert_eq!(marks(&repo), 0);
+    collect_garbage(root);
+    assert_recovers(
+        root,
+        &["gen"],
+        &[(
+            root.join("gen/schema.sql"),
+            b"create table orders (id int);\n".to_vec(),
+        )],
+    );
+}
+
 /// A Claude Code Bash event (`PreToolUse` or `PostToolUse`) of `session`.
 fn main_event(name: &str, session: &str, cwd: &Path, command: &str) -> serde_json::Value {
     let mut extra = json!({"tool_name": "Bash", "tool_input": {"command": command}});

@@ -63,6 +63,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         cwd: cwd.clone(),
         event_name: "PreToolUse".into(),
         actor: SubAgent::from_fields(std::env::var("DIBS_AGENT").ok().as_deref(), None),
+        call: None,
         kind: EventKind::BeforeShell {
             command: command.clone(),
         },

@@ -24,6 +24,7 @@ struct Input {
     prompt: Option<String>,
     agent_id: Option<String>,
     agent_type: Option<String>,
+    tool_use_id: Value,
     file_path: Option<String>,
     duration_ms: Value,
     tool_response: Value,
@@ -120,6 +121,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         cwd,
         event_name,
         actor,
+        call: common::call_id(&input.tool_use_id),
         kind,
     })
 }

@@ -31,6 +31,7 @@ struct Input {
     reason: Option<String>,
     agent_id: Option<String>,
     agent_type: Option<String>,
+    tool_use_id: Value,
 }
 
 /// Codex's names for its shell tool.
@@ -92,6 +93,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         cwd,
         event_name,
         actor,
+        call: common::call_id(&input.tool_use_id),
         kind,
     })
 }

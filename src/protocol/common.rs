@@ -22,6 +22,17 @@ pub(super) fn took_ms(value: &Value) -> Option<std::time::Duration> {
     (ms <= DAY_MS).then(|| std::time::Duration::from_millis(ms))
 }
 
+/// The longest tool-call id kept; a longer one is treated as absent.
+const MAX_CALL_ID: usize = 128;
+
+/// A tool call's id as the host gave it, when it is a plausible one (a string, not blank, not
+/// oversized); anything else is no id, and the event reads as one without.
+pub(super) fn call_id(id: &Value) -> Option<String> {
+    id.as_str()
+        .filter(|s| !s.trim().is_empty() && s.len() <= MAX_CALL_ID)
+        .map(str::to_owned)
+}
+
 pub(super) fn typed<T: DeserializeOwned>(value: Value) -> Result<T, ProtocolError> {
     serde_json::from_value(value).map_err(|e| ProtocolError::NotJson(e.to_string()))
 }

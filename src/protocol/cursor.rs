@@ -28,6 +28,7 @@ struct Input {
     prompt: Option<String>,
     reason: Option<String>,
     duration: Value,
+    tool_use_id: Value,
 }
 
 /// Cursor's tools that write or remove the file named in their input.
@@ -64,6 +65,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         cwd,
         event_name,
         actor: None,
+        call: common::call_id(&input.tool_use_id),
         kind,
     })
 }

@@ -130,6 +130,7 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         cwd,
         event_name,
         actor: None,
+        call: None,
         kind,
     })
 }

@@ -43,6 +43,9 @@ pub(crate) struct Event {
     pub(crate) event_name: String,
     /// The sub-agent that made the call, when it was not the session's main thread.
     pub(crate) actor: Option<SubAgent>,
+    /// The host's id of this tool call (`tool_use_id`), shared by its before and after
+    /// events, when the host sends one: it tells apart two calls of one actor running at once.
+    pub(crate) call: Option<String>,
     /// What happened.
     pub(crate) kind: EventKind,
 }

@@ -27,6 +27,7 @@ fn ev(host: Host, session: &str, cwd: &str, name: &str, kind: EventKind) -> Even
         cwd: cwd.into(),
         event_name: name.into(),
         actor: None,
+        call: None,
         kind,
     }
 }
@@ -69,17 +70,20 @@ fn fixtures_parse_to_expected_events() {
         (
             "cursor",
             "preToolUse-Write.json",
-            ev(
-                Host::Cursor,
-                CURSOR_ID,
-                REPO,
-                "preToolUse",
-                EventKind::BeforeEdit {
-                    tool: "Write".into(),
-                    paths: vec![format!("{REPO}/src/lexer.rs").into()],
-                    change: EditChange::Whole("// lexer\n".into()),
-                },
-            ),
+            Event {
+                call: Some("call_7fK2mQ9xL1".into()),
+                ..ev(
+                    Host::Cursor,
+                    CURSOR_ID,
+                    REPO,
+                    "preToolUse",
+                    EventKind::BeforeEdit {
+                        tool: "Write".into(),
+                        paths: vec![format!("{REPO}/src/lexer.rs").into()],
+                        change: EditChange::Whole("// lexer\n".into()),
+                    },
+                )
+            },
         ),
         (
             "gemini-cli",
@@ -103,15 +107,18 @@ fn fixtures_parse_to_expected_events() {
         (
             "codex",
             "PreToolUse-Bash.json",
-            ev(
-                Host::Codex,
-                "019a7c3e-5b21-7d40-9e8f-3c6a1b2d4e5f",
-                REPO,
-                "PreToolUse",
-                EventKind::BeforeShell {
-                    command: "git worktree remove ../acme-api-wt-feature-auth".into(),
-                },
-            ),
+            Event {
+                call: Some("call_Jx81sKq2VdE4".into()),
+                ..ev(
+                    Host::Codex,
+                    "019a7c3e-5b21-7d40-9e8f-3c6a1b2d4e5f",
+                    REPO,
+                    "PreToolUse",
+                    EventKind::BeforeShell {
+                        command: "git worktree remove ../acme-api-wt-feature-auth".into(),
+                    },
+                )
+            },
         ),
     ];
     let dir = fixture_dir();

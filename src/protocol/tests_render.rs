@@ -12,6 +12,7 @@ fn event(host: Host, name: &str) -> Event {
         cwd: "/r".into(),
         event_name: name.into(),
         actor: None,
+        call: None,
         kind: EventKind::Ignored,
     }
 }

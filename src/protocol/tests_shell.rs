@@ -43,3 +43,26 @@ fn an_absent_or_hostile_run_time_is_unknown_and_the_event_still_reads() {
         "tool_name": "Bash", "tool_input": {"command": "make"}});
     assert_eq!(took(no_field), None);
 }
+
+#[test]
+fn a_tool_call_id_is_kept_only_when_plausible() {
+    let call = |id: Value| {
+        let mut v = claude(json!(5));
+        v["tool_use_id"] = id;
+        parse_event(v.to_string().as_bytes(), None).map(|e| e.call)
+    };
+    assert_eq!(
+        call(json!("toolu_01Pq8w")).unwrap(),
+        Some("toolu_01Pq8w".into())
+    );
+    for bad in [
+        json!(""),
+        json!("   "),
+        json!("x".repeat(129)),
+        json!(7),
+        json!(null),
+        json!({"id": "t"}),
+    ] {
+        assert_eq!(call(bad.clone()).unwrap(), None, "{bad}");
+    }
+}

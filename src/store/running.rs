@@ -42,12 +42,31 @@ pub(crate) struct Running {
     /// The sub-agent running it (a peer of its siblings), when one is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) agent: Option<String>,
+    /// The host's id of the tool call, when it sends one: the marker is then that call's
+    /// alone, and the call's end removes it without ending another call of the same actor
+    /// still running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) call: Option<String>,
 }
 
 impl Running {
     /// Whose marker this is: the session, or the session's sub-agent.
     pub(crate) fn key(&self) -> String {
         mark_key(&self.session, self.agent.as_deref())
+    }
+
+    /// The marker's file name: its actor's key, and its call's when it has one.
+    fn file_name(&self) -> String {
+        marker_name(&self.key(), self.call.as_deref())
+    }
+}
+
+/// The file name of the marker of actor `key` (see [`mark_key`]) for tool call `call`. `~`
+/// is in no session key, so an actor's call markers are the names that begin `<key>~`.
+fn marker_name(key: &str, call: Option<&str>) -> String {
+    match call {
+        Some(c) => format!("{}~{}", session_key(key), session_key(c)),
+        None => session_key(key),
     }
 }
 
@@ -93,14 +112,15 @@ impl Store {
 
     /// Record that `run`'s session started a command (merged with a marker of the session
     /// written within `fresh` seconds, as when it runs two at once: the earliest start, every
-    /// root). Best effort.
+    /// root; a marker of one tool call is that call's alone). Best effort.
     pub(crate) fn mark_running(&self, marks: Marks, mut run: Running, fresh: u64) {
         let dir = self.marks_dir(marks);
         if !fsio::is_real_dir(&dir) && self.make_dir(&dir).is_err() {
             return;
         }
-        let file = dir.join(session_key(&run.key()));
-        if std::fs::symlink_metadata(&file).is_ok()
+        let file = dir.join(run.file_name());
+        if run.call.is_none()
+            && std::fs::symlink_metadata(&file).is_ok()
             && let Some(old) = read_marker(&file)
             && old.key() == run.key()
             && run.at.saturating_sub(old.at) < fresh
@@ -125,8 +145,8 @@ impl Store {
         let _ = fsio::write_atomic(&file, &bytes);
     }
 
-    /// Every marker of this clone but the one keyed `except` (see [`mark_key`]; one listing,
-    /// nothing read when that one is the only one).
+    /// Every marker of this clone but those of the actor keyed `except` (see [`mark_key`]; one
+    /// listing, nothing read when that actor's are the only ones).
     pub(crate) fn running_except(&self, marks: Marks, except: Option<&str>) -> Vec<Running> {
         let Ok(entries) = std::fs::read_dir(self.marks_dir(marks)) else {
             return Vec::new();
@@ -135,13 +155,17 @@ impl Store {
         let mut out = Vec::new();
         for entry in entries.flatten().take(MAX_MARKERS) {
             let name = entry.file_name();
-            if name.as_encoded_bytes().starts_with(b".")
-                || own.as_deref() == Some(&*name.to_string_lossy())
+            let name = name.to_string_lossy();
+            if name.starts_with('.')
+                || own.as_deref().is_some_and(|own| {
+                    name.strip_prefix(own)
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('~'))
+                })
             {
                 continue;
             }
             if let Some(run) = read_marker(&entry.path())
-                && session_key(&run.key()) == name.to_string_lossy()
+                && run.file_name() == name
             {
                 out.push(run);
             }
@@ -150,9 +174,10 @@ impl Store {
         out
     }
 
-    /// Remove the marker keyed `key` (see [`mark_key`]: its command ended, or it is stale).
-    pub(crate) fn end_running(&self, marks: Marks, key: &str) {
-        let _ = std::fs::remove_file(self.marks_dir(marks).join(session_key(key)));
+    /// Remove the marker of actor `key` (see [`mark_key`]) for tool call `call` (its command
+    /// ended, or it is stale).
+    pub(crate) fn end_running(&self, marks: Marks, key: &str, call: Option<&str>) {
+        let _ = std::fs::remove_file(self.marks_dir(marks).join(marker_name(key, call)));
     }
 }
 
@@ -176,6 +201,7 @@ mod tests {
             at: since,
             roots: vec![PathBuf::from(root)],
             agent: None,
+            call: None,
         }
     }
 
@@ -195,7 +221,7 @@ mod tests {
         store.mark_running(Marks::Running, run("s1", 500, "/c"), 60);
         let seen = store.running_except(Marks::Running, Some("s2"));
         assert_eq!((seen[0].since, seen[0].roots.len()), (500, 1));
-        store.end_running(Marks::Running, "s1");
+        store.end_running(Marks::Running, "s1", None);
         assert!(store.running_except(Marks::Pending, None).is_empty());
         assert!(store.running_except(Marks::Running, Some("s2")).is_empty());
         assert_eq!(store.running_except(Marks::Running, Some("s1")).len(), 1);
@@ -208,7 +234,33 @@ mod tests {
             store.running_except(Marks::Running, Some("s2")),
             [sub.clone()]
         );
-        store.end_running(Marks::Running, &sub.key());
+        store.end_running(Marks::Running, &sub.key(), None);
         assert!(store.running_except(Marks::Running, Some("s2")).is_empty());
+    }
+
+    #[test]
+    fn each_call_of_one_actor_has_its_own_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("dibs")).unwrap();
+        let store = Store::existing(dir.path()).unwrap();
+        let call = |id: &str, since| Running {
+            call: Some(id.into()),
+            ..run("s1", since, "/a")
+        };
+        store.mark_running(Marks::Running, call("toolu_1", 100), 60);
+        store.mark_running(Marks::Running, call("toolu_2", 110), 60);
+        assert_eq!(store.running_except(Marks::Running, Some("s2")).len(), 2);
+        // The actor's own calls are all left out of what it is shown.
+        assert!(store.running_except(Marks::Running, Some("s1")).is_empty());
+        // The first call's end leaves the second one marked.
+        store.end_running(Marks::Running, "s1", Some("toolu_1"));
+        let seen = store.running_except(Marks::Running, Some("s2"));
+        assert_eq!(seen, [call("toolu_2", 110)]);
+        store.end_running(Marks::Running, "s1", Some("toolu_2"));
+        assert!(store.running_except(Marks::Running, Some("s2")).is_empty());
+        // A session whose id begins with another's is not taken for it.
+        store.mark_running(Marks::Running, call("toolu_3", 120), 60);
+        store.mark_running(Marks::Running, run("s1x", 120, "/b"), 60);
+        assert_eq!(store.running_except(Marks::Running, Some("s1")).len(), 1);
     }
 }

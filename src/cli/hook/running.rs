@@ -72,20 +72,22 @@ pub(crate) fn mark(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand
             at: now,
             roots,
             agent: event.actor.as_ref().map(|a| a.id.clone()),
+            call: event.call.clone(),
         },
         ALONGSIDE.as_secs(),
     );
 }
 
-/// After a shell command ended (its PostToolUse or PostToolUseFailure): its session's mark
-/// goes. One `unlink` when there is a store.
+/// After a shell command ended (its PostToolUse or PostToolUseFailure): its mark goes (the
+/// call's own, when the host names calls: another command of the same actor still running
+/// keeps its mark). One `unlink` when there is a store.
 pub(crate) fn ended(event: &Event) {
     if let Some(store) = git::locate(&event.cwd, Path::new("."))
         .and_then(|l| Store::existing(&l.worktree.common_dir))
     {
         // A mark of a session's scan left unfinished stays: the next command of any session
         // that may destroy finishes it.
-        store.end_running(Marks::Running, &own_key(event));
+        store.end_running(Marks::Running, &own_key(event), event.call.as_deref());
     }
 }
 
@@ -106,7 +108,7 @@ pub(crate) fn scan_left(event: &Event, common_dir: &Path, since_ns: i128, over: 
         return;
     };
     if over.is_empty() {
-        store.end_running(Marks::Pending, &event.session_id);
+        store.end_running(Marks::Pending, &event.session_id, None);
         return;
     }
     let now = store::now_secs();
@@ -120,6 +122,7 @@ pub(crate) fn scan_left(event: &Event, common_dir: &Path, since_ns: i128, over: 
             at: now,
             roots: over,
             agent: None,
+            call: None,
         },
         u64::MAX,
     );
@@ -161,7 +164,7 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
         .chain(pending.into_iter().map(|r| (Marks::Pending, r)));
     for (kind, run) in marks {
         if now.saturating_sub(run.at) >= ttl.as_secs() {
-            store.end_running(kind, &run.key());
+            store.end_running(kind, &run.key(), run.call.as_deref());
             continue;
         }
         let since = i128::from(run.since) * 1_000_000_000;
@@ -180,7 +183,7 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
             }
         }
         if kind == Marks::Pending && left.is_empty() {
-            store.end_running(kind, &run.key());
+            store.end_running(kind, &run.key(), run.call.as_deref());
         }
     }
 }
