@@ -367,3 +367,68 @@ fn gemini_mcp_tools_are_scanned_unless_their_own_name_only_reads() {
         &[(root.join("gem.txt"), b"made by an MCP tool\n".to_vec())],
     );
 }
+
+/// A Cursor event of an MCP tool call: its own MCP events, or the generic tool events that
+/// name the tool `MCP:<tool>`.
+fn cursor_mcp(name: &str, cwd: &Path, tool: &str) -> Value {
+    let mut v = json!({"hook_event_name": name, "conversation_id": "cur-1",
+        "generation_id": "g1", "workspace_roots": [cwd], "cwd": cwd,
+        "tool_name": tool, "tool_input": "{\"path\":\"x\"}", "mcp_server_name": "fs"});
+    if name.starts_with("after") || name.starts_with("post") {
+        v["result_json"] = json!("{}");
+        v["duration"] = json!(30);
+    }
+    v
+}
+
+#[test]
+fn cursor_mcp_tools_are_claimed_and_kept_unless_their_name_only_reads() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let refs = snapshot_tips(root);
+    for event in ["preToolUse", "postToolUse"] {
+        if event == "postToolUse" {
+            fs::write(root.join("seen.txt"), "read, not written\n").unwrap();
+        }
+        hook_host(
+            root,
+            "cursor",
+            &cursor_mcp(event, root, "MCP:read_file"),
+            &[],
+        )
+        .assert_silent();
+    }
+    assert_eq!(snapshot_tips(root), refs, "a reading tool is left alone");
+    fs::remove_file(root.join("seen.txt")).unwrap();
+    hook_host(
+        root,
+        "cursor",
+        &cursor_mcp("beforeMCPExecution", root, "write_file"),
+        &[],
+    )
+    .assert_silent();
+    fs::write(root.join("cur.txt"), "made by Cursor's MCP tool\n").unwrap();
+    hook_host(
+        root,
+        "cursor",
+        &cursor_mcp("afterMCPExecution", root, "write_file"),
+        &[],
+    )
+    .assert_silent();
+    let status = status_of(root);
+    assert_eq!(
+        held_paths(session_of(&status, "cur-1")),
+        ["cur.txt"],
+        "{status}"
+    );
+    fs::remove_file(root.join("cur.txt")).unwrap();
+    collect_garbage(root);
+    assert_recovers(
+        root,
+        &["cur.txt"],
+        &[(
+            root.join("cur.txt"),
+            b"made by Cursor's MCP tool\n".to_vec(),
+        )],
+    );
+}

@@ -33,6 +33,8 @@ struct Input {
 
 /// Cursor's tools that write or remove the file named in their input.
 const EDIT_TOOLS: &[&str] = &["Write", "Delete", "Edit", "MultiEdit", "NotebookEdit"];
+/// How Cursor's generic tool events name an MCP server's tool: `MCP:<tool>`.
+const MCP_PREFIX: &str = "MCP:";
 /// Cursor's shell tool (and Claude's name for it, in imported hooks).
 const SHELL_TOOLS: &[&str] = &["Shell", "Bash"];
 
@@ -117,6 +119,27 @@ fn kind(input: &Input, event: &str, cwd: PathBuf) -> (EventKind, PathBuf) {
                     cwd,
                 ),
             };
+        }
+        // An MCP server's tool: anything it writes is found by state. Cursor names it in its
+        // own MCP events, and as `MCP:<tool>` in the generic tool events.
+        "beforeMCPExecution" | "preToolUse" | "afterMCPExecution" | "postToolUse"
+        | "postToolUseFailure"
+            if event.ends_with("MCPExecution") || tool.starts_with(MCP_PREFIX) =>
+        {
+            let name = tool
+                .strip_prefix(MCP_PREFIX)
+                .filter(|n| !n.is_empty())
+                .unwrap_or(&tool)
+                .to_owned();
+            if event == "beforeMCPExecution" || event == "preToolUse" {
+                EventKind::BeforeOtherTool { tool, name }
+            } else {
+                EventKind::AfterOtherTool {
+                    tool,
+                    name,
+                    took: common::took_ms(&input.duration),
+                }
+            }
         }
         "postToolUse" if tool == "Read" => match tool_paths(&input.tool_input).pop() {
             Some(path) => EventKind::AfterRead { path },

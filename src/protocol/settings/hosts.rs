@@ -48,6 +48,9 @@ pub(crate) const CURSOR: Layout = Layout {
         spec("beforeSubmitPrompt", None),
         spec("sessionStart", None),
         spec("sessionEnd", None),
+        // An MCP server's tool, swept before and scanned after.
+        spec("beforeMCPExecution", None).later(),
+        spec("afterMCPExecution", None).later(),
     ],
     flat: true,
     timeout: TIMEOUT_SECS,
