@@ -7,4 +7,5 @@ pub mod guard;
 pub(crate) mod readers;
 pub(crate) mod sync;
 pub(crate) mod tools;
+pub(crate) mod writers;
 pub(crate) mod writes;

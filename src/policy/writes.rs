@@ -1,7 +1,9 @@
 //! Which files a shell command writes, as far as its words show: redirections, `sed -i`,
-//! `perl -i`, `tee`, `mv`, `cp`, `rm`, `touch`, `truncate`, `dd of=`, and git's own file writers
-//! (`git mv`, `git rm`, `git checkout -- FILE`, `git restore FILE`). Pure: no file system.
+//! `perl -i`, `tee`, `mv`, `cp` (a folder copied with `-r`: the files under it), `rm`, `touch`,
+//! `truncate`, `dd of=`, the programs of [`super::writers`], and git's own file writers (`git mv`,
+//! `git rm`, `git checkout -- FILE`, `git restore FILE`). Pure: no file system.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use crate::shell::{SimpleCommand, Unknown};
@@ -13,6 +15,9 @@ pub(crate) struct Written {
     pub(crate) cwd: PathBuf,
     /// The path as written.
     pub(crate) path: PathBuf,
+    /// Set when `path` is a folder that gets every file under this folder (as written), at the
+    /// same place below it: `cp -r SRC DEST` (SRC), `find DIR -exec truncate` (DIR itself).
+    pub(crate) from: Option<PathBuf>,
 }
 
 fn basename(word: &str) -> &str {
@@ -66,38 +71,63 @@ fn in_place(args: &[String], perl: bool) -> Vec<&str> {
     if edits { files } else { Vec::new() }
 }
 
-/// What one simple command writes.
-fn writes_of(cmd: &SimpleCommand) -> Vec<&str> {
-    let mut out: Vec<&str> = cmd
+/// `cp -r`/`-a`/`-R`/`--recursive`/`--archive`: each source folder with the destination.
+fn copied_trees(args: &[String]) -> Vec<(&str, &str)> {
+    let recursive = args.iter().any(|a| {
+        matches!(a.as_str(), "--recursive" | "--archive")
+            || (!a.starts_with("--") && a.starts_with('-') && a.contains(['r', 'R', 'a']))
+    });
+    let ops = operands(args, &["-t", "--target-directory", "-S", "--suffix"]);
+    match ops.split_last() {
+        Some((dest, sources)) if recursive => sources.iter().map(|s| (*s, *dest)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// What one simple command writes: files, and (folder, source) pairs.
+fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
+    let mut trees = Vec::new();
+    let mut out: Vec<Cow<'_, str>> = cmd
         .redirects
         .iter()
         .filter(|r| !r.expands)
         .map(|r| r.target.as_str())
         .filter(|t| !t.starts_with("/dev/") && !t.is_empty())
+        .map(Cow::Borrowed)
         .collect();
     let Some(first) = cmd.argv.first() else {
-        return out;
+        return (out, trees);
     };
     let args = &cmd.argv[1..];
+    let mut plain: Vec<&str> = Vec::new();
+    let out_ref = &mut plain;
     match basename(first) {
-        "sed" => out.extend(in_place(args, false)),
-        "perl" => out.extend(in_place(args, true)),
-        "tee" | "touch" | "rm" | "shred" => out.extend(operands(args, &[])),
-        "truncate" => out.extend(operands(args, &["-s", "--size", "-r", "--reference"])),
-        "mv" => out.extend(operands(
+        "sed" => out_ref.extend(in_place(args, false)),
+        "perl" => out_ref.extend(in_place(args, true)),
+        "tee" | "touch" | "rm" | "shred" => out_ref.extend(operands(args, &[])),
+        "truncate" => out_ref.extend(operands(args, &["-s", "--size", "-r", "--reference"])),
+        "mv" => out_ref.extend(operands(
             args,
             &["-t", "--target-directory", "-S", "--suffix"],
         )),
-        "cp" => out.extend(
-            operands(args, &["-t", "--target-directory", "-S", "--suffix"])
-                .last()
-                .copied(),
-        ),
-        "dd" => out.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
-        "git" => out.extend(git_writes(args)),
-        _ => {}
+        "cp" => {
+            out_ref.extend(
+                operands(args, &["-t", "--target-directory", "-S", "--suffix"])
+                    .last()
+                    .copied(),
+            );
+            trees = copied_trees(args);
+        }
+        "dd" => out_ref.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
+        "git" => out_ref.extend(git_writes(args)),
+        name => {
+            let w = super::writers::writes(name, args);
+            out.extend(w.files);
+            trees.extend(w.trees.into_iter().map(|t| (t, t)));
+        }
     }
-    out
+    out.extend(plain.into_iter().map(Cow::Borrowed));
+    (out, trees)
 }
 
 /// Files written by `git mv`, `git rm`, `git checkout -- FILE...` and `git restore FILE...`.
@@ -148,13 +178,21 @@ pub(crate) fn shell_writes(cmds: &[SimpleCommand]) -> Vec<Written> {
             cmd.unknown,
             Some(Unknown::Variable | Unknown::CommandSubstitution)
         );
-        for path in writes_of(cmd) {
-            if expands && path.contains(['$', '`']) {
+        let (files, trees) = writes_of(cmd);
+        let found = files
+            .iter()
+            .map(|f| (f.as_ref(), None))
+            .chain(trees.into_iter().map(|(src, dest)| (dest, Some(src))));
+        for (path, from) in found {
+            if expands
+                && (path.contains(['$', '`']) || from.is_some_and(|f| f.contains(['$', '`'])))
+            {
                 continue;
             }
             let w = Written {
                 cwd: cmd.cwd.clone(),
                 path: Path::new(path).to_path_buf(),
+                from: from.map(PathBuf::from),
             };
             if !out.contains(&w) {
                 out.push(w);
@@ -172,7 +210,10 @@ mod tests {
         let cmds = crate::shell::parse(line, Path::new("/nonexistent-cwd")).unwrap();
         shell_writes(&cmds)
             .into_iter()
-            .map(|w| w.path.to_string_lossy().into_owned())
+            .map(|w| match w.from {
+                Some(from) => format!("{}<-{}", w.path.display(), from.display()),
+                None => w.path.to_string_lossy().into_owned(),
+            })
             .collect()
     }
 
@@ -194,7 +235,14 @@ mod tests {
             ),
             ("cmd 2>&1 | tee -a build.log", &["build.log"]),
             ("mv old.rs new.rs", &["old.rs", "new.rs"]),
-            ("cp -r a.rs b.rs dest/", &["dest/"]),
+            (
+                "cp -r a.rs b.rs dest/",
+                &["dest/", "dest/<-a.rs", "dest/<-b.rs"],
+            ),
+            ("cp -a tmpl/. .", &[".", ".<-tmpl/."]),
+            ("cp a.rs dest/", &["dest/"]),
+            ("> out.txt", &["out.txt"]),
+            ("sort -o sorted.txt in.txt", &["sorted.txt"]),
             ("rm -f gone.rs", &["gone.rs"]),
             ("touch t.rs; truncate -s 0 u.rs", &["t.rs", "u.rs"]),
             ("dd if=/dev/zero of=disk.img bs=1", &["disk.img"]),

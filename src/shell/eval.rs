@@ -307,10 +307,14 @@ impl Ev<'_> {
         }
         if args.is_empty() && s.words.is_empty() {
             // `NAME=value` alone sets a shell variable for the rest of the line.
-            for (name, _, resolved) in values {
+            for (name, _, resolved) in values.drain(..) {
                 effects::set_var(st, &name, resolved);
             }
-            return Ok(None);
+            if s.redirs.is_empty() {
+                return Ok(None);
+            }
+            // `> FILE` alone truncates it, as `: > FILE` does.
+            args.push(Arg::plain(":"));
         }
         let mut assignments = st.exported.clone();
         assignments.extend(inh.assigns.iter().cloned());

@@ -147,5 +147,5 @@ pub(super) const LOOSE_WRAPPERS: &[&str] = &[
 pub(super) const JUDGED: &[&str] = &[
     "git", "rm", "mv", "find", "rsync", "tar", "unlink", "rmdir", "shred", "ln", "xargs", "sh",
     "bash", "zsh", "dash", "ksh", "env", "sudo", "python", "python3", "perl", "node", "ruby",
-    "make", "gh", "truncate", "cp",
+    "make", "gh", "truncate", "cp", "gzip", "bzip2", "xz", "zstd", "zip", "7z", "rename",
 ];

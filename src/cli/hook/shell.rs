@@ -2,6 +2,7 @@
 //! before it runs when a live peer holds them, and are recorded as touched after it ran.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use super::facts::Ctx;
 use crate::git::{self, Located};
@@ -11,11 +12,63 @@ use crate::protocol::{Event, Response};
 use crate::shell::SimpleCommand;
 use crate::store::{Actor, Change, FileKey, Store, StoreError};
 
+/// Most files a folder copy or a `find -exec` writer is followed into.
+const MAX_TREE_FILES: usize = 2000;
+
+/// The files under `src` (no `.git`, links not followed), at most [`MAX_TREE_FILES`] of them,
+/// relative to it.
+fn tree_files(src: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![PathBuf::new()];
+    while let Some(rel) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(src.join(&rel)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if out.len() >= MAX_TREE_FILES {
+                return out;
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            let name = e.file_name();
+            if name == ".git" {
+                continue;
+            }
+            if kind.is_dir() {
+                dirs.push(rel.join(name));
+            } else {
+                out.push(rel.join(name));
+            }
+        }
+    }
+    out
+}
+
+/// A write as the files it reaches: a folder copy (or a `find -exec` writer) as each file
+/// under its source, at its place in the destination.
+fn expand(w: writes::Written) -> Vec<(PathBuf, PathBuf)> {
+    let Some(from) = w.from else {
+        return vec![(w.cwd, w.path)];
+    };
+    let whole = from == w.path || from.ends_with(".") || from.to_string_lossy().ends_with("/.");
+    let dest = if whole || !w.cwd.join(&w.path).is_dir() {
+        w.path.clone()
+    } else {
+        match from.file_name() {
+            Some(n) => w.path.join(n),
+            None => w.path.clone(),
+        }
+    };
+    tree_files(&w.cwd.join(&from))
+        .into_iter()
+        .map(|rel| (w.cwd.clone(), dest.join(rel)))
+        .collect()
+}
+
 /// The files `cmds` write, resolved to worktrees and grouped by clone (common dir).
-fn written(cmds: &[SimpleCommand]) -> BTreeMap<std::path::PathBuf, Vec<Located>> {
+fn written(cmds: &[SimpleCommand]) -> BTreeMap<PathBuf, Vec<Located>> {
     let mut by_clone: BTreeMap<_, Vec<Located>> = BTreeMap::new();
-    for w in writes::shell_writes(cmds) {
-        if let Some(l) = git::locate(&w.cwd, &w.path).filter(|l| !l.relative.is_empty()) {
+    for (cwd, path) in writes::shell_writes(cmds).into_iter().flat_map(expand) {
+        if let Some(l) = git::locate(&cwd, &path).filter(|l| !l.relative.is_empty()) {
             let group = by_clone.entry(l.worktree.common_dir.clone()).or_default();
             if !group.contains(&l) {
                 group.push(l);

@@ -178,6 +178,7 @@ fn classify_one(
         .into_iter()
         .chain(find::classify_find(&argv, &cmd.cwd))
         .chain(find::classify_tar(&argv, &cmd.cwd))
+        .chain(files::tar_removes(&argv, &cmd.cwd))
         .chain(branch::classify_ref_rm(&argv, &cmd.cwd))
         .chain(files::classify_paths(&argv, &cmd.cwd, open))
         .chain(files::rsync_delete(&argv, &cmd.cwd).map(|(tree, _)| tree))

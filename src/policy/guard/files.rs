@@ -1,7 +1,7 @@
 //! A live peer's files deleted or written over by plain programs: `rm` (any flags), `unlink`,
 //! `shred`, `mv` (sources and what the destination replaces), `ln -f` (what its link replaces),
-//! judged by the peers rule as
-//! literal pathspecs.
+//! the programs of [`super::removers`] (compressors, `zip -m`, `7z -sdel`, `rename`) and `tar
+//! --remove-files`, judged by the peers rule as literal pathspecs.
 
 use super::{Op, Take};
 
@@ -16,6 +16,10 @@ pub(crate) fn classify_paths(
 ) -> Option<(Op, Vec<String>)> {
     let first = argv.first()?;
     let name = first.rsplit('/').next()?;
+    if let Some(operands) = super::removers::removed(name, &argv[1..]) {
+        let paths: Vec<std::path::PathBuf> = operands.iter().map(|o| cwd.join(o)).collect();
+        return Some(taken(&paths, operands));
+    }
     if !matches!(name, "rm" | "unlink" | "shred" | "mv" | "ln") {
         return None;
     }
@@ -76,6 +80,24 @@ pub(crate) fn classify_paths(
 
 /// A guarded operation and the targets it names.
 pub(crate) type Found = (Op, Vec<String>);
+
+/// The files under `paths` taken away, as the peers rule's literal pathspecs.
+fn taken(paths: &[std::path::PathBuf], targets: Vec<String>) -> Found {
+    let specs = paths
+        .iter()
+        .map(|p| format!(":(literal){}", p.display()))
+        .collect();
+    (Op::Take(vec![Take::new(true, true, specs)]), targets)
+}
+
+/// `tar --remove-files`: besides the worktrees it removes ([`super::find::classify_tar`]), the
+/// files it archives are gone from their paths.
+pub(crate) fn tar_removes(argv: &[String], cwd: &std::path::Path) -> Option<Found> {
+    match super::find::classify_tar(argv, cwd)? {
+        (Op::RemoveTree { paths }, targets) => Some(taken(&paths, targets)),
+        _ => None,
+    }
+}
 
 /// `rsync --delete` (any spelling) and `--remove-source-files`: the destination's files that the
 /// source lacks are deleted (judged as `rm -r DEST`, the worktrees and a peer's files there), and
@@ -166,12 +188,6 @@ pub(crate) fn rsync_delete(argv: &[String], cwd: &std::path::Path) -> Option<(Fo
     if gone.is_empty() {
         return None;
     }
-    let specs = paths
-        .iter()
-        .map(|p| format!(":(literal){}", p.display()))
-        .collect();
-    Some((
-        (Op::RemoveTree { paths }, gone.clone()),
-        (Op::Take(vec![Take::new(true, true, specs)]), gone),
-    ))
+    let take = taken(&paths, gone.clone());
+    Some(((Op::RemoveTree { paths }, gone), take))
 }

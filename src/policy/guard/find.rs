@@ -15,7 +15,7 @@ pub(crate) fn classify_tar(argv: &[String], cwd: &Path) -> Option<(Op, Vec<Strin
     }
     let removes = argv[1..]
         .iter()
-        .any(|a| a.len() >= 8 && "--remove-files".starts_with(a.as_str()));
+        .any(|a| a.len() >= 5 && "--remove-files".starts_with(a.as_str()));
     if !removes {
         return None;
     }

@@ -26,6 +26,7 @@ pub(crate) mod pr;
 pub(crate) mod push;
 mod readonly;
 pub(crate) mod remote;
+mod removers;
 mod reverts;
 mod scripts;
 pub(crate) mod self_protect;
