@@ -432,3 +432,31 @@ fn cursor_mcp_tools_are_claimed_and_kept_unless_their_name_only_reads() {
         )],
     );
 }
+
+#[test]
+fn codex_mcp_tools_are_scanned_and_what_they_wrote_comes_back() {
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    let codex = |name: &str| {
+        let mut v = json!({"hook_event_name": name, "session_id": "019a-codex", "cwd": root,
+            "turn_id": "t1", "model": "gpt-5", "tool_name": "mcp__fs__write_file",
+            "tool_input": {"path": "x"}, "tool_use_id": "call_1"});
+        if name == "PostToolUse" {
+            v["tool_response"] = json!("ok");
+        }
+        v
+    };
+    hook_host(root, "codex", &codex("PreToolUse"), &[]).assert_silent();
+    fs::write(root.join("codex.txt"), "made by Codex's MCP tool\n").unwrap();
+    hook_host(root, "codex", &codex("PostToolUse"), &[]).assert_silent();
+    fs::remove_file(root.join("codex.txt")).unwrap();
+    collect_garbage(root);
+    assert_recovers(
+        root,
+        &["codex.txt"],
+        &[(
+            root.join("codex.txt"),
+            b"made by Codex's MCP tool\n".to_vec(),
+        )],
+    );
+}

@@ -80,13 +80,13 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
             _ => EventKind::Ignored,
         },
         // An MCP server's tool (`mcp__<server>__<tool>`): anything it writes is found by state.
-        "PreToolUse" if tool.starts_with(MCP_PREFIX) => EventKind::BeforeOtherTool {
-            name: mcp_name(&tool),
+        "PreToolUse" if tool.starts_with(common::MCP_PREFIX) => EventKind::BeforeOtherTool {
+            name: common::mcp_name(&tool),
             tool,
         },
-        "PostToolUse" | "PostToolUseFailure" if tool.starts_with(MCP_PREFIX) => {
+        "PostToolUse" | "PostToolUseFailure" if tool.starts_with(common::MCP_PREFIX) => {
             EventKind::AfterOtherTool {
-                name: mcp_name(&tool),
+                name: common::mcp_name(&tool),
                 tool,
                 took: common::took_ms(&input.duration_ms),
             }
@@ -124,18 +124,6 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
         call: common::call_id(&input.tool_use_id),
         kind,
     })
-}
-
-/// How Claude Code names an MCP server's tools: `mcp__<server>__<tool>`.
-const MCP_PREFIX: &str = "mcp__";
-
-/// An MCP tool's own name: what follows its server's name (`mcp__fs__write_file` → `write_file`).
-fn mcp_name(tool: &str) -> String {
-    let rest = &tool[MCP_PREFIX.len()..];
-    match rest.split_once("__") {
-        Some((_, name)) if !name.is_empty() => name.to_owned(),
-        _ => tool.to_owned(),
-    }
 }
 
 /// The file an edit tool writes: `file_path`, or `notebook_path` for notebooks.
@@ -234,9 +222,9 @@ mod tests {
             );
         }
         // No tool name after the server's: the whole name is all there is to go by.
-        assert_eq!(mcp_name("mcp__fs__"), "mcp__fs__");
-        assert_eq!(mcp_name("mcp__fs"), "mcp__fs");
-        assert_eq!(mcp_name("mcp__a__b__c"), "b__c");
+        assert_eq!(common::mcp_name("mcp__fs__"), "mcp__fs__");
+        assert_eq!(common::mcp_name("mcp__fs"), "mcp__fs");
+        assert_eq!(common::mcp_name("mcp__a__b__c"), "b__c");
         // Only the prefix makes an MCP tool; other events of one are ignored.
         assert_eq!(
             kind("PreToolUse", "Mcp__fs__write", json!({})),

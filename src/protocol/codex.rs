@@ -74,6 +74,16 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                 None => EventKind::Ignored,
             }
         }
+        // An MCP server's tool: anything it writes is found by state (Codex gives no run time).
+        "PreToolUse" if tool.starts_with(common::MCP_PREFIX) => EventKind::BeforeOtherTool {
+            name: common::mcp_name(&tool),
+            tool,
+        },
+        "PostToolUse" if tool.starts_with(common::MCP_PREFIX) => EventKind::AfterOtherTool {
+            name: common::mcp_name(&tool),
+            tool,
+            took: None,
+        },
         "SessionStart" => EventKind::SessionStart {
             source: StartSource::from_name(input.source.as_deref()),
         },

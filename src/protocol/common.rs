@@ -22,6 +22,18 @@ pub(super) fn took_ms(value: &Value) -> Option<std::time::Duration> {
     (ms <= DAY_MS).then(|| std::time::Duration::from_millis(ms))
 }
 
+/// How Claude Code and Codex name an MCP server's tools: `mcp__<server>__<tool>`.
+pub(super) const MCP_PREFIX: &str = "mcp__";
+
+/// An MCP tool's own name: what follows its server's name (`mcp__fs__write_file` → `write_file`).
+pub(super) fn mcp_name(tool: &str) -> String {
+    let rest = &tool[MCP_PREFIX.len()..];
+    match rest.split_once("__") {
+        Some((_, name)) if !name.is_empty() => name.to_owned(),
+        _ => tool.to_owned(),
+    }
+}
+
 /// The longest tool-call id kept; a longer one is treated as absent.
 const MAX_CALL_ID: usize = 128;
 

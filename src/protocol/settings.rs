@@ -124,7 +124,7 @@ pub(crate) const HOOKS: [HookSpec; 14] = [
     HookSpec::new("PostToolUseFailure", Some(MCP_MATCHER)).later(),
 ];
 
-/// The matcher of Claude Code's MCP tools, every server's.
+/// The matcher of Claude Code's (and Codex's) MCP tools, every server's.
 pub(crate) const MCP_MATCHER: &str = "mcp__.*";
 
 /// Why a settings file cannot be merged.

@@ -514,9 +514,28 @@ fn codex_events() {
     let stop = x(json!({"hook_event_name": "Stop", "stop_hook_active": false}));
     assert_eq!(stop.kind, EventKind::Ignored);
     assert_eq!(stop.host, Host::Codex);
-    let mcp = x(
-        json!({"hook_event_name": "PreToolUse", "tool_name": "mcp__fs__write",
-        "tool_input": {}}),
-    );
-    assert_eq!(mcp.kind, EventKind::Ignored);
+    // An MCP server's tool, named as Claude Code names it, is swept before and scanned after.
+    for (event, want) in [
+        (
+            "PreToolUse",
+            EventKind::BeforeOtherTool {
+                tool: "mcp__fs__write".into(),
+                name: "write".into(),
+            },
+        ),
+        (
+            "PostToolUse",
+            EventKind::AfterOtherTool {
+                tool: "mcp__fs__write".into(),
+                name: "write".into(),
+                took: None,
+            },
+        ),
+    ] {
+        let mcp = x(
+            json!({"hook_event_name": event, "tool_name": "mcp__fs__write",
+            "tool_input": {}, "tool_response": "ok"}),
+        );
+        assert_eq!(mcp.kind, want, "{event}");
+    }
 }

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::{HOOKS, HookSpec, TIMEOUT_SECS};
+use super::{HOOKS, HookSpec, MCP_MATCHER, TIMEOUT_SECS};
 
 /// The shape of one host's hook file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +91,10 @@ pub(crate) const CODEX: Layout = Layout {
         spec("PostToolUse", Some("apply_patch|Bash")),
         spec("SessionStart", None),
         spec("UserPromptSubmit", None),
+        // An MCP server's tool (`mcp__<server>__<tool>`, as Claude Code's), swept before and
+        // scanned after.
+        spec("PreToolUse", Some(MCP_MATCHER)).later(),
+        spec("PostToolUse", Some(MCP_MATCHER)).later(),
     ],
     flat: false,
     timeout: TIMEOUT_SECS,
