@@ -62,13 +62,22 @@ impl Running {
 }
 
 /// The file name of the marker of actor `key` (see [`mark_key`]) for tool call `call`. `~`
-/// is in no session key, so an actor's call markers are the names that begin `<key>~`.
+/// is in no session key, so an actor's call markers are the names that begin `<key>~`. A
+/// call id longer than [`MAX_CALL_NAME`] is hashed, so the name stays within a file name's
+/// limit however long the session id is.
 fn marker_name(key: &str, call: Option<&str>) -> String {
     match call {
+        Some(c) if c.len() > MAX_CALL_NAME => {
+            format!("{}~h-{:016x}", session_key(key), super::fnv1a(c.as_bytes()))
+        }
         Some(c) => format!("{}~{}", session_key(key), session_key(c)),
         None => session_key(key),
     }
 }
+
+/// The longest call id kept as it is in a marker's file name (a session key is 128 bytes at
+/// most: with `~`, 193 of the 255 a name may have).
+const MAX_CALL_NAME: usize = 64;
 
 /// The marker key of `session`'s sub-agent `agent` (or of the session itself).
 pub(crate) fn mark_key(session: &str, agent: Option<&str>) -> String {
@@ -258,6 +267,18 @@ mod tests {
         assert_eq!(seen, [call("toolu_2", 110)]);
         store.end_running(Marks::Running, "s1", Some("toolu_2"));
         assert!(store.running_except(Marks::Running, Some("s2")).is_empty());
+        // The longest ids a host may send still make a marker.
+        let long = Running {
+            session: "s".repeat(128),
+            call: Some("c".repeat(128)),
+            ..run("x", 130, "/c")
+        };
+        store.mark_running(Marks::Running, long.clone(), 60);
+        assert_eq!(
+            store.running_except(Marks::Running, Some("s2")),
+            [long.clone()]
+        );
+        store.end_running(Marks::Running, &long.key(), long.call.as_deref());
         // A session whose id begins with another's is not taken for it.
         store.mark_running(Marks::Running, call("toolu_3", 120), 60);
         store.mark_running(Marks::Running, run("s1x", 120, "/b"), 60);
