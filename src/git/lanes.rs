@@ -11,6 +11,9 @@ use super::cli::CliRepo;
 
 /// The git config key (under `branch.<lane>.`) that records a lane's base branch.
 pub(crate) const BASE_KEY: &str = "dibsBase";
+/// The prefix of every worktree lock reason git-dibs writes; only such locks are ever lifted
+/// (and the guard refuses to lift them for anyone else).
+pub(crate) const LOCK_PREFIX: &str = "git-dibs:";
 /// The ref prefix of landed markers: `refs/dibs/landed/<lane branch>` points at the lane tip
 /// that landed.
 pub(crate) const LANDED_PREFIX: &str = "refs/dibs/landed/";

@@ -23,6 +23,7 @@ mod fence;
 mod fsio;
 mod health;
 mod locks;
+mod makers;
 mod prune;
 mod recfile;
 mod record;

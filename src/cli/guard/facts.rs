@@ -121,7 +121,18 @@ pub(super) fn gather(
             return Ok((Facts::Worktrees(facts), anchor));
         }
         Op::BranchDelete { names, onto } => match &wt {
-            Some(wt) => Facts::Branches(branches(wt, names, onto.as_deref(), going)?),
+            Some(wt) => {
+                let reset = g
+                    .git
+                    .as_ref()
+                    .and_then(|i| i.args.first())
+                    .is_some_and(|s| s == "reset");
+                let mut found = branches(wt, names, onto.as_deref(), going, reset)?;
+                if reset {
+                    made_by_peers(event, wt, &mut found)?;
+                }
+                Facts::Branches(found)
+            }
             None => Facts::None,
         },
         Op::PushOver(req) => match &wt {
@@ -252,11 +263,16 @@ fn branches(
     names: &[String],
     onto: Option<&str>,
     going: &[String],
+    reset: bool,
 ) -> Result<Vec<BranchState>> {
     let repo = Repo::open(&wt.git_dir)?;
     let onto = match onto {
-        // A revision that names no commit may be anything: judged as a deletion.
-        Some(rev) => repo.commit_id(rev),
+        // A revision that names no commit may be anything: judged as a deletion. For `git
+        // reset X`, an X that names no commit is a path: no branch moves.
+        Some(rev) => match repo.commit_id(rev) {
+            None if reset => return Ok(Vec::new()),
+            found => found,
+        },
         None => None,
     };
     // `HEAD` in the line stands for the branch it names.
@@ -280,6 +296,7 @@ fn branches(
             tip,
             unpushed,
             detached,
+            made_by: Vec::new(),
         });
         Ok(())
     };
@@ -307,6 +324,26 @@ fn branches(
         }
     }
     Ok(out)
+}
+
+/// For each branch, the live sessions other than the event's actor that made some of its
+/// unpushed commits (as the store remembers who made them).
+fn made_by_peers(event: &Event, wt: &Worktree, found: &mut [BranchState]) -> Result<()> {
+    if found.iter().all(|b| b.unpushed.is_empty()) {
+        return Ok(());
+    }
+    let store = Store::open(&wt.common_dir)?;
+    let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
+    let now = store::now_secs();
+    for b in found.iter_mut() {
+        let ids: Vec<&str> = b.unpushed.iter().map(|c| c.id.as_str()).collect();
+        for s in store.sessions_that_made(&ids)? {
+            if !s.is(Actor::from(event)) && s.is_alive(now, ttl) {
+                b.made_by.push(describe_to(&s, &event.session_id));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Live sessions on other machines, known from the last `git dibs sync`, working on `branch`.
@@ -433,7 +470,15 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
             .map(|f| f.key.path.clone())
             .collect();
     }
-    if let Op::Checkout { first, .. } = &g.op {
+    let first = match &g.op {
+        Op::Checkout { first, .. } => Some(first),
+        Op::Take(takes) => takes
+            .iter()
+            .find(|t| t.rev_first)
+            .and_then(|t| t.paths.as_ref()?.first()),
+        _ => None,
+    };
+    if let Some(first) = first {
         facts.first_is_rev = repo.is_rev(first);
     }
     if matches!(g.op, Op::Switch | Op::Checkout { .. })

@@ -432,8 +432,9 @@ pub(crate) fn sweep(event: &Event, here: Option<&Worktree>, cmds: &[SimpleComman
 
 /// After a shell command: every worktree of the clones it ran in whose HEAD moved since last
 /// looked at (ref files only, no repository opened when none moved) gets its new HEAD kept by
-/// a retention ref while that commit is on no remote.
-pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand]) {
+/// a retention ref while that commit is on no remote; one committed while the command ran
+/// (`took`, when the host says) is remembered as the event's actor's.
+pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Option<Duration>) {
     for wt in clones(event, cmds) {
         let Ok(store) = Store::open(&wt.common_dir) else {
             continue;
@@ -446,7 +447,12 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand]) {
                 continue;
             }
             match git::retention::retain_head(&root) {
-                Ok(_) => store.remember_head(&root, &head),
+                Ok(_) => {
+                    store.remember_head(&root, &head);
+                    if committed_within(&root, &head, took) {
+                        store.remember_maker(&head, crate::store::Actor::from(event));
+                    }
+                }
                 Err(e) => eprintln!(
                     "git-dibs: cannot keep a retention ref on {} in {}: {e}",
                     git::lanes::short_sha(&head),
@@ -457,6 +463,22 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand]) {
         retain_moved_branches(&store, &wt);
         retain_from_reflogs(&store, &wt);
     }
+}
+
+/// Whether `commit` was committed while the command that just ended ran (`took`; ten minutes
+/// when the host does not say), by its committer time: a HEAD moved to an older commit (a
+/// checkout, a reset) was not made by it.
+fn committed_within(root: &Path, commit: &str, took: Option<Duration>) -> bool {
+    // Commit times are the system's, whatever clock the store runs on.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let window = took.map_or(600, |d| d.as_secs().saturating_add(30));
+    let from = now.saturating_sub(i64::try_from(window).unwrap_or(i64::MAX));
+    LaneRepo::open(root)
+        .ok()
+        .and_then(|r| r.commit_time(commit))
+        .is_some_and(|t| t >= from && t <= now.saturating_add(5))
 }
 
 /// Commits a command made and then moved away from within itself (`git commit && git reset

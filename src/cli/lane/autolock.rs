@@ -18,8 +18,7 @@ use crate::git::lanes::git;
 use crate::git::{self, Worktree};
 use crate::store::{Actor, Session, Store};
 
-/// The prefix of every lock reason git-dibs writes; only such locks are ever lifted.
-pub(crate) const LOCK_PREFIX: &str = "git-dibs:";
+pub(crate) use crate::git::lanes::LOCK_PREFIX;
 
 /// The lock state of a linked worktree, from its `locked` file.
 #[derive(Debug, Clone, PartialEq, Eq)]

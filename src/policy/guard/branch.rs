@@ -4,7 +4,7 @@
 //! `HEAD`), or pointing it where its unpushed commits are not (`branch -f/-M/-C`, `checkout
 //! -B`, `update-ref refs/heads/NAME REV`, `push -f . REV:NAME`, `fetch R +REV:NAME`).
 
-use super::{Finding, Guarded, Op, Verdict, list_commits};
+use super::{Finding, Guarded, Op, Verdict, list, list_commits};
 use crate::git::CommitInfo;
 
 /// What the guard knows about one local branch a command deletes.
@@ -18,6 +18,8 @@ pub struct BranchState {
     pub(crate) unpushed: Vec<CommitInfo>,
     /// `name` stands for a detached HEAD (no branch to push).
     pub(crate) detached: bool,
+    /// The live peers that made some of `unpushed`, named (read for `git reset` only).
+    pub(crate) made_by: Vec<String>,
 }
 
 impl BranchState {
@@ -44,6 +46,11 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         "checkout" | "switch" => create_force(&args[1..])?,
         "worktree" if args.get(1).is_some_and(|a| a == "add") => worktree_add_force(&args[2..])?,
         "update-ref" => update_ref(&args[1..])?,
+        // The checked-out branch (or a detached HEAD) moved to the commit named.
+        "reset" => (
+            vec!["HEAD".to_owned()],
+            Some(super::resets::reset_target(&args[1..])?),
+        ),
         _ => return None,
     };
     if names.is_empty() && !open {
@@ -321,12 +328,46 @@ fn update_ref(args: &[String]) -> Option<(Vec<String>, Option<String>)> {
 
 /// Rule 3: refuse when a named branch holds commits on no remote and no other branch.
 pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
+    let sub = g
+        .git
+        .as_ref()
+        .and_then(|i| i.args.first())
+        .map(String::as_str);
+    // A reset moves the branch off commits its own session may take back at will: refused
+    // only over a live peer's.
+    let reset = sub == Some("reset");
     let risky: Vec<&BranchState> = branches
         .iter()
         .filter(|b| b.tip.is_some() && !b.unpushed.is_empty())
+        .filter(|b| !reset || !b.made_by.is_empty())
         .collect();
     if risky.is_empty() {
         return Verdict::Allow;
+    }
+    if reset {
+        let parts: Vec<String> = risky
+            .iter()
+            .map(|b| {
+                format!(
+                    "{} has {} commit(s) on no remote and no other branch, made by {}: {}",
+                    b.label(),
+                    b.unpushed.len(),
+                    list(&b.made_by),
+                    list_commits(&b.unpushed)
+                )
+            })
+            .collect();
+        return Verdict::Block(Finding::new(
+            "branch-unpushed",
+            format!(
+                "git-dibs refused `{}`: {}. Resetting moves the branch off those commits, from \
+                 under the session that made them. Leave them to it (reset only your own \
+                 commits, or work on a branch of your own: git switch -c <name>), or ask the \
+                 person.",
+                g.display,
+                parts.join("; "),
+            ),
+        ));
     }
     let parts: Vec<String> = risky
         .iter()
@@ -346,11 +387,7 @@ pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
         .collect();
     // `branch -f/-M/-C`, `checkout -B`, `update-ref NAME REV`, a forced fetch point the branch
     // elsewhere rather than delete it.
-    let fetch = g
-        .git
-        .as_ref()
-        .and_then(|i| i.args.first())
-        .is_some_and(|s| s == "fetch" || s == "pull");
+    let fetch = matches!(sub, Some("fetch" | "pull"));
     let act = if matches!(g.op, Op::BranchDelete { onto: Some(_), .. }) || fetch {
         "Pointing it elsewhere"
     } else {

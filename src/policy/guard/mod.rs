@@ -27,6 +27,7 @@ pub(crate) mod push;
 mod readonly;
 pub(crate) mod remote;
 mod removers;
+mod resets;
 mod reverts;
 mod scripts;
 pub(crate) mod self_protect;

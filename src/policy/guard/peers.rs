@@ -28,6 +28,12 @@ pub struct Take {
     pub(crate) icase: bool,
     /// Ignored files (`git clean -x`, `-X`).
     pub(crate) ignored: bool,
+    /// The first pathspec may be a revision (`git reset REV`, `checkout -p REV`): when the
+    /// facts find it names a commit it is no path (and alone, the whole tree is taken).
+    pub(crate) rev_first: bool,
+    /// Only the index is put back; the files stay as they are (`git reset`, `restore
+    /// --staged`, `rm --cached`): what is staged is lost, for the message.
+    pub(crate) unstages: bool,
 }
 
 impl Take {
@@ -40,6 +46,8 @@ impl Take {
             prefix_default: false,
             icase: false,
             ignored: false,
+            rev_first: false,
+            unstages: false,
         }
     }
 
@@ -76,7 +84,8 @@ pub struct PeerFacts {
     pub(crate) peers: Vec<Peer>,
     /// Files the session itself holds here.
     pub(crate) mine: BTreeSet<String>,
-    /// For `git checkout X ...`: whether X names a commit.
+    /// For `git checkout X ...` (and a take whose first pathspec may be a revision): whether
+    /// X names a commit.
     pub(crate) first_is_rev: bool,
     /// For a switch: it goes to the commit already checked out, so no file changes.
     pub(crate) same_commit: bool,
@@ -134,6 +143,19 @@ pub(crate) fn check_take(g: &Guarded, takes: &[Take], facts: &PeerFacts) -> Verd
         .as_ref()
         .and_then(|i| i.args.first())
         .is_some_and(|s| s == "add" || s == "commit");
+    if takes.iter().all(|t| t.unstages) {
+        return Verdict::Block(Finding::new(
+            "peer-files",
+            format!(
+                "git-dibs refused `{}`: in {} it would unstage what another live session staged \
+                 (the staged version is kept nowhere else): {}. Unstage only your own files, by \
+                 explicit path (git restore --staged <your files>), or ask the person.",
+                g.display,
+                facts.place(),
+                describe_peers(&hit)
+            ),
+        ));
+    }
     let instead = if staging {
         "Stage and commit only your own files, by explicit path (git add <your files>; git \
          commit -- <your files>), or ask the person."
@@ -187,8 +209,10 @@ fn takes_file(take: &Take, f: &FileState, facts: &PeerFacts) -> bool {
             .flatten()
             .collect(),
         None => Vec::new(),
+        Some(raw) if take.rev_first && facts.first_is_rev && raw.len() == 1 => Vec::new(),
         Some(raw) => {
-            let specs: Vec<Spec> = raw
+            let skip = usize::from(take.rev_first && facts.first_is_rev);
+            let specs: Vec<Spec> = raw[skip..]
                 .iter()
                 .filter_map(|s| pathspec::resolve(s, &facts.prefix, &facts.root))
                 .map(|mut s| {

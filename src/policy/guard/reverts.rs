@@ -1,7 +1,8 @@
 //! Files written back from the repository's history by a pipeline rather than by `git
 //! checkout`: `git show REV:PATH > FILE` (or `| tee FILE`), `git cat-file -p|blob REV:PATH >
-//! FILE`, and `git archive TREE | tar -x` (through `gzip -d` and the like). What they write
-//! over is judged like `git checkout -- PATHS` by the peers rule (red-team 2/12).
+//! FILE`, `git archive TREE | tar -x` (through `gzip -d` and the like), and `git diff |
+//! patch -R` (or `| git apply -R`), which puts every change it shows back. What they write
+//! over is judged like `git checkout -- PATHS` by the peers rule (red-team 2/12, 3/24).
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,7 @@ pub(crate) fn classify(cmds: &[SimpleCommand], at: usize) -> Option<(Op, Vec<Str
     let ((paths, last), untracked) = match sub {
         "show" | "cat-file" => (blob_targets(cmds, at, &inv)?, true),
         "archive" => (archive_targets(cmds, at, &inv)?, false),
+        "diff" => return diff_reversed(cmds, at, &inv),
         _ => return None,
     };
     let specs: Vec<String> = paths
@@ -52,6 +54,79 @@ fn program(cmd: &SimpleCommand) -> &str {
     cmd.argv
         .first()
         .map_or("", |a| a.rsplit('/').next().unwrap_or(a))
+}
+
+/// `git diff [ARGS] [-- PATHS]` piped into `patch -R` or `git apply -R` reading its input:
+/// every change shown is reverted, in the paths after `--` (else the whole tree: its other
+/// operands may be revisions).
+fn diff_reversed(
+    cmds: &[SimpleCommand],
+    at: usize,
+    inv: &git::GitInvocation,
+) -> Option<(Op, Vec<String>, usize)> {
+    let args = &inv.args[1..];
+    if args.iter().take_while(|a| *a != "--").any(|a| {
+        matches!(
+            a.as_str(),
+            "--stat" | "--name-only" | "--name-status" | "--quiet"
+        )
+    }) {
+        return None;
+    }
+    let next = piped_into(cmds, at)?;
+    let reverses = match program(next) {
+        "patch" => patch_reverses_input(&next.argv[1..]),
+        "git" => git::parse_invocation(&next.argv, &next.cwd, &next.assignments).is_some_and(|a| {
+            let r = &a.args;
+            r.first().is_some_and(|s| s == "apply")
+                && r.iter().any(|w| w == "-R" || w == "--reverse")
+                && !r[1..].iter().any(|w| {
+                    !w.starts_with('-') || matches!(w.as_str(), "--check" | "--cached" | "--stat")
+                })
+        }),
+        _ => false,
+    };
+    if !reverses {
+        return None;
+    }
+    let paths: Vec<String> = args
+        .iter()
+        .skip_while(|a| *a != "--")
+        .skip(1)
+        .cloned()
+        .collect();
+    Some((
+        Op::Take(vec![Take::new(true, false, paths.clone())]),
+        paths,
+        at + 1,
+    ))
+}
+
+/// Whether `patch ARGS` applies its input in reverse to the files it names (`-R`, `-Rp1`,
+/// `--reverse`), not a dry run, not from a file, not into another output.
+fn patch_reverses_input(args: &[String]) -> bool {
+    let mut reverse = false;
+    for a in args {
+        match a.as_str() {
+            "--reverse" => reverse = true,
+            "--dry-run" | "--check" => return false,
+            _ if a.starts_with("--input") || a.starts_with("--output") => return false,
+            _ if a.starts_with("--") => {}
+            _ if a.starts_with('-') => {
+                for c in a.chars().skip(1) {
+                    match c {
+                        'R' => reverse = true,
+                        'i' | 'o' => return false,
+                        // The rest of the word is this option's value.
+                        'p' | 'd' | 'D' | 'B' | 'F' | 'r' | 'V' | 'Y' | 'z' | 'g' | 'x' => break,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    reverse
 }
 
 /// `git show REV:PATH` / `git cat-file -p|blob REV:PATH` writing into files: the redirection

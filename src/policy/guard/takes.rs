@@ -4,17 +4,18 @@
 
 use super::Op;
 use super::peers::Take;
+use super::resets::{self, staged_only};
 
 /// Split options from operands; `values` are short options (and long ones) taking a value.
-struct Parsed {
+pub(super) struct Parsed {
     flags: Vec<String>,
-    operands: Vec<String>,
-    after_dashdash: Option<Vec<String>>,
+    pub(super) operands: Vec<String>,
+    pub(super) after_dashdash: Option<Vec<String>>,
 }
 
 /// `short_values` take a value (attached or the next word); `short_optional` take one only when
 /// attached (`-uno`), so they end the cluster without eating the next word.
-fn parse(
+pub(super) fn parse(
     args: &[String],
     short_values: &str,
     short_optional: &str,
@@ -60,12 +61,12 @@ fn parse(
 }
 
 impl Parsed {
-    fn has(&self, names: &[&str]) -> bool {
+    pub(super) fn has(&self, names: &[&str]) -> bool {
         self.flags.iter().any(|f| names.contains(&f.as_str()))
     }
 
     /// Operands and everything after `--`.
-    fn specs(&self) -> Vec<String> {
+    pub(super) fn specs(&self) -> Vec<String> {
         let mut out = self.operands.clone();
         out.extend(self.after_dashdash.iter().flatten().cloned());
         out
@@ -84,10 +85,15 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             let specs = p.specs();
             let all = p.has(&["-A", "--all"]);
             let update = p.has(&["-u", "--update"]);
-            if specs.is_empty() && !all && !update && !open {
+            // Patch modes with no pathspec offer every tracked change (`-i` untracked files
+            // too), as `.` would.
+            let hunks = p.has(&["-p", "--patch", "-e", "--edit"]);
+            let interactive = p.has(&["-i", "--interactive"]);
+            if specs.is_empty() && !all && !update && !open && !hunks && !interactive {
                 return None;
             }
-            Op::Take(vec![Take::new(true, !update, specs)])
+            let untracked = !update && (!hunks || interactive || all || !specs.is_empty());
+            Op::Take(vec![Take::new(true, untracked, specs)])
         }
         "commit" => {
             let p = parse(
@@ -114,7 +120,8 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             }
             let specs = p.specs();
             let mut takes = Vec::new();
-            if p.has(&["-a", "--all"]) {
+            let hunks = p.has(&["-p", "--patch", "--interactive"]);
+            if p.has(&["-a", "--all"]) || (hunks && specs.is_empty()) {
                 takes.push(Take::new(true, false, Vec::new()));
             } else if !specs.is_empty() {
                 takes.push(Take::new(true, false, specs.clone()));
@@ -177,29 +184,13 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             };
             return Some((Op::Take(vec![take]), specs));
         }
-        "reset" => {
-            let p = parse(rest, "", "", &[]);
-            if p.has(&["--hard"]) {
-                Op::Take(vec![Take::new(true, false, Vec::new())])
-            } else if p.has(&["--merge", "--keep"]) {
-                // `--merge` reverts staged files (and deletes staged new ones); `--keep` drops
-                // what is staged of a file whose worktree copy differs.
-                Op::Take(vec![staged_only(Vec::new())])
-            } else {
-                return None;
-            }
-        }
-        // Aborting a merge, cherry-pick, revert or am is `reset --merge`; a rebase's is a hard
-        // reset to where it started.
+        "reset" => resets::reset(rest)?,
         "merge" | "cherry-pick" | "revert" | "am" | "rebase"
-            if rest.iter().any(|a| a == "--abort") =>
+            if resets::sequencer(sub, rest).is_some() =>
         {
-            if sub == "rebase" {
-                Op::Take(vec![Take::new(true, false, Vec::new())])
-            } else {
-                Op::Take(vec![staged_only(Vec::new())])
-            }
+            resets::sequencer(sub, rest)?
         }
+        "bisect" => resets::bisect(rest)?,
         // `--autostash` stashes every tracked change first, and a conflict on the way leaves
         // it in the stash with conflict markers in the files: `git stash` by another name.
         "merge" | "rebase" | "pull"
@@ -225,16 +216,22 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             }
             Op::Take(vec![Take::new(true, p.has(&["-f", "--force"]), paths)])
         }
-        "checkout" => return classify_checkout(rest, open),
+        "checkout" => return resets::checkout(rest, open),
         "restore" => {
             let p = parse(rest, "s", "", &["source", "pathspec-from-file"]);
             let staged = p.has(&["-S", "--staged"]);
             let worktree = p.has(&["-W", "--worktree"]);
             let specs = p.specs();
-            if (staged && !worktree) || (specs.is_empty() && !open) {
+            if specs.is_empty() && !open && !resets::patch_mode(&p) {
                 return None;
             }
-            return Some((Op::Take(vec![Take::new(true, false, specs.clone())]), specs));
+            // `--staged` alone puts the index back: what is staged is lost.
+            let take = if staged && !worktree {
+                resets::unstaged(specs.clone())
+            } else {
+                Take::new(true, false, specs.clone())
+            };
+            return Some((Op::Take(vec![take]), specs));
         }
         "clean" => {
             let p = parse(rest, "e", "", &["exclude"]);
@@ -272,14 +269,20 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         }
         "rm" => {
             let p = parse(rest, "", "", &["pathspec-from-file"]);
-            if !p.has(&["-f", "--force"]) || p.has(&["--cached", "-n", "--dry-run"]) {
+            let cached = p.has(&["--cached"]);
+            if !(cached || p.has(&["-f", "--force"])) || p.has(&["-n", "--dry-run"]) {
                 return None;
             }
             let specs = p.specs();
             if specs.is_empty() && !open {
                 return None;
             }
-            Op::Take(vec![Take::new(true, false, specs)])
+            // `--cached` drops the index entries only: what is staged there is lost.
+            Op::Take(vec![if cached {
+                resets::unstaged(specs)
+            } else {
+                Take::new(true, false, specs)
+            }])
         }
         "checkout-index" => {
             let p = parse(rest, "", "", &["prefix", "stage"]);
@@ -302,20 +305,7 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         {
             Op::Take(vec![staged_only(Vec::new())])
         }
-        "read-tree" => {
-            let p = parse(rest, "", "", &["prefix", "index-output"]);
-            if !p.has(&["-u", "--update"]) || p.has(&["-n", "--dry-run"]) {
-                return None;
-            }
-            if p.has(&["--reset"]) {
-                Op::Take(vec![Take::new(true, false, Vec::new())])
-            } else if p.has(&["-m", "--merge"]) && p.operands.len() == 1 {
-                // A one-tree merge into the worktree reverts what is staged.
-                Op::Take(vec![staged_only(Vec::new())])
-            } else {
-                return None;
-            }
-        }
+        "read-tree" => resets::read_tree(rest)?,
         "apply" => {
             // What `git apply -R` reverts, rewritten by the classifier as `--reverse-paths P...`.
             let p = parse(
@@ -349,52 +339,6 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         _ => Vec::new(),
     };
     Some((op, targets))
-}
-
-/// Files with staged changes among `paths` (all when empty).
-fn staged_only(paths: Vec<String>) -> Take {
-    Take {
-        staged_only: true,
-        ..Take::new(false, false, paths)
-    }
-}
-
-fn classify_checkout(rest: &[String], open: bool) -> Option<(Op, Vec<String>)> {
-    let p = parse(
-        rest,
-        "bB",
-        "t",
-        &["orphan", "conflict", "pathspec-from-file"],
-    );
-    let specs = p.specs();
-    if p.has(&["-b", "-B", "--orphan", "--detach"]) {
-        // `checkout -b NEW` from HEAD leaves every file as it is (`-B` over an existing branch
-        // is the branch rule's).
-        if p.has(&["-b", "-B"]) && p.operands.is_empty() && !p.has(&["-f", "--force"]) {
-            return None;
-        }
-        return Some((Op::Switch, Vec::new()));
-    }
-    if let Some(after) = &p.after_dashdash {
-        if after.is_empty() {
-            return Some((Op::Switch, specs));
-        }
-        return Some((Op::Take(vec![Take::new(true, false, after.clone())]), specs));
-    }
-    match p.operands.split_first() {
-        None if p.has(&["-f", "--force"]) || open => {
-            Some((Op::Take(vec![Take::new(true, false, Vec::new())]), specs))
-        }
-        None => None,
-        Some((first, _)) if first == "-" => Some((Op::Switch, specs)),
-        Some((first, others)) => Some((
-            Op::Checkout {
-                first: first.clone(),
-                rest: others.to_vec(),
-            },
-            specs,
-        )),
-    }
 }
 
 /// Options under which `merge`/`rebase`/`pull` stash nothing: `--no-autostash`, a look or a step

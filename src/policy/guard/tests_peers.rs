@@ -36,7 +36,7 @@ fn peer_commands_classify() {
         takes("git stash push -m wip -- a.rs")[0].paths,
         Some(vec!["a.rs".to_owned()])
     );
-    assert!(takes("git reset --hard HEAD")[0].tracked);
+    assert!(takes("git reset --hard")[0].tracked);
     assert_eq!(
         takes("git checkout -- .")[0].paths,
         Some(vec![".".to_owned()])
@@ -240,13 +240,21 @@ fn the_index_family_reverts_only_what_it_reverts() {
     // `rebase --abort` is a hard reset; `git mv -f` writes over its destination.
     assert!(reason("git rebase --abort").contains("src/lib.rs"));
     assert!(reason("git mv -f mine.rs notes.txt").contains("notes.txt"));
-    for line in [
-        "git reset",
-        "git reset --soft HEAD~1",
-        "git read-tree -m -u A B",
-    ] {
-        assert!(super::tests::classify_line(line).is_empty(), "{line}");
+    // Unstaging loses what is staged, and only that; a two-tree merge into the worktree too.
+    for line in ["git reset", "git read-tree HEAD", "git read-tree -m -u A B"] {
+        let r = reason(line);
+        assert!(
+            r.contains("staged.rs") && !r.contains("src/lib.rs"),
+            "{line}: {r}"
+        );
     }
+    assert!(reason("git reset").contains("unstage"));
+    // `--soft` keeps the index and the files: only the branch moves (the branch rule's).
+    let soft = super::tests::classify_line("git reset --soft HEAD^");
+    assert!(
+        matches!(soft.as_slice(), [g] if matches!(&g.op, Op::BranchDelete { names, onto: Some(o) } if names == &["HEAD"] && o == "HEAD^")),
+        "{soft:?}"
+    );
     // A wiring file only in the worktree is git-dibs's own: refused as self-protection.
     let wired = PeerFacts {
         peers: Vec::new(),

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{AtRisk, Finding, Guarded, Op, Verdict, list, list_commits, show_path};
+use crate::git::lanes::LOCK_PREFIX;
 use crate::git::{CommitInfo, WorktreeEntry};
 
 /// What the guard knows about one worktree a removal would reach.
@@ -145,13 +146,19 @@ fn clean_nested(args: &[String]) -> Option<(Op, Vec<String>)> {
     })
 }
 
-/// `git worktree remove [-f [-f]] [--] TARGET`, and `git clean -ffd`.
+/// `git worktree remove [-f [-f]] [--] TARGET`, `git worktree move [-f [-f]] TARGET DEST`
+/// and `git worktree unlock TARGET` (judged as removing TARGET: a move takes its work from
+/// under the sessions there, an unlock drops the lock git-dibs keeps on it), and `git clean
+/// -ffd`.
 pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<String>)> {
     if args.first().map(String::as_str) == Some("clean") {
         return clean_nested(args);
     }
     if args.first().map(String::as_str) != Some("worktree")
-        || args.get(1).map(String::as_str) != Some("remove")
+        || !matches!(
+            args.get(1).map(String::as_str),
+            Some("remove" | "move" | "unlock")
+        )
     {
         return None;
     }
@@ -301,7 +308,9 @@ pub(crate) fn pick_worktree<'a>(
     matches.next().is_none().then_some(found)
 }
 
-/// Rule 1: `git worktree remove` of a dirty or unpushed worktree.
+/// Rule 1: `git worktree remove` of a dirty or unpushed worktree; `move` of one (the sessions
+/// working there keep their claims on the old path, and the guard with them); `unlock` of the
+/// lock git-dibs keeps on one.
 pub(crate) fn check_remove(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
     let Some(w) = facts.worktrees.first() else {
         return Verdict::Allow;
@@ -309,14 +318,38 @@ pub(crate) fn check_remove(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
     if !w.at_risk() {
         return Verdict::Allow;
     }
+    let verb = g
+        .git
+        .as_ref()
+        .and_then(|i| i.args.get(1))
+        .map_or("remove", String::as_str);
+    let ours = w
+        .locked
+        .as_deref()
+        .is_some_and(|r| r.starts_with(LOCK_PREFIX));
+    let effect = match verb {
+        "move" => {
+            "Moving it takes that work from under the sessions working there: their claims and \
+             the guard stay on the old path. Leave it where it is, or ask the person."
+        }
+        "unlock" if ours => {
+            "git-dibs keeps that lock while work there exists nowhere else; it goes by itself \
+             once the work is committed and pushed. Leave it, or ask the person."
+        }
+        "unlock" => return Verdict::Allow,
+        _ => "Removing it destroys that work.",
+    };
+    let instead = if verb == "remove" { INSTEAD } else { "" };
     Verdict::Block(
         Finding::new(
             "worktree-dirty",
             format!(
-                "git-dibs refused `{}`: {}. Removing it destroys that work. {INSTEAD}",
+                "git-dibs refused `{}`: {}. {effect} {instead}",
                 g.display,
                 w.describe()
-            ),
+            )
+            .trim_end()
+            .to_owned(),
         )
         .with_worktrees(vec![w.audit()]),
     )
