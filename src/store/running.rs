@@ -276,7 +276,7 @@ mod tests {
         store.mark_running(Marks::Running, long.clone(), 60);
         assert_eq!(
             store.running_except(Marks::Running, Some("s2")),
-            [long.clone()]
+            std::slice::from_ref(&long)
         );
         store.end_running(Marks::Running, &long.key(), long.call.as_deref());
         // A session whose id begins with another's is not taken for it.
