@@ -24,6 +24,10 @@ pub struct GitInvocation {
     /// `GIT_CONFIG_PARAMETERS`, `--config-env`): `None` when the value is only known when it
     /// runs.
     pub(crate) alias_from_env: BTreeMap<String, Option<String>>,
+    /// Every config key given for this command alone, by any of those spellings, in order, as
+    /// written (`None` when the value is only known when it runs): the programs git runs come
+    /// from some of them (`core.editor`, `core.fsmonitor`, `diff.external`, ...).
+    pub(crate) line_config: Vec<(String, Option<String>)>,
     /// Pathspecs match case-insensitively (`--icase-pathspecs`, `GIT_ICASE_PATHSPECS=1`).
     pub(crate) icase: bool,
     /// The command's own `GIT_*`, `HOME` and `XDG_CONFIG_HOME` assignments (exported earlier
@@ -81,6 +85,11 @@ pub(crate) fn parse_invocation(
     let mut work_tree: Option<String> = None;
     let mut icase = false;
     let mut aliases: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut line_config: Vec<(String, Option<String>)> = Vec::new();
+    let mut note = |key: &str, value: Option<String>| {
+        note_alias(&mut aliases, key, value.clone());
+        line_config.push((key.to_owned(), value));
+    };
     let value_of = |name: &str| {
         assignments
             .iter()
@@ -95,7 +104,7 @@ pub(crate) fn parse_invocation(
             "GIT_ICASE_PATHSPECS" => icase = v == "1" || v == "true",
             "GIT_CONFIG_PARAMETERS" => {
                 for (key, value) in config_parameters(v) {
-                    note_alias(&mut aliases, &key, Some(value));
+                    note(&key, Some(value));
                 }
             }
             _ => {}
@@ -104,11 +113,7 @@ pub(crate) fn parse_invocation(
     if let Some(n) = value_of("GIT_CONFIG_COUNT").and_then(|n| n.parse::<usize>().ok()) {
         for i in 0..n.min(64) {
             if let Some(key) = value_of(&format!("GIT_CONFIG_KEY_{i}")) {
-                note_alias(
-                    &mut aliases,
-                    &key,
-                    value_of(&format!("GIT_CONFIG_VALUE_{i}")),
-                );
+                note(&key, value_of(&format!("GIT_CONFIG_VALUE_{i}")));
             }
         }
     }
@@ -126,8 +131,10 @@ pub(crate) fn parse_invocation(
         } else if a == "-c" {
             if let Some(kv) = argv.get(i + 1) {
                 config.push(kv.clone());
-                if let Some((k, v)) = kv.split_once('=') {
-                    note_alias(&mut aliases, k, Some(v.to_owned()));
+                match kv.split_once('=') {
+                    Some((k, v)) => note(k, Some(v.to_owned())),
+                    // `-c key` alone sets it to true.
+                    None => note(kv, Some("true".to_owned())),
                 }
             }
             i += 2;
@@ -141,7 +148,7 @@ pub(crate) fn parse_invocation(
             };
             if let Some((k, var)) = spec.as_deref().and_then(|s| s.split_once('=')) {
                 let value = value_of(var).or_else(|| std::env::var(var).ok());
-                note_alias(&mut aliases, k, value);
+                note(k, value);
             }
             i += 1;
         } else if FLAGS.contains(&a) || a.starts_with("--exec-path=") {
@@ -173,6 +180,7 @@ pub(crate) fn parse_invocation(
                 config,
                 args: Vec::new(),
                 alias_from_env: aliases,
+                line_config,
                 icase,
                 env: config_env(assignments),
             });
@@ -189,6 +197,7 @@ pub(crate) fn parse_invocation(
         config,
         args,
         alias_from_env: aliases,
+        line_config,
         icase,
         env: config_env(assignments),
     })

@@ -216,6 +216,16 @@ fn classify_one(
     let Some(mut inv) = git::parse_invocation(&argv, &cmd.cwd, &cmd.assignments) else {
         return;
     };
+    // Programs git is given to run (`GIT_EDITOR=`, `-c core.fsmonitor=`, `git config
+    // core.pager X`): judged as the shell text they are; one it cannot read, by reach.
+    let unread = super::programs::judge_all(&inv, cmd, &mut |text, top, what| {
+        nested(&cx, text, top, what, alias, depth, out);
+    });
+    for what in unread {
+        let mut g = cx.guarded(Op::Runs { what }, None, &[]);
+        g.unknown = None;
+        out.push(g);
+    }
     let Some(sub) = inv.args.first().cloned() else {
         return;
     };

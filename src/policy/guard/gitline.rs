@@ -10,7 +10,17 @@ use crate::shell::SimpleCommand;
 /// `git config [--global|--local|--file F|...] [set] alias.NAME VALUE`: the alias it defines.
 pub(super) fn alias_definition(cmd: &SimpleCommand) -> Option<(String, String)> {
     let inv = git::parse_invocation(&cmd.argv, &cmd.cwd, &cmd.assignments)?;
-    let (sub, rest) = inv.args.split_first()?;
+    let (key, value) = config_assignment(&inv.args)?;
+    let name = key.to_ascii_lowercase().strip_prefix("alias.")?.to_owned();
+    Some((name, value))
+}
+
+/// `git config [--global|--local|--worktree|--file F|...] [set|--add|--replace-all] KEY VALUE
+/// [VALUE-PATTERN]` (its subcommand and arguments): the key (as written) and the value it
+/// writes. Reads, unsets and section
+/// renames write no value.
+pub(super) fn config_assignment(args: &[String]) -> Option<(String, String)> {
+    let (sub, rest) = args.split_first()?;
     if sub != "config" {
         return None;
     }
@@ -21,21 +31,32 @@ pub(super) fn alias_definition(cmd: &SimpleCommand) -> Option<(String, String)> 
             skip = false;
         } else if matches!(
             a.as_str(),
-            "-f" | "--file" | "--blob" | "--type" | "--comment"
+            "-f" | "--file" | "--blob" | "--type" | "--comment" | "--value" | "--default"
         ) {
             skip = true;
+        } else if a.starts_with("--get")
+            || a.starts_with("--unset")
+            || matches!(
+                a.as_str(),
+                "-l" | "--list" | "-e" | "--edit" | "--rename-section" | "--remove-section"
+            )
+        {
+            return None;
         } else if !a.starts_with('-') {
             operands.push(a.as_str());
         }
     }
-    if operands.first() == Some(&"set") {
-        operands.remove(0);
+    match operands.first() {
+        Some(&"set") => {
+            operands.remove(0);
+        }
+        Some(&("get" | "unset" | "list" | "edit" | "rename-section" | "remove-section")) => {
+            return None;
+        }
+        _ => {}
     }
     match operands.as_slice() {
-        [key, value] => {
-            let name = key.to_ascii_lowercase().strip_prefix("alias.")?.to_owned();
-            Some((name, (*value).to_owned()))
-        }
+        [key, value] | [key, value, _] => Some(((*key).to_owned(), (*value).to_owned())),
         _ => None,
     }
 }

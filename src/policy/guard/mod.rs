@@ -23,6 +23,7 @@ pub(crate) mod options;
 mod pathspec;
 pub(crate) mod peers;
 pub(crate) mod pr;
+mod programs;
 pub(crate) mod push;
 mod readonly;
 pub(crate) mod remote;
