@@ -14,6 +14,8 @@ mod tests;
 #[cfg(test)]
 mod tests_actor;
 #[cfg(test)]
+mod tests_hosts;
+#[cfg(test)]
 mod tests_render;
 #[cfg(test)]
 mod tests_shell;
