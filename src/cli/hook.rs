@@ -6,6 +6,7 @@ mod changed;
 mod edit;
 mod facts;
 mod jobs;
+mod nested;
 mod pre_edit;
 mod running;
 mod session;

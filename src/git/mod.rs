@@ -5,6 +5,7 @@ mod config;
 mod discover;
 pub mod gitdir;
 mod ignored;
+pub(crate) mod nested;
 mod stat_clean;
 mod status;
 #[cfg(test)]

@@ -24,6 +24,7 @@ mod fsio;
 mod health;
 mod locks;
 mod makers;
+mod nested;
 mod prune;
 mod recfile;
 mod record;

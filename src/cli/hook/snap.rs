@@ -159,11 +159,29 @@ impl Source {
     }
 }
 
+/// Snapshot `files` for session `session` of `host`, in the clone whose common dir is
+/// `common_dir` (see [`snapshot_into`]), and the files of a nested repository also in the
+/// repository around it (see [`super::nested::mirror`]). Returns the new commit in
+/// `common_dir`, if one was made.
+pub(super) fn snapshot(
+    store: &Store,
+    common_dir: &Path,
+    session: &str,
+    host: &str,
+    now: u64,
+    files: &[Pending],
+    source: Source,
+) -> Result<Option<String>, String> {
+    let made = snapshot_into(store, common_dir, session, host, now, files, source);
+    super::nested::mirror(common_dir, session, host, now, files, source);
+    made
+}
+
 /// Snapshot `files` for session `session` of `host` (whose state is `state`): each file whose
 /// stat data differs from what the state remembers is read and put in one new snapshot,
 /// described as found by `source` (a shell command's named files that git ignores are left
 /// out). Returns the new commit, if one was made.
-pub(super) fn snapshot(
+pub(super) fn snapshot_into(
     store: &Store,
     common_dir: &Path,
     session: &str,
@@ -325,6 +343,7 @@ pub(crate) fn after_write(event: &Event, store: &Store, located: &[Located], fro
     let Some(first) = located.first() else {
         return;
     };
+    super::nested::enclosed_by_session(event, &first.worktree);
     let files: Vec<Pending> = located
         .iter()
         .map(|l| Pending {
@@ -357,16 +376,27 @@ fn clones(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
 fn clones_from(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand]) -> Vec<Worktree> {
     let mut out: Vec<Worktree> = here.into_iter().cloned().collect();
     let mut seen_dirs: Vec<&Path> = vec![event.cwd.as_path()];
-    let dirs = cmds.iter().filter(|c| c.cwd_known).map(|c| c.cwd.as_path());
-    for dir in dirs {
+    let add = |wt: Worktree, out: &mut Vec<Worktree>| {
+        if !out.iter().any(|w| w.common_dir == wt.common_dir) {
+            out.push(wt);
+        }
+    };
+    for c in cmds.iter().filter(|c| c.cwd_known) {
+        // git run in another repository by its options (`git -C lib commit`, `--git-dir`,
+        // `GIT_DIR=`): that repository too.
+        if let Some(inv) = git::parse_invocation(&c.argv, &c.cwd, &c.assignments)
+            && (inv.cwd != c.cwd || inv.git_dir.is_some() || inv.work_tree.is_some())
+            && let Some(wt) = git::invocation_worktree(&inv)
+        {
+            add(wt, &mut out);
+        }
+        let dir = c.cwd.as_path();
         if seen_dirs.contains(&dir) {
             continue;
         }
         seen_dirs.push(dir);
-        if let Some(l) = git::locate(dir, Path::new("."))
-            && !out.iter().any(|w| w.common_dir == l.worktree.common_dir)
-        {
-            out.push(l.worktree);
+        if let Some(l) = git::locate(dir, Path::new(".")) {
+            add(l.worktree, &mut out);
         }
     }
     out
@@ -439,6 +469,7 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Op
         let Ok(store) = Store::open(&wt.common_dir) else {
             continue;
         };
+        let mut kept = false;
         for root in git::worktree_roots(&wt.common_dir) {
             let Some(head) = git::worktree_at(&root).and_then(|w| git::head_commit(&w)) else {
                 continue;
@@ -448,6 +479,8 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Op
             }
             match git::retention::retain_head(&root) {
                 Ok(_) => {
+                    // Moved: what keeps it (made now, or by git's post-commit hook before).
+                    kept = true;
                     store.remember_head(&root, &head);
                     if committed_within(&root, &head, took) {
                         store.remember_maker(&head, crate::store::Actor::from(event));
@@ -460,8 +493,11 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Op
                 ),
             }
         }
-        retain_moved_branches(&store, &wt);
-        retain_from_reflogs(&store, &wt);
+        kept |= retain_moved_branches(&store, &wt);
+        kept |= retain_from_reflogs(&store, &wt);
+        if kept {
+            super::nested::mirror_retained(&wt);
+        }
     }
 }
 
@@ -483,8 +519,8 @@ fn committed_within(root: &Path, commit: &str, took: Option<Duration>) -> bool {
 
 /// Commits a command made and then moved away from within itself (`git commit && git reset
 /// --hard HEAD~1`) are left only in reflogs: what the reflogs gained since last looked at (by
-/// their lengths) gets retention refs where nothing else holds it.
-fn retain_from_reflogs(store: &Store, wt: &Worktree) {
+/// their lengths) gets retention refs where nothing else holds it. Returns whether it made any.
+fn retain_from_reflogs(store: &Store, wt: &Worktree) -> bool {
     let worktrees: Vec<Worktree> = git::worktree_roots(&wt.common_dir)
         .iter()
         .filter_map(|r| git::worktree_at(r))
@@ -492,36 +528,48 @@ fn retain_from_reflogs(store: &Store, wt: &Worktree) {
     let logs = git::reflog::reflogs(&wt.common_dir, &worktrees);
     let before = store.reflog_lengths();
     let (gained, lengths) = git::reflog::gained(&logs, &before, crate::store::now_secs());
-    if let Err(e) = git::retention::retain_reflog_commits(&wt.root, &gained) {
-        eprintln!(
-            "git-dibs: cannot keep retention refs on commits left in reflogs in {}: {e}",
-            wt.root.display()
-        );
-        return;
-    }
+    let made = match git::retention::retain_reflog_commits(&wt.root, &gained) {
+        Ok(r) => !r.created.is_empty(),
+        Err(e) => {
+            eprintln!(
+                "git-dibs: cannot keep retention refs on commits left in reflogs in {}: {e}",
+                wt.root.display()
+            );
+            return false;
+        }
+    };
     if lengths != before {
         store.remember_reflog_lengths(&lengths);
     }
+    made
 }
 
 /// Branches that no worktree has checked out move too (`git commit-tree` plus `git
 /// update-ref`, `git branch -f`, a script): when the clone's branch storage changed since last
 /// looked at (by `stat` alone), each branch whose tip moved gets a retention ref on its new tip.
-fn retain_moved_branches(store: &Store, wt: &Worktree) {
+/// Returns whether any branch moved.
+fn retain_moved_branches(store: &Store, wt: &Worktree) -> bool {
     let fingerprint = git::retention::branch_fingerprint(&wt.common_dir);
     let before = store.branch_tips();
     if fingerprint.is_some() && fingerprint.as_deref() == Some(before.fingerprint.as_str()) {
-        return;
+        return false;
     }
     match git::retention::retain_moved_branches(&wt.root, &before.tips) {
-        Ok((_, tips, complete)) => store.remember_branch_tips(&BranchTips {
-            fingerprint: fingerprint.filter(|_| complete).unwrap_or_default(),
-            tips,
-        }),
-        Err(e) => eprintln!(
-            "git-dibs: cannot keep retention refs on moved branches in {}: {e}",
-            wt.root.display()
-        ),
+        Ok((_, tips, complete)) => {
+            let moved = tips != before.tips;
+            store.remember_branch_tips(&BranchTips {
+                fingerprint: fingerprint.filter(|_| complete).unwrap_or_default(),
+                tips,
+            });
+            moved
+        }
+        Err(e) => {
+            eprintln!(
+                "git-dibs: cannot keep retention refs on moved branches in {}: {e}",
+                wt.root.display()
+            );
+            false
+        }
     }
 }
 

@@ -134,6 +134,8 @@ pub(crate) struct Catalog {
     skipped: Vec<Skip>,
     /// (session, host, ref, snapshots, newest) per ref.
     sessions: Vec<(String, String, String, usize, u64)>,
+    /// The worktree roots that are nested repositories' (as the store remembers them).
+    nested: Vec<PathBuf>,
 }
 
 impl Catalog {
@@ -210,6 +212,17 @@ impl Catalog {
         for versions in files.values_mut() {
             versions.sort_by_key(|v| std::cmp::Reverse(v.at));
         }
+        let store = Store::in_use(common_dir);
+        let nested = worktrees
+            .keys()
+            .filter(|root| {
+                store.as_ref().is_some_and(|s| {
+                    let id = crate::git::snapshot::worktree_id(root);
+                    s.nested_root(&id).as_deref() == Some(root.as_path())
+                })
+            })
+            .cloned()
+            .collect();
         Ok(Catalog {
             snapshots,
             common_dir: common_dir.to_path_buf(),
@@ -217,6 +230,7 @@ impl Catalog {
             worktrees,
             skipped,
             sessions,
+            nested,
         })
     }
 }
@@ -313,22 +327,48 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         return restore::worktree(&catalog, &wt, &cwd, target, &args, at);
     }
     if let Some(path) = &args.path {
-        // A file of another repository (a submodule's) comes from that repository's snapshots.
+        // A file of another repository (a submodule's, a nested clone's) comes from that
+        // repository's snapshots, or from this one's when it keeps none of it (its `.git` was
+        // deleted, or its snapshot ref).
         if let Some(other) = crate::git::locate(&cwd, path)
             .map(|l| l.worktree)
             .filter(|w| w.common_dir != wt.common_dir)
         {
-            let catalog = Catalog::load(&other.common_dir)?;
-            return restore::files(&catalog, &cwd, path, &args, at);
+            let theirs = Catalog::load(&other.common_dir)?;
+            if theirs.has_under(&crate::git::normalize(&cwd, path)) {
+                return restore::files(&theirs, &cwd, path, &args, at);
+            }
         }
         return restore::files(&catalog, &cwd, path, &args, at);
     }
-    let commits = if args.session.is_some() {
-        Vec::new()
+    let (commits, nested) = if args.session.is_some() {
+        (Vec::new(), Vec::new())
     } else {
-        retention::unheld(&wt.root).unwrap_or_default()
+        (
+            retention::unheld(&wt.root).unwrap_or_default(),
+            listing::nested_commits(&wt),
+        )
     };
-    listing::list(&catalog, &args, commits)
+    listing::list(&catalog, &args, commits, nested)
+}
+
+impl Catalog {
+    /// Where the nested repository whose worktree was at `root` belongs: the worktree of this
+    /// clone it lies in, when the store remembers `root` as a nested repository's (a lane
+    /// deleted inside the main worktree is none) and it lies below one by plain names.
+    pub(super) fn nested_home(&self, root: &Path) -> Option<PathBuf> {
+        if !self.nested.iter().any(|n| n == root) {
+            return None;
+        }
+        crate::git::nested::home_of(&self.common_dir, root)
+    }
+
+    /// Whether any file the snapshots hold is at `full` or below it.
+    fn has_under(&self, full: &Path) -> bool {
+        self.files
+            .keys()
+            .any(|(root, rel)| file_in(root, rel).starts_with(full))
+    }
 }
 
 /// A name or path as shown to a person or model: control, escape and hidden characters

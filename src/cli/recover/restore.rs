@@ -120,12 +120,11 @@ fn keep_current(catalog: &Catalog, root: &Path, rel: &str) -> Result<String> {
     })
 }
 
-/// The first folder between `root` and `rel`'s file that is not a real folder (a symbolic
-/// link, a file), when one is.
-fn linked_folder(root: &Path, rel: &str) -> Option<PathBuf> {
+/// The first folder between `root` and the file at `target` (below it) that is not a real
+/// folder (a symbolic link, a file), when one is.
+fn linked_folder(root: &Path, target: &Path) -> Option<PathBuf> {
     let mut at = root.to_path_buf();
-    let rel = crate::pathtext::to_path(rel);
-    let parent = rel.parent()?;
+    let parent = target.strip_prefix(root).ok()?.parent()?;
     for part in parent.components() {
         at.push(part);
         match fs::symlink_metadata(&at) {
@@ -198,14 +197,17 @@ fn restore_one(
         at: when(v.at),
         kept: None,
     };
-    // A snapshot is data anyone in the clone can write: only a worktree of this clone is
-    // written into (never a folder a forged snapshot names).
-    if git::worktree_at(root).is_none_or(|w| w.common_dir != catalog.common_dir) {
+    // A snapshot is data anyone in the clone can write: only a worktree of this clone, or a
+    // nested repository's folder below one (there or gone), is written into (never a folder
+    // a forged snapshot names, never a `.git`).
+    let own = git::worktree_at(root).is_some_and(|w| w.common_dir == catalog.common_dir);
+    let home = catalog.nested_home(root);
+    if !own && home.is_none() {
         out.action = "outside";
         out.written_to = Some(text_of(root));
         return Ok(out);
     }
-    if let Some(link) = linked_folder(root, rel) {
+    if let Some(link) = linked_folder(home.as_deref().unwrap_or(root), target) {
         // A folder on the way was replaced by a link: writing would land outside the worktree.
         out.action = "refused";
         out.written_to = Some(text_of(&link));
@@ -308,7 +310,8 @@ pub(super) fn files(
         let Some(v) = pick(catalog, root, rel, versions, args, at) else {
             continue;
         };
-        if git::worktree_at(root).is_none() {
+        // A nested repository's folder that is gone comes back as folders and files.
+        if git::worktree_at(root).is_none() && catalog.nested_home(root).is_none() {
             if !gone.contains(root) {
                 gone.push(root.clone());
             }
@@ -375,6 +378,17 @@ pub(super) fn worktree(
         let why = format!("no snapshot knows a worktree at {}", root.display());
         return nothing(&root, args, why);
     };
+    if let Some(home) = catalog.nested_home(&root) {
+        // Not a worktree of this clone: a repository of its own inside one. Its git directory
+        // is not rebuilt; its files come back by path, its commits from refs/dibs/nested/.
+        let word = crate::shell::quote_word(&root.to_string_lossy());
+        let why = format!(
+            "{} is a repository of its own inside {}: git dibs recover {word} brings its files back (clone it again first to have its history; git dibs recover lists its kept commits)",
+            root.display(),
+            home.display()
+        );
+        return nothing(&root, args, why);
+    }
     let mut created = false;
     let mut checked_out = None;
     if git::worktree_at(&root).is_none() {

@@ -1,0 +1,113 @@
+//! Nested repositories (see `git::nested`): what is snapshotted or retained in a repository
+//! whose worktree lies inside another's is also kept in the enclosing one, so deleting the
+//! nested folder (its `.git` with it) loses nothing for good.
+//!
+//! The enclosing repository is the outermost repository around the nested worktree where
+//! git-dibs keeps a store already (a session ran there: the project the agents work in); a
+//! repository around it that git-dibs was never used in (a dotfiles repository in the home
+//! folder) is left alone. Nothing is done for a worktree no repository encloses: one `stat`
+//! per folder above it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::snap::{Pending, Source, failed, snapshot_into};
+use crate::git::nested::{enclosing, mirror_retained as fetch_retained};
+use crate::git::snapshot::worktree_id;
+use crate::git::{self, Worktree};
+use crate::protocol::Event;
+use crate::store::Store;
+
+/// The enclosing repository where the files of the worktree at `root` (of the clone whose
+/// common dir is `own`) are also kept: its worktree and store.
+fn keeper(root: &Path, own: &Path) -> Option<(Worktree, Store)> {
+    enclosing(root, own)
+        .into_iter()
+        .rev()
+        .find_map(|w| Store::in_use(&w.common_dir).map(|s| (w, s)))
+}
+
+/// Before an edit or shell write in `wt` is snapshotted: when `wt` is a nested repository
+/// inside the worktree the session works in (its cwd's), that repository's store is made if
+/// none is there yet (a host that sends no session start), so the edit is kept there too.
+pub(super) fn enclosed_by_session(event: &Event, wt: &Worktree) {
+    if event.cwd.starts_with(&wt.root) {
+        // The everyday case: the session works in the file's own worktree.
+        return;
+    }
+    if let Some(here) = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree)
+        && here.common_dir != wt.common_dir
+        && wt.root.starts_with(&here.root)
+        && Store::in_use(&here.common_dir).is_none()
+    {
+        let _ = Store::open(&here.common_dir);
+    }
+}
+
+/// After `files` were snapshotted (or tried) for `session` in the clone whose common dir is
+/// `common_dir`: those of nested worktrees go into the snapshot ref of the same session in the
+/// enclosing repository too, with their nested worktree root (`recover` there lists and
+/// restores them under it). Never fails: a failure is one stderr line and a note for `doctor`.
+pub(super) fn mirror(
+    common_dir: &Path,
+    session: &str,
+    host: &str,
+    now: u64,
+    files: &[Pending],
+    source: Source,
+) {
+    let mut roots: Vec<&PathBuf> = files.iter().map(|f| &f.worktree).collect();
+    roots.sort();
+    roots.dedup();
+    let mut into: BTreeMap<PathBuf, (Store, Vec<Pending>)> = BTreeMap::new();
+    for root in roots {
+        let Some((outer, store)) = keeper(root, common_dir) else {
+            continue;
+        };
+        store.remember_nested(&worktree_id(root), root);
+        let entry = into
+            .entry(outer.common_dir)
+            .or_insert_with(|| (store, Vec::new()));
+        entry.1.extend(
+            files
+                .iter()
+                .filter(|f| &f.worktree == root)
+                .map(|f| Pending {
+                    worktree: f.worktree.clone(),
+                    path: f.path.clone(),
+                }),
+        );
+    }
+    for (outer, (store, files)) in into {
+        if let Err(e) = snapshot_into(&store, &outer, session, host, now, &files, source) {
+            failed(
+                Some(&store),
+                now,
+                &format!("{e} (in the enclosing repository)"),
+            );
+        }
+    }
+}
+
+/// After a shell command moved commits in the clone of `wt`: when that is a nested repository,
+/// its retention refs are fetched into the enclosing repository (`refs/dibs/nested/<id>/…`,
+/// `<id>` of its main worktree's root: the folder holding its `.git`, whatever worktree git
+/// was run in, as `GIT_DIR=inner/.git git commit` runs in the folder above).
+pub(super) fn mirror_retained(wt: &Worktree) {
+    let root = match (wt.common_dir.file_name(), wt.common_dir.parent()) {
+        (Some(n), Some(main)) if n == ".git" => main.to_path_buf(),
+        _ => wt.root.clone(),
+    };
+    let Some((outer, store)) = keeper(&root, &wt.common_dir) else {
+        return;
+    };
+    let id = worktree_id(&root);
+    store.remember_nested(&id, &root);
+    if let Err(e) = fetch_retained(&outer.root, &wt.common_dir, &id) {
+        eprintln!(
+            "git-dibs: cannot keep {}'s retained commits in {}: {e}",
+            wt.root.display(),
+            outer.root.display()
+        );
+    }
+}
