@@ -8,6 +8,7 @@ mod facts;
 mod jobs;
 mod nested;
 mod pre_edit;
+mod retain;
 mod running;
 mod session;
 mod shell;
@@ -171,7 +172,7 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
         } => {
             let parsed = crate::shell::parse(command, &event.cwd);
             let cmds = parsed.as_deref().unwrap_or_default();
-            snap::retain_new_commits(event, cmds, *took);
+            retain::retain_new_commits(event, cmds, *took);
             let answer = shell::after(event, cmds);
             // After what the command line shows it wrote: whatever else it changed, and what a
             // job it started (or one started before) wrote meanwhile.

@@ -22,7 +22,7 @@ use crate::platform::below::Below;
 use crate::platform::files::{Links, read_regular};
 use crate::protocol::{Event, Host};
 use crate::shell::SimpleCommand;
-use crate::store::{self, BranchTips, SnapState, Stamp, Store, Watched};
+use crate::store::{self, SnapState, Stamp, Store, Watched};
 
 /// Files larger than this are left out of snapshots.
 pub(crate) const MAX_SNAPSHOT_BYTES: u64 = 8 << 20;
@@ -367,7 +367,7 @@ pub(crate) fn after_write(event: &Event, store: &Store, located: &[Located], fro
 
 /// The clones (by one worktree of each) that a command line's commands run in, the event's
 /// own first.
-fn clones(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
+pub(super) fn clones(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
     let here = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree);
     clones_from(event, here.as_ref(), cmds)
 }
@@ -458,119 +458,6 @@ pub(crate) fn sweep(event: &Event, here: Option<&Worktree>, cmds: &[SimpleComman
         }
     }
     made
-}
-
-/// After a shell command: every worktree of the clones it ran in whose HEAD moved since last
-/// looked at (ref files only, no repository opened when none moved) gets its new HEAD kept by
-/// a retention ref while that commit is on no remote; one committed while the command ran
-/// (`took`, when the host says) is remembered as the event's actor's.
-pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Option<Duration>) {
-    for wt in clones(event, cmds) {
-        let Ok(store) = Store::open(&wt.common_dir) else {
-            continue;
-        };
-        let mut kept = false;
-        for root in git::worktree_roots(&wt.common_dir) {
-            let Some(head) = git::worktree_at(&root).and_then(|w| git::head_commit(&w)) else {
-                continue;
-            };
-            if store.last_head(&root).as_deref() == Some(head.as_str()) {
-                continue;
-            }
-            match git::retention::retain_head(&root) {
-                Ok(_) => {
-                    // Moved: what keeps it (made now, or by git's post-commit hook before).
-                    kept = true;
-                    store.remember_head(&root, &head);
-                    if committed_within(&root, &head, took) {
-                        store.remember_maker(&head, crate::store::Actor::from(event));
-                    }
-                }
-                Err(e) => eprintln!(
-                    "git-dibs: cannot keep a retention ref on {} in {}: {e}",
-                    git::lanes::short_sha(&head),
-                    root.display()
-                ),
-            }
-        }
-        kept |= retain_moved_branches(&store, &wt);
-        kept |= retain_from_reflogs(&store, &wt);
-        if kept {
-            super::nested::mirror_retained(&wt);
-        }
-    }
-}
-
-/// Whether `commit` was committed while the command that just ended ran (`took`; ten minutes
-/// when the host does not say), by its committer time: a HEAD moved to an older commit (a
-/// checkout, a reset) was not made by it.
-fn committed_within(root: &Path, commit: &str, took: Option<Duration>) -> bool {
-    // Commit times are the system's, whatever clock the store runs on.
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    let window = took.map_or(600, |d| d.as_secs().saturating_add(30));
-    let from = now.saturating_sub(i64::try_from(window).unwrap_or(i64::MAX));
-    LaneRepo::open(root)
-        .ok()
-        .and_then(|r| r.commit_time(commit))
-        .is_some_and(|t| t >= from && t <= now.saturating_add(5))
-}
-
-/// Commits a command made and then moved away from within itself (`git commit && git reset
-/// --hard HEAD~1`) are left only in reflogs: what the reflogs gained since last looked at (by
-/// their lengths) gets retention refs where nothing else holds it. Returns whether it made any.
-fn retain_from_reflogs(store: &Store, wt: &Worktree) -> bool {
-    let worktrees: Vec<Worktree> = git::worktree_roots(&wt.common_dir)
-        .iter()
-        .filter_map(|r| git::worktree_at(r))
-        .collect();
-    let logs = git::reflog::reflogs(&wt.common_dir, &worktrees);
-    let before = store.reflog_lengths();
-    let (gained, lengths) = git::reflog::gained(&logs, &before, crate::store::now_secs());
-    let made = match git::retention::retain_reflog_commits(&wt.root, &gained) {
-        Ok(r) => !r.created.is_empty(),
-        Err(e) => {
-            eprintln!(
-                "git-dibs: cannot keep retention refs on commits left in reflogs in {}: {e}",
-                wt.root.display()
-            );
-            return false;
-        }
-    };
-    if lengths != before {
-        store.remember_reflog_lengths(&lengths);
-    }
-    made
-}
-
-/// Branches that no worktree has checked out move too (`git commit-tree` plus `git
-/// update-ref`, `git branch -f`, a script): when the clone's branch storage changed since last
-/// looked at (by `stat` alone), each branch whose tip moved gets a retention ref on its new tip.
-/// Returns whether any branch moved.
-fn retain_moved_branches(store: &Store, wt: &Worktree) -> bool {
-    let fingerprint = git::retention::branch_fingerprint(&wt.common_dir);
-    let before = store.branch_tips();
-    if fingerprint.is_some() && fingerprint.as_deref() == Some(before.fingerprint.as_str()) {
-        return false;
-    }
-    match git::retention::retain_moved_branches(&wt.root, &before.tips) {
-        Ok((_, tips, complete)) => {
-            let moved = tips != before.tips;
-            store.remember_branch_tips(&BranchTips {
-                fingerprint: fingerprint.filter(|_| complete).unwrap_or_default(),
-                tips,
-            });
-            moved
-        }
-        Err(e) => {
-            eprintln!(
-                "git-dibs: cannot keep retention refs on moved branches in {}: {e}",
-                wt.root.display()
-            );
-            false
-        }
-    }
 }
 
 /// Delete expired snapshots (`dibs.snapshotExpiry`, default 14 days): their refs, then their
