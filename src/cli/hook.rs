@@ -65,6 +65,9 @@ impl From<HostArg> for Host {
 
 /// Run the hook; always exits 0 unless a host format calls for a blocking code.
 pub(crate) fn run(args: Args) -> ExitCode {
+    // One hook call resolves the same few paths many times over; it changes none of them.
+    crate::git::remember_paths();
+    crate::agent::remember_liveness();
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| handle(args)));
     let output = match outcome {
         Ok(out) => out,

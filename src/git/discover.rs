@@ -2,8 +2,49 @@
 //! dir, by reading `.git` files the way git does. No repository is opened, so a hook can resolve
 //! a file in a few system calls.
 
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+/// What this process resolved already, once [`remember_paths`] was called: one hook call
+/// resolves the same few paths (the event's folder, the file, its worktree and git dir) four
+/// or five times over, each time a `readlink` per component and a walk up for `.git`. A hook
+/// lives for a millisecond and makes no link, no `.git` and no git dir in a worktree, so what
+/// it found once stays true for it (a path that could not be resolved is tried again).
+struct Memo {
+    /// Path given to `canonicalize` → its canonical form (successes only).
+    canonical: HashMap<PathBuf, PathBuf>,
+    /// Folder → the worktree whose root it is, or none.
+    worktrees: HashMap<PathBuf, Option<Worktree>>,
+}
+
+static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
+
+/// Remember every path resolution for the rest of this process (see [`Memo`]): for processes
+/// as short as a hook call, never for a command that changes worktrees.
+pub(crate) fn remember_paths() {
+    if let Ok(mut memo) = MEMO.lock() {
+        memo.get_or_insert_with(|| Memo {
+            canonical: HashMap::new(),
+            worktrees: HashMap::new(),
+        });
+    }
+}
+
+fn with_memo<T>(f: impl FnOnce(&mut Memo) -> Option<T>) -> Option<T> {
+    MEMO.lock().ok()?.as_mut().and_then(f)
+}
+
+/// `fs::canonicalize`, remembered (see [`remember_paths`]).
+pub(crate) fn canonicalize(path: &Path) -> std::io::Result<PathBuf> {
+    if let Some(hit) = with_memo(|m| m.canonical.get(path).cloned()) {
+        return Ok(hit);
+    }
+    let canon = fs::canonicalize(path)?;
+    with_memo(|m| m.canonical.insert(path.to_path_buf(), canon.clone()));
+    Ok(canon)
+}
 
 /// A working tree of a repository: the main one or a linked one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +89,7 @@ pub(crate) fn normalize(base: &Path, path: &Path) -> PathBuf {
     let mut existing = joined.as_path();
     let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
     loop {
-        if let Ok(canon) = fs::canonicalize(existing) {
+        if let Ok(canon) = canonicalize(existing) {
             let mut out = canon;
             for part in rest.iter().rev() {
                 match *part {
@@ -111,11 +152,11 @@ pub(crate) fn linked_dot_git(admin: &Path) -> Option<PathBuf> {
 /// The worktree at `root` whose git dir is `git_dir`, when `git_dir` is one (it has a `HEAD`);
 /// git dir and common dir canonical, `root` as given.
 pub(crate) fn with_git_dir(root: PathBuf, git_dir: &Path) -> Option<Worktree> {
-    let git_dir = fs::canonicalize(git_dir).ok()?;
+    let git_dir = canonicalize(git_dir).ok()?;
     if !git_dir.join("HEAD").exists() {
         return None;
     }
-    let common_dir = fs::canonicalize(common_dir_of(&git_dir)).ok()?;
+    let common_dir = canonicalize(&common_dir_of(&git_dir)).ok()?;
     Some(Worktree {
         root,
         git_dir,
@@ -125,6 +166,15 @@ pub(crate) fn with_git_dir(root: PathBuf, git_dir: &Path) -> Option<Worktree> {
 
 /// The worktree whose root is exactly `dir`, if `dir` has a `.git` entry.
 pub(crate) fn worktree_at(dir: &Path) -> Option<Worktree> {
+    if let Some(hit) = with_memo(|m| m.worktrees.get(dir).cloned()) {
+        return hit;
+    }
+    let found = find_worktree_at(dir);
+    with_memo(|m| m.worktrees.insert(dir.to_path_buf(), found.clone()));
+    found
+}
+
+fn find_worktree_at(dir: &Path) -> Option<Worktree> {
     let dot_git = dir.join(".git");
     let meta = fs::metadata(&dot_git).ok()?;
     let git_dir = if meta.is_dir() {
