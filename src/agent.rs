@@ -69,6 +69,39 @@ pub(crate) fn ancestors() -> Vec<AgentProcess> {
     out
 }
 
+/// Processes looked up so far: pid and start time (none when there was no such process).
+type Started = Vec<(u32, Option<u64>)>;
+
+/// The processes looked up so far, once [`remember_liveness`] was called.
+static STARTED: std::sync::Mutex<Option<Started>> = std::sync::Mutex::new(None);
+
+/// Ask the system about each process once for the rest of this process: for a process as
+/// short as a hook call, which asks about each holder of each file (many share an agent).
+pub(crate) fn remember_liveness() {
+    if let Ok(mut seen) = STARTED.lock() {
+        seen.get_or_insert_with(Vec::new);
+    }
+}
+
+/// When process `pid` started, `None` when there is no such process (see
+/// [`remember_liveness`]).
+fn started(pid: u32) -> Option<u64> {
+    let known = STARTED
+        .lock()
+        .ok()
+        .and_then(|seen| Some(seen.as_ref()?.iter().find(|(p, _)| *p == pid)?.1));
+    if let Some(start) = known {
+        return start;
+    }
+    let start = platform::proc_info(pid).map(|i| i.start);
+    if let Ok(mut seen) = STARTED.lock()
+        && let Some(seen) = seen.as_mut()
+    {
+        seen.push((pid, start));
+    }
+    start
+}
+
 impl AgentProcess {
     /// Whether this exact process is gone: `Some(true)` when it certainly ended (no such pid,
     /// another process under its pid, or another boot), `None` when this system cannot tell.
@@ -77,10 +110,10 @@ impl AgentProcess {
         if boot != self.boot {
             return Some(true);
         }
-        match platform::proc_info(self.pid) {
-            Some(info) => Some(info.start != self.start),
+        match started(self.pid) {
+            Some(start) => Some(start != self.start),
             // No such process, when this system can describe processes at all.
-            None => Some(platform::proc_info(std::process::id()).is_some()),
+            None => Some(started(std::process::id()).is_some()),
         }
     }
 

@@ -1,11 +1,34 @@
 //! Linux: processes from `/proc`, the boot id from `/proc/sys/kernel/random/boot_id`.
 
 use std::fs;
+use std::io::Read;
 
 use super::ProcInfo;
 
+/// A small `/proc` file's text, read with as few system calls as it takes: the kernel gives
+/// these a size of 0, so `read_to_string` would look up that size and then probe with reads
+/// of 32 bytes and more (six reads for a process's `stat`).
+fn read_proc(path: &str) -> Option<String> {
+    let mut file = fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; 1024];
+    let mut len = 0;
+    loop {
+        if len == buf.len() {
+            buf.resize(len * 2, 0);
+        }
+        match file.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    buf.truncate(len);
+    String::from_utf8(buf).ok()
+}
+
 pub(super) fn proc_info(pid: u32) -> Option<ProcInfo> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let text = read_proc(&format!("/proc/{pid}/stat"))?;
     super::parse_linux_stat(&text)
 }
 
@@ -15,7 +38,7 @@ pub(super) fn argv(pid: u32) -> Option<Vec<String>> {
 }
 
 pub(super) fn boot_id() -> Option<String> {
-    fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()
+    read_proc("/proc/sys/kernel/random/boot_id")
 }
 
 pub(super) fn stdin_tty() -> Option<String> {
@@ -42,7 +65,7 @@ pub(super) fn cwd(pid: u32) -> Option<std::path::PathBuf> {
 /// Process `pid`, unless it has exited (a zombie its parent has not reaped yet counts as
 /// exited: in a container whose first process reaps late, many linger).
 pub(super) fn running_info(pid: u32) -> Option<ProcInfo> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let text = read_proc(&format!("/proc/{pid}/stat"))?;
     let state = text
         .get(text.rfind(')')? + 1..)?
         .split_whitespace()
