@@ -6,6 +6,7 @@ mod discover;
 pub mod gitdir;
 mod ignored;
 pub(crate) mod nested;
+pub(crate) mod sha1;
 mod stat_clean;
 mod status;
 #[cfg(test)]

@@ -213,9 +213,10 @@ pub(crate) struct NewSnapshot<'a> {
 
 /// The id under `files/` of the worktree at `root`.
 pub(crate) fn worktree_id(root: &Path) -> String {
-    let oid = git2::Oid::hash_object(git2::ObjectType::Blob, root.as_os_str().as_encoded_bytes());
-    oid.map(|o| o.to_string()[..16].to_owned())
-        .unwrap_or_else(|_| "0000000000000000".to_owned())
+    // Git's blob id of the path, computed here: libgit2 would start its runtime for it.
+    let mut id = super::sha1::blob_id(root.as_os_str().as_encoded_bytes());
+    id.truncate(16);
+    id
 }
 
 /// The snapshot ref of the session whose store key is `key`.
