@@ -173,6 +173,14 @@ fn list_index(dir: &Path) -> Result<Option<fs::ReadDir>, StoreError> {
     }
 }
 
+/// [`fsio::ensure_dir`] for a folder of the store.
+fn ensure(path: &Path) -> Result<(), StoreError> {
+    fsio::ensure_dir(path).map_err(|source| StoreError::Unavailable {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// A small file's bytes in one `read` (index markers are a few hundred bytes); `None` when it
 /// cannot be read, is not a plain file (no link followed) or is larger than the buffer.
 fn read_small(path: &Path) -> Option<Vec<u8>> {
@@ -225,10 +233,16 @@ impl Store {
         let store = Store {
             dir: common_dir.join("dibs"),
         };
+        let index = store.dir.join("index");
         let had_store = fsio::is_real_dir(&store.dir);
-        let had_index = had_store && fsio::is_real_dir(&store.dir.join("index"));
-        for sub in ["sessions", "index"] {
-            store.make_dir(&store.dir.join(sub))?;
+        let had_index = had_store && fsio::is_real_dir(&index);
+        // One `lstat` a folder: what was found a folder just now is not looked at again.
+        if !had_store {
+            ensure(&store.dir)?;
+        }
+        ensure(&store.dir.join("sessions"))?;
+        if !had_index {
+            ensure(&index)?;
         }
         if !had_store || !had_index {
             store.notice_loss(!had_store, !had_index)?;
@@ -242,16 +256,10 @@ impl Store {
     fn make_dir(&self, path: &Path) -> Result<(), StoreError> {
         let mut at = self.dir.clone();
         let levels = path.strip_prefix(&self.dir).unwrap_or(Path::new(""));
-        let check = |p: &Path| {
-            fsio::ensure_dir(p).map_err(|source| StoreError::Unavailable {
-                path: p.to_path_buf(),
-                source,
-            })
-        };
-        check(&at)?;
+        ensure(&at)?;
         for level in levels.components() {
             at.push(level);
-            check(&at)?;
+            ensure(&at)?;
         }
         Ok(())
     }
