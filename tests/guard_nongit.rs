@@ -149,3 +149,48 @@ fn regression_every_spelling_that_rewrites_a_peers_file_warns() {
         allowed(r, cmd);
     }
 }
+
+#[test]
+fn regression_xargs_input_that_supplies_gits_subcommand_is_judged() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    let args = f.base.join("args.txt");
+    fs_write(&f.base, "args.txt", "reset\n--hard\n");
+    // Input known here: judged as the command it makes.
+    for cmd in [
+        "echo reset --hard | xargs git".to_owned(),
+        "echo clean -fd | xargs git".to_owned(),
+        "printf 'stash\\n-u\\n' | xargs git".to_owned(),
+        "xargs git <<< 'checkout -f .'".to_owned(),
+        format!("xargs git < {}", args.display()),
+        format!("cat {} | xargs -t git", args.display()),
+        "echo --hard | xargs git reset".to_owned(),
+        "echo -fd | xargs git -C . clean".to_owned(),
+    ] {
+        let reason = stopped(r, &cmd);
+        assert!(reason.contains("[guard:"), "{cmd}: {reason}");
+    }
+    insta::assert_snapshot!(
+        "xargs_git_input",
+        answer(&f.repo, &bash(r, "echo reset --hard | xargs git"))
+    );
+    // Input only known when it runs: tried at its most destructive, put to the person.
+    for cmd in [
+        format!("xargs -a {} git", args.display()),
+        format!("xargs --arg-file={} git", args.display()),
+        "some-tool | xargs git".to_owned(),
+        "some-tool | xargs git reset".to_owned(),
+    ] {
+        let reason = asked(r, &cmd);
+        assert!(reason.contains("`xargs`'s input"), "{cmd}: {reason}");
+    }
+    for cmd in [
+        "echo status | xargs git",
+        "echo log --oneline -1 | xargs git",
+        "some-tool | xargs git log",
+        "git ls-files | xargs grep -n x",
+    ] {
+        allowed(r, cmd);
+    }
+}

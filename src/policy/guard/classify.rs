@@ -16,8 +16,6 @@ pub type AliasLookup<'a> = dyn FnMut(&GitInvocation, &str) -> Option<String> + '
 
 /// How many aliases deep a chain is followed.
 const MAX_ALIASES: usize = 8;
-/// Largest `--pathspec-from-file` read.
-const MAX_PATHSPEC_FILE: u64 = 64 * 1024;
 
 /// The guarded commands among `cmds`, in order. Everyday commands yield nothing, and nothing is
 /// read unless a git subcommand is not a builtin (then `alias` is asked).
@@ -226,6 +224,36 @@ fn classify_one(
         g.unknown = None;
         out.push(g);
     }
+    if open {
+        // `xargs git ...`: its input may supply the subcommand and its options.
+        match super::inputs::xargs_input(cmd) {
+            Some(words) if depth < MAX_ALIASES => {
+                let mut full = cmd.clone();
+                full.argv.extend(words.iter().cloned());
+                full.unknown = None;
+                full.dynamic.resize(full.argv.len(), false);
+                let before = out.len();
+                classify_one(&full, alias, depth + 1, out);
+                for g in &mut out[before..] {
+                    g.display = format!("{} (xargs's input: {})", cx.display, words.join(" "));
+                    g.bypass |= cx.bypass;
+                }
+                return;
+            }
+            Some(_) => {}
+            None => {
+                let tried = super::worst::xargs_git(&inv.args, |args| git_ops(args, true));
+                if !tried.is_empty() {
+                    for (op, why) in tried {
+                        let mut g = cx.guarded(op, Some(inv.clone()), &[]);
+                        g.unknown = Some(why);
+                        out.push(g);
+                    }
+                    return;
+                }
+            }
+        }
+    }
     let Some(sub) = inv.args.first().cloned() else {
         return;
     };
@@ -279,8 +307,8 @@ fn classify_one(
         return;
     }
     options::canonical_git(&mut inv.args);
-    pathspec_file(&mut inv, cmd);
-    read_inputs(&mut inv, cmd);
+    super::inputs::pathspec_file(&mut inv, cmd);
+    super::inputs::read_inputs(&mut inv, cmd);
     let icase = inv.icase;
     let mut found = git_ops(&inv.args, open);
     found.extend(worktree::classify_deinit(&inv.args, &inv.cwd));
@@ -310,7 +338,7 @@ fn classify_one(
         let Some(k) = i.checked_sub(offset) else {
             continue;
         };
-        for worst in worst_words(&sub) {
+        for worst in super::worst::words(&sub) {
             let mut args = inv.args.clone();
             if k < args.len() {
                 args.insert(k, (*worst).to_owned());
@@ -341,25 +369,6 @@ fn git_ops(args: &[String], open: bool) -> Vec<(Op, Vec<String>)> {
     v.extend(push::classify_git(args));
     v.extend(takes::classify_git(args, open));
     v
-}
-
-/// The words that make a git subcommand destroy the most, tried for an expansion.
-fn worst_words(sub: &str) -> &'static [&'static str] {
-    match sub {
-        "branch" => &["-D"],
-        "push" => &["--delete"],
-        "reset" => &["--hard"],
-        "checkout" => &["-f"],
-        "add" => &["-A"],
-        "commit" => &["-a"],
-        "stash" => &["clear", "-u"],
-        "clean" => &["-ffdx"],
-        "worktree" => &["remove"],
-        "restore" => &["."],
-        "rm" => &["-rf"],
-        "update-ref" => &["-d"],
-        _ => &[],
-    }
 }
 
 /// A `!` alias: its shell text runs at the top of the worktree, with the alias's arguments.
@@ -404,133 +413,6 @@ fn nested(
             },
             format!("its {} cannot be read", what.trim_end_matches(" for")),
         )),
-    }
-}
-
-/// `--pathspec-from-file=FILE` (or `-` for standard input): its pathspecs appended after `--`,
-/// when the file is in reach; otherwise the pathspecs stay unknown.
-fn pathspec_file(inv: &mut GitInvocation, cmd: &SimpleCommand) {
-    let mut file = None;
-    let mut nul = false;
-    let mut keep = Vec::new();
-    let mut it = inv.args.iter();
-    while let Some(a) = it.next() {
-        if a == "--pathspec-from-file" {
-            file = it.next().cloned();
-        } else if let Some(v) = a.strip_prefix("--pathspec-from-file=") {
-            file = Some(v.to_owned());
-        } else {
-            nul |= a == "--pathspec-file-nul";
-            keep.push(a.clone());
-        }
-    }
-    let Some(file) = file else { return };
-    let text = if file == "-" {
-        cmd.input.clone()
-    } else {
-        let path = inv.cwd.join(&file);
-        std::fs::metadata(&path)
-            .ok()
-            .filter(|m| m.is_file() && m.len() <= MAX_PATHSPEC_FILE)
-            .and_then(|_| std::fs::read_to_string(&path).ok())
-    };
-    let specs: Vec<String> = match text {
-        Some(t) => t
-            .split(if nul { '\0' } else { '\n' })
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect(),
-        // Unknown content: every path may be named.
-        None => vec![":/".to_owned()],
-    };
-    if !keep.contains(&"--".to_owned()) {
-        keep.push("--".into());
-    }
-    keep.extend(if specs.is_empty() {
-        vec![":/".to_owned()]
-    } else {
-        specs
-    });
-    inv.args = keep;
-}
-
-/// `git update-ref --stdin` and `git apply -R`: what they read (standard input when literal, a
-/// patch file in reach) rewritten into arguments the rules read; unknown input stays unknown.
-fn read_inputs(inv: &mut GitInvocation, cmd: &SimpleCommand) {
-    let Some(sub) = inv.args.first().map(String::as_str) else {
-        return;
-    };
-    match sub {
-        "update-ref" if inv.args.iter().any(|a| a == "--stdin") => {
-            let mut args = vec!["update-ref".to_owned(), "--stdin-delete".to_owned()];
-            match &cmd.input {
-                Some(text) => {
-                    for line in text.lines() {
-                        let words: Vec<&str> = line.split_whitespace().collect();
-                        match words.as_slice() {
-                            ["delete" | "update" | "create", r, ..]
-                                if r.starts_with("refs/heads/") =>
-                            {
-                                args.push((*r).to_owned());
-                            }
-                            _ => {}
-                        }
-                    }
-                    if args.len() == 2 {
-                        return;
-                    }
-                }
-                None => args.push("refs/heads/$stdin".to_owned()),
-            }
-            inv.args = args;
-        }
-        "apply" => {
-            let reverse = inv.args.iter().any(|a| a == "-R" || a == "--reverse");
-            if !reverse {
-                return;
-            }
-            let files: Vec<String> = inv.args[1..]
-                .iter()
-                .filter(|a| !a.starts_with('-'))
-                .cloned()
-                .collect();
-            let mut texts = Vec::new();
-            if files.is_empty() {
-                texts.push(cmd.input.clone());
-            }
-            for f in &files {
-                let path = inv.cwd.join(f);
-                let text = std::fs::metadata(&path)
-                    .ok()
-                    .filter(|m| m.is_file() && m.len() <= 4 * MAX_PATHSPEC_FILE)
-                    .and_then(|_| std::fs::read_to_string(&path).ok());
-                texts.push(text);
-            }
-            if texts.iter().any(Option::is_none) {
-                inv.args = vec!["apply".into(), "-R".into()];
-                return;
-            }
-            let mut paths: Vec<String> = Vec::new();
-            for t in texts.into_iter().flatten() {
-                for line in t.lines() {
-                    let name = line
-                        .strip_prefix("+++ ")
-                        .or_else(|| line.strip_prefix("--- "))
-                        .map(|n| n.split('\t').next().unwrap_or(n).trim());
-                    if let Some(n) = name.filter(|n| *n != "/dev/null") {
-                        let n = n.strip_prefix("a/").or(n.strip_prefix("b/")).unwrap_or(n);
-                        let spec = format!(":(top,literal){n}");
-                        if !paths.contains(&spec) {
-                            paths.push(spec);
-                        }
-                    }
-                }
-            }
-            let mut args = vec!["apply".into(), "-R".into(), "--".into()];
-            args.extend(paths);
-            inv.args = args;
-        }
-        _ => {}
     }
 }
 

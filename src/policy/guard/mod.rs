@@ -18,6 +18,7 @@ pub(crate) mod explain;
 pub(crate) mod files;
 pub(crate) mod find;
 mod gitline;
+mod inputs;
 mod interp;
 pub(crate) mod options;
 mod pathspec;
@@ -35,6 +36,7 @@ pub(crate) mod self_protect;
 mod takes;
 mod transfer;
 pub(crate) mod worktree;
+mod worst;
 
 #[cfg(test)]
 mod tests;
