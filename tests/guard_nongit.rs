@@ -194,3 +194,56 @@ fn regression_xargs_input_that_supplies_gits_subcommand_is_judged() {
         allowed(r, cmd);
     }
 }
+
+#[test]
+fn regression_editors_running_shell_commands_are_read() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    // Literal shell text: judged as that command (`rm` of the peer's file is refused).
+    for cmd in [
+        "vim -es -c '!rm notes.txt' -c q",
+        "vim -E -s -c 'silent !rm notes.txt' -c q",
+        "ex -sc '!rm notes.txt' -c q",
+        "vi -e +'!rm -f notes.txt' +q",
+        "nvim --headless -c 'r !rm notes.txt' -c 'qa!'",
+        "less +'!rm notes.txt' mine.rs",
+        "sqlite3 /tmp/db.sqlite '.shell rm notes.txt'",
+        "sqlite3 -cmd '.system rm notes.txt' /tmp/db.sqlite",
+        "emacs --batch --eval '(delete-file \"notes.txt\")'",
+        "emacs -batch -eval '(delete-directory \"src\" t)'",
+        "emacs --batch --eval='(shell-command \"git clean -fd\")'",
+        "emacs --batch --eval '(rename-file \"notes.txt\" \"x.txt\")'",
+        "command vim -es -c '!git stash -u' -c q",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(reason.contains("[guard:"), "{cmd}: {reason}");
+    }
+    insta::assert_snapshot!(
+        "editor_shell_command",
+        answer(&f.repo, &bash(r, "vim -es -c '!rm notes.txt' -c q"))
+    );
+    // Code that runs programs by other means: judged by what is at risk within reach.
+    for cmd in [
+        "vim -es -c 'call system(\"x\")' -c q",
+        "vim -c 'call delete(\"notes.txt\")' -c q",
+        "emacs --batch --eval '(funcall (intern \"delete-file\") \"notes.txt\")'",
+        "emacs --batch --eval '(call-process \"rm\" nil nil nil \"notes.txt\")'",
+        "emacs --script cleanup.el",
+    ] {
+        let reason = asked(r, cmd);
+        assert!(reason.contains("[guard:runs-code]"), "{cmd}: {reason}");
+    }
+    for cmd in [
+        "vim mine.rs",
+        "vim -es -c '%s/a/b/g' -c wq mine.rs",
+        "vim -c 'set ft=python' mine.rs",
+        "vim -es -c '!ls' -c q",
+        "less +G mine.rs",
+        "sqlite3 /tmp/db.sqlite 'select 1'",
+        "emacs --batch --eval '(message \"hi\")'",
+        "emacs --batch --eval '(shell-command \"ls\")'",
+    ] {
+        allowed(r, cmd);
+    }
+}

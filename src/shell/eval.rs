@@ -492,9 +492,16 @@ impl Ev<'_> {
             return Ok(None);
         }
         // Commands a program runs from its arguments (`find -exec`, `git rebase -x`, `watch`).
-        for text in effects::embedded(&argv) {
-            // A trap's text runs as written; the others get arguments added when they run.
-            let added = (name != "trap").then_some(Unknown::Xargs);
+        let as_written = super::editors::embedded(&argv);
+        let written_count = as_written.len();
+        for (i, text) in as_written
+            .into_iter()
+            .chain(effects::embedded(&argv))
+            .enumerate()
+        {
+            // A trap's text and an editor's commands run as written; the others get arguments
+            // added when they run.
+            let added = (name != "trap" && i >= written_count).then_some(Unknown::Xargs);
             let inner = Inherit {
                 assigns: assignments.clone(),
                 force: added.or(force),

@@ -8,6 +8,7 @@
 mod ast;
 mod builtins;
 mod dollar;
+mod editors;
 mod effects;
 mod emit;
 mod eval;
@@ -22,6 +23,7 @@ mod vars;
 mod wrapper_specs;
 mod wrappers;
 
+pub(crate) use editors::opaque_code as editor_code;
 pub(crate) use vars::{Resolver, builtin_output};
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Programs that run code the shell parser cannot follow: interpreters with inline code or a
 //! script in reach (`python -c`, `perl -e`, `node -e`, `ruby -e`, `php -r`), `awk` with
-//! `system()` or pipes, `sed` with its `e` command, and `make` (its makefile's recipes). The
+//! `system()` or pipes, `sed` with its `e` command, editors given code (`vim -c 'call system()'`,
+//! `emacs --eval`), and `make` (its makefile's recipes). The
 //! code is looked into; when it may reach a guarded operation, the command is judged by what is
 //! at risk within reach ([`super::Op::Runs`]).
 
@@ -258,6 +259,9 @@ fn runs_why(argv: &[String], cmd: &SimpleCommand) -> Option<String> {
     let name = argv.first()?.rsplit('/').next()?;
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let args = &argv[1..];
+    if let Some(why) = crate::shell::editor_code(argv) {
+        return Some(why);
+    }
     if let Some((lang, sources)) = interp::sources(argv) {
         return (lang == Lang::Perl)
             .then(|| perl_magic_operand(argv, &sources))
