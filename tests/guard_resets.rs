@@ -372,6 +372,9 @@ fn moving_or_unlocking_a_worktree_with_a_live_sessions_work_is_refused() {
         format!("git worktree move --force {l} {m}"),
         format!("git -C {l} worktree move . {m}"),
         "git worktree move lane ../moved".to_owned(),
+        format!("mv {l} {m}"),
+        format!("mv -f {l} -t {}", repo.tmp.path().display()),
+        format!("cd {} && mv lane moved", repo.tmp.path().display()),
     ] {
         let reason = refused(&me, &cmd);
         assert!(reason.contains("lane.txt"), "{cmd}: {reason}");
@@ -401,4 +404,52 @@ fn moving_or_unlocking_a_worktree_with_a_live_sessions_work_is_refused() {
     sh_ok(r, &format!("git worktree unlock {}", clean.display()));
     silent(&me, &format!("git worktree move {} {m}", clean.display()));
     silent(&me, "git worktree list");
+    // Moving folders and files of one's own worktree is one's own business.
+    std::fs::create_dir_all(r.join("docs")).unwrap();
+    me.write("notes.txt", b"mine\n");
+    for cmd in [
+        "mv docs manual",
+        "mv notes.txt docs/",
+        "mv -t docs notes.txt",
+        "mv src lib",
+    ] {
+        silent(&me, cmd);
+    }
+    insta::assert_snapshot!(
+        "guard_mv_worktree",
+        stable(&repo, &refused(&me, &format!("mv {l} {m}")))
+    );
+}
+
+#[test]
+fn a_reset_off_a_peers_commit_is_refused_in_a_reftable_repository_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let init = ["init", "-q", "--ref-format=reftable", "-b", "main"];
+    if !git_command(&base)
+        .args(init)
+        .arg("--bare")
+        .arg("remote.git")
+        .status()
+        .unwrap()
+        .success()
+    {
+        eprintln!("skipped: the installed git cannot make a reftable repository");
+        return;
+    }
+    git(&base, &[&init[..], &["repo"]].concat());
+    let r = base.join("repo");
+    std::fs::write(r.join("README.md"), "# test\n").unwrap();
+    git(&r, &["add", "."]);
+    git(&r, &["commit", "-qm", "init"]);
+    git(&r, &["remote", "add", "origin", "../remote.git"]);
+    git(&r, &["push", "-q", "-u", "origin", "main"]);
+    let peer = Agent::new(PEER, &r);
+    let me = Agent::new(ME, &r);
+    peer.write("a.txt", b"peer work\n");
+    peer.bash("git add a.txt && git commit -qm 'peer work'");
+    let reason = refused(&me, "git reset --hard HEAD~1");
+    assert!(reason.contains("peer work"), "{reason}");
+    silent(&peer, "git reset --soft HEAD~1");
+    silent(&me, "git reset a.txt");
 }

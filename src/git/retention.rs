@@ -472,3 +472,22 @@ pub(crate) fn unheld(repo_dir: &Path) -> Result<Vec<Unheld>, LaneError> {
     out.sort_by_key(|u| std::cmp::Reverse(u.time));
     Ok(out)
 }
+
+/// Whether `commit` (in the repository of `root`) was committed while a command that just
+/// ended ran (`took`; ten minutes when the host does not say), by its committer time and the
+/// system clock: a HEAD moved to an older commit (a checkout, a reset) was not made by it.
+pub(crate) fn committed_within(
+    root: &Path,
+    commit: &str,
+    took: Option<std::time::Duration>,
+) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let window = took.map_or(600, |d| d.as_secs().saturating_add(30));
+    let from = now.saturating_sub(i64::try_from(window).unwrap_or(i64::MAX));
+    LaneRepo::open(root)
+        .ok()
+        .and_then(|r| r.commit_time(commit))
+        .is_some_and(|t| t >= from && t <= now.saturating_add(5))
+}

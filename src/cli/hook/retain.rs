@@ -3,10 +3,8 @@
 //! moved, every branch that moved, and every commit the reflogs gained get retention refs while
 //! on no remote; a nested repository's are also kept in the repository around it.
 
-use std::path::Path;
 use std::time::Duration;
 
-use crate::git::lanes::LaneRepo;
 use crate::git::{self, Worktree};
 use crate::protocol::Event;
 use crate::shell::SimpleCommand;
@@ -34,7 +32,7 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Op
                     // Moved: what keeps it (made now, or by git's post-commit hook before).
                     kept = true;
                     store.remember_head(&root, &head);
-                    if committed_within(&root, &head, took) {
+                    if git::retention::committed_within(&root, &head, took) {
                         store.remember_maker(&head, crate::store::Actor::from(event));
                     }
                 }
@@ -51,22 +49,6 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Op
             super::nested::mirror_retained(&wt);
         }
     }
-}
-
-/// Whether `commit` was committed while the command that just ended ran (`took`; ten minutes
-/// when the host does not say), by its committer time: a HEAD moved to an older commit (a
-/// checkout, a reset) was not made by it.
-fn committed_within(root: &Path, commit: &str, took: Option<Duration>) -> bool {
-    // Commit times are the system's, whatever clock the store runs on.
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    let window = took.map_or(600, |d| d.as_secs().saturating_add(30));
-    let from = now.saturating_sub(i64::try_from(window).unwrap_or(i64::MAX));
-    LaneRepo::open(root)
-        .ok()
-        .and_then(|r| r.commit_time(commit))
-        .is_some_and(|t| t >= from && t <= now.saturating_add(5))
 }
 
 /// Commits a command made and then moved away from within itself (`git commit && git reset

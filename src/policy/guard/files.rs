@@ -191,3 +191,43 @@ pub(crate) fn rsync_delete(argv: &[String], cwd: &std::path::Path) -> Option<(Fo
     let take = taken(&paths, gone.clone());
     Some(((Op::RemoveTree { paths }, gone), take))
 }
+
+/// The folders `mv ARGS` moves away (its sources that are folders, not links), made absolute:
+/// a worktree among them, or below one, is judged as `rm -r` of it would be.
+pub(crate) fn moved_folders(args: &[String], cwd: &std::path::Path) -> Option<(Op, Vec<String>)> {
+    let mut operands = Vec::new();
+    let mut into_dir = false;
+    let mut dashdash = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            _ if dashdash => operands.push(a.clone()),
+            "--" => dashdash = true,
+            "-t" | "--target-directory" => {
+                into_dir = true;
+                it.next();
+            }
+            "-S" | "--suffix" => {
+                it.next();
+            }
+            s if s.starts_with("--target-directory=") => into_dir = true,
+            s if s.starts_with('-') && s.len() > 1 => {}
+            _ => operands.push(a.clone()),
+        }
+    }
+    if !into_dir {
+        operands.pop();
+    }
+    let folders: Vec<String> = operands
+        .into_iter()
+        .filter(|o| std::fs::symlink_metadata(cwd.join(o)).is_ok_and(|m| m.is_dir()))
+        .collect();
+    if folders.is_empty() {
+        return None;
+    }
+    let paths = folders
+        .iter()
+        .map(|o| cwd.join(o.trim_end_matches('/')))
+        .collect();
+    Some((Op::RemoveTree { paths }, folders))
+}

@@ -185,9 +185,13 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
     }
 }
 
-/// `rm` with `-r`, `-R` or `--recursive` in any spelling; its operands, made absolute.
+/// `rm` with `-r`, `-R` or `--recursive` in any spelling; its operands, made absolute. `mv`
+/// of folders: gone from where they were, as far as a worktree there is concerned.
 pub(crate) fn classify_rm(argv: &[String], cwd: &Path, open: bool) -> Option<(Op, Vec<String>)> {
     let first = argv.first()?;
+    if first.rsplit('/').next() == Some("mv") {
+        return super::files::moved_folders(&argv[1..], cwd);
+    }
     if first.rsplit('/').next() != Some("rm") {
         return None;
     }
@@ -421,11 +425,30 @@ pub(crate) fn check_rm(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
             }
         }
     }
+    // `mv` takes them away rather than deleting them.
+    let moves = g
+        .display
+        .split(' ')
+        .next()
+        .is_some_and(|w| w.rsplit('/').next() == Some("mv"));
+    let (verb, instead) = if moves {
+        (
+            "moves away",
+            "Moving it takes that work from under the sessions there: their claims and the \
+             guard stay on the old path. Leave it where it is, or ask the person."
+                .to_owned(),
+        )
+    } else {
+        (
+            "deletes",
+            format!("{INSTEAD} Use `git worktree remove` for a clean, pushed worktree."),
+        )
+    };
     if risky.is_empty() && !inside.is_empty() {
         return Verdict::Block(Finding::new(
             "worktree-contents",
             format!(
-                "git-dibs refused `{}`: it deletes uncommitted files of another worktree: {}. \
+                "git-dibs refused `{}`: it {verb} uncommitted files of another worktree: {}. \
                  Commit them there first, or ask the person.",
                 g.display,
                 list(&inside)
@@ -440,8 +463,8 @@ pub(crate) fn check_rm(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
         Finding::new(
             "worktree-rm",
             format!(
-                "git-dibs refused `{}`: it deletes {} holding work that exists nowhere else. \
-                 {}. {INSTEAD} Use `git worktree remove` for a clean, pushed worktree.",
+                "git-dibs refused `{}`: it {verb} {} holding work that exists nowhere else. \
+                 {}. {instead}",
                 g.display,
                 kinds(&risky),
                 described.join(". ")
