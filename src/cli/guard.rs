@@ -6,6 +6,7 @@
 
 mod exit;
 mod facts;
+mod gh;
 mod reach;
 mod worktrees;
 

@@ -40,6 +40,43 @@ pub(crate) fn open_pull_request(dir: &Path, branch: &str) -> Option<PullRequest>
         .next()
 }
 
+/// The head branch of pull request `pr` (a number or URL), asking `gh pr view` in `dir`,
+/// bounded by [`GH_TIMEOUT`]. `Err` says why there is no answer.
+pub(crate) fn pr_head(dir: &Path, pr: &str) -> Result<String, String> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Head {
+        head_ref_name: String,
+    }
+    let mut cmd = Command::new("gh");
+    cmd.args(["pr", "view", pr, "--json", "headRefName"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .env("GH_PROMPT_DISABLED", "1")
+        .env("GH_NO_UPDATE_NOTIFIER", "1");
+    let done = match run::bounded(cmd, GH_TIMEOUT, 1 << 16) {
+        Ok(done) => done,
+        Err(RunError::Spawn(_)) => return Err("gh is not available".into()),
+        Err(RunError::TimedOut) => return Err("gh did not answer in time (offline?)".into()),
+    };
+    if !done.success {
+        return Err("gh could not look it up (offline, or not logged in?)".into());
+    }
+    // One object; a list of them is read too.
+    let head = serde_json::from_str::<Head>(&done.stdout)
+        .or_else(|_| {
+            serde_json::from_str::<Vec<Head>>(&done.stdout)
+                .map_err(|_| ())
+                .and_then(|v| v.into_iter().next().ok_or(()))
+        })
+        .map_err(|()| "gh printed something unreadable".to_owned())?;
+    let name = crate::text::clean(&head.head_ref_name, 255);
+    if name.is_empty() {
+        return Err("gh named no branch".into());
+    }
+    Ok(name)
+}
+
 /// `gh pr list --head BRANCH --state STATE --json FIELDS`, bounded by [`GH_TIMEOUT`]. `Err`
 /// says, for a person, why there is no answer (missing, failing, offline, unreadable).
 pub(crate) fn pr_list(

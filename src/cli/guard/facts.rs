@@ -144,6 +144,11 @@ pub(super) fn gather(
             }
             None => Facts::None,
         },
+        Op::GhDelete(d) => match &wt {
+            Some(wt) => Facts::Gh(super::gh::gh_facts(event, g, wt, d, going)?),
+            None => Facts::None,
+        },
+        Op::RepoDelete => Facts::None,
         Op::PushDelete { remote, branches } => match &wt {
             Some(wt) => Facts::RemoteBranches(remote_branches(wt, remote, branches)?),
             None => Facts::None,
@@ -258,7 +263,7 @@ pub(super) fn canonical_lenient(path: &Path) -> PathBuf {
 /// The branches `names` deletes or points at `onto`: `HEAD` stands for the branch it points at
 /// (or a detached HEAD), `*` for every local branch. A commit another local branch holds is not
 /// lost, unless that branch goes too (`going`, from the whole command line).
-fn branches(
+pub(super) fn branches(
     wt: &Worktree,
     names: &[String],
     onto: Option<&str>,
@@ -361,7 +366,7 @@ fn working_on(wt: &Worktree, branch: &str) -> Vec<String> {
         .collect()
 }
 
-fn remote_branches(
+pub(super) fn remote_branches(
     wt: &Worktree,
     remote: &str,
     branches: &[String],

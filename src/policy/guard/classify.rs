@@ -187,7 +187,7 @@ fn classify_one(
     if out.len() > before {
         return;
     }
-    if let Some(op) = pr::classify(&argv) {
+    if let Some(op) = pr::classify(&argv).or_else(|| super::gh::classify(&argv)) {
         out.push(cx.guarded(op, None, &[]));
         return;
     }

@@ -169,6 +169,19 @@ pub(crate) fn facts(facts: &Facts) -> Vec<String> {
         }
         Facts::Stash(1) => vec!["1 stash entry".to_owned()],
         Facts::Stash(n) => vec![format!("{n} stash entries")],
+        Facts::Gh(f) => {
+            let mut out = Vec::new();
+            if let Some(b) = &f.branch {
+                out.push(format!("pull request branch {b}"));
+            }
+            if let Some(why) = &f.unknown {
+                out.push(format!("branch unknown: {why}"));
+            }
+            out.extend(self::facts(&Facts::Branches(f.local.clone())));
+            out.extend(self::facts(&Facts::RemoteBranches(f.remote.clone())));
+            out.extend(self::facts(&Facts::Reach(f.reach.clone())));
+            out
+        }
         Facts::PullRequests { branch, existing } => {
             let mut out = vec![format!("branch {branch}")];
             out.extend(

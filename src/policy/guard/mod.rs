@@ -17,6 +17,7 @@ pub(crate) mod exit_worktree;
 pub(crate) mod explain;
 pub(crate) mod files;
 pub(crate) mod find;
+pub(crate) mod gh;
 mod gitline;
 mod inputs;
 mod interp;
@@ -161,6 +162,11 @@ pub enum Op {
         /// The remote as written.
         remote: String,
     },
+    /// `gh pr close|merge --delete-branch`, `gh api` deleting a branch: the git branch
+    /// deletions it performs.
+    GhDelete(gh::GhDelete),
+    /// `gh repo delete`: the GitHub repository with every branch on it.
+    RepoDelete,
     /// `git clean -ffd` (twice forced): also deletes worktrees nested below `dir`.
     CleanNested {
         /// The folder cleaned (absolute).
@@ -235,6 +241,8 @@ pub enum Facts {
     },
     /// How many stash entries the repository holds.
     Stash(usize),
+    /// The branch a `gh` deletion resolved to, and its local and remote states.
+    Gh(gh::GhFacts),
     /// The pull requests, in any state, of the branch a `gh pr create` is for.
     PullRequests {
         /// The branch.
@@ -345,6 +353,8 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
         (Op::PushPrune { .. }, Facts::RemoteBranches(r)) => remote::check(g, r),
         (Op::PushOver(_), Facts::Pushes(u)) => push::check(g, u),
         (Op::CleanNested { .. }, Facts::Worktrees(f)) => worktree::check_rm(g, f),
+        (Op::GhDelete(_), Facts::Gh(f)) => gh::check(g, f),
+        (Op::RepoDelete, _) => gh::check_repo_delete(g),
         _ => Verdict::Allow,
     }
 }
