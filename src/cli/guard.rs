@@ -7,6 +7,7 @@
 mod exit;
 mod facts;
 mod gh;
+mod ignored;
 mod reach;
 mod worktrees;
 

@@ -103,7 +103,9 @@ fn facts(event: &Event, wt: &git::Worktree, discard_changes: bool) -> Result<Exi
         .iter()
         .find(|e| e.root == wt.root)
         .context("the worktree is not in git's list of worktrees")?;
-    let worktree = worktree_state(entry)?;
+    let mut worktree = worktree_state(entry)?;
+    // The host removes the worktree whoever's files are in it: the session's own count too.
+    super::ignored::add_to_worktree(event, &mut worktree, true);
     let store = Store::open(&wt.common_dir)?;
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let now = store::now_secs();

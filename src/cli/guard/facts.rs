@@ -100,7 +100,7 @@ pub(super) fn gather(
                 Some(w) => {
                     let anchor = Some(w.common_dir.clone());
                     return Ok((
-                        Facts::Worktrees(worktree_remove(w, resolved, target)?),
+                        Facts::Worktrees(worktree_remove(event, w, resolved, target)?),
                         anchor,
                     ));
                 }
@@ -453,13 +453,20 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
     };
     let dirty: BTreeMap<String, git::FileState> =
         states.into_iter().map(|f| (f.path.clone(), f)).collect();
+    // A command that deletes ignored files (`clean -x`/`-X`, `rm -r`) also takes the peers'
+    // own edit-tool files git ignores.
+    let takes_ignored = matches!(&g.op, Op::Take(t) if t.iter().any(|t| t.ignored));
+    let listed: BTreeSet<&str> = dirty.keys().map(String::as_str).collect();
     for s in others {
-        let files: Vec<git::FileState> = s
+        let mut files: Vec<git::FileState> = s
             .files
             .iter()
             .filter(|f| &f.key.worktree == root)
             .filter_map(|f| dirty.get(&f.key.path).cloned())
             .collect();
+        if takes_ignored {
+            files.extend(super::ignored::held_ignored(&store, s, root, &listed));
+        }
         if !files.is_empty() {
             facts.peers.push(Peer {
                 name: describe_to(s, &event.session_id),

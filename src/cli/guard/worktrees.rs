@@ -86,6 +86,7 @@ fn common(entry: &WorktreeEntry) -> PathBuf {
 }
 
 pub(super) fn worktree_remove(
+    event: &Event,
     wt: &Worktree,
     resolved: PathBuf,
     target: &str,
@@ -97,7 +98,9 @@ pub(super) fn worktree_remove(
         own: None,
     };
     if let Some(entry) = guard::worktree::pick_worktree(&entries, &resolved, target) {
-        facts.worktrees.push(worktree_state(entry)?);
+        let mut state = worktree_state(entry)?;
+        super::ignored::add_to_worktree(event, &mut state, false);
+        facts.worktrees.push(state);
     }
     Ok(facts)
 }
@@ -175,7 +178,9 @@ pub(super) fn tree(
     }
     let mut worktrees = Vec::new();
     for entry in found.values() {
-        worktrees.push(worktree_state(entry)?);
+        let mut state = worktree_state(entry)?;
+        super::ignored::add_to_worktree(event, &mut state, false);
+        worktrees.push(state);
     }
     let anchor = common_dirs.into_iter().next();
     Ok((

@@ -49,8 +49,7 @@ pub(crate) fn classify_paths(
     }
     if operands.is_empty() {
         let every = vec![":/".to_owned()];
-        return (open && name != "mv")
-            .then(|| (Op::Take(vec![Take::new(true, true, every)]), vec![]));
+        return (open && name != "mv").then(|| (Op::Take(vec![Take::removal(every)]), vec![]));
     }
     let deleted = if name == "ln" {
         &operands[operands.len() - 1..]
@@ -75,7 +74,7 @@ pub(crate) fn classify_paths(
         }
     }
     let specs: Vec<String> = paths.iter().map(|p| format!(":(literal){p}")).collect();
-    Some((Op::Take(vec![Take::new(true, true, specs)]), operands))
+    Some((Op::Take(vec![Take::removal(specs)]), operands))
 }
 
 /// A guarded operation and the targets it names.
@@ -87,7 +86,7 @@ fn taken(paths: &[std::path::PathBuf], targets: Vec<String>) -> Found {
         .iter()
         .map(|p| format!(":(literal){}", p.display()))
         .collect();
-    (Op::Take(vec![Take::new(true, true, specs)]), targets)
+    (Op::Take(vec![Take::removal(specs)]), targets)
 }
 
 /// `tar --remove-files`: besides the worktrees it removes ([`super::find::classify_tar`]), the

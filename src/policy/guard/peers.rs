@@ -51,6 +51,15 @@ impl Take {
         }
     }
 
+    /// A take by a program that deletes whatever is at its paths (`rm`, `mv`): ignored files
+    /// too.
+    pub(super) fn removal(paths: Vec<String>) -> Take {
+        Take {
+            ignored: true,
+            ..Take::new(true, true, paths)
+        }
+    }
+
     fn kind_matches(&self, f: &FileState) -> bool {
         if f.ignored() {
             self.ignored
@@ -234,7 +243,9 @@ fn takes_file(take: &Take, f: &FileState, facts: &PeerFacts) -> bool {
 }
 
 fn state_word(f: &FileState) -> &'static str {
-    if f.untracked() {
+    if f.ignored() {
+        "ignored by git, written with its edit tool"
+    } else if f.untracked() {
         "untracked"
     } else if f.staged() {
         "staged"
