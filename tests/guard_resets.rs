@@ -387,6 +387,23 @@ fn moving_or_unlocking_a_worktree_with_a_live_sessions_work_is_refused() {
         "guard_worktree_unlock",
         stable(&repo, &refused(&me, &format!("git worktree unlock {l}")))
     );
+    // Moved anyway (bypassed): the peer's files are still guarded where git moved them, and
+    // still its own to clean.
+    sh_ok(
+        r,
+        &format!("git worktree unlock {l} && git worktree move {l} {m}"),
+    );
+    for cmd in [
+        format!("git -C {m} clean -fd"),
+        format!("cd {m} && git stash -u"),
+        format!("git -C {m} add -A"),
+    ] {
+        let reason = refused(&me, &cmd);
+        assert!(reason.contains("lane.txt"), "{cmd}: {reason}");
+    }
+    silent(&me, &format!("git -C {m} status"));
+    silent(&Agent::new(PEER, &moved), "git clean -fd");
+    sh_ok(r, &format!("git worktree move {m} {l}"));
     // A clean, pushed worktree moves freely; a lock a person set is theirs to lift.
     let clean = repo.worktree("clean");
     git(&clean, &["push", "-q", "-u", "origin", "clean"]);

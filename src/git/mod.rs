@@ -61,7 +61,7 @@ pub(crate) use gh::{PullRequest, open_pull_request, pr_head, pull_requests};
 pub(crate) use moves::Head;
 pub(crate) use push::{ForcedUpdate, PushRequest, forced_updates};
 pub(crate) use scan::Walked;
-pub(crate) use worktrees::{WorktreeEntry, list_worktrees, worktree_roots_under};
+pub(crate) use worktrees::{WorktreeEntry, former_roots, list_worktrees, worktree_roots_under};
 
 /// The content of `rel` (a path from the worktree's top) in the commit checked out in the
 /// worktree at `root`, when it is a file of at most `max` bytes there.

@@ -1,6 +1,7 @@
 //! The worktrees of a clone, read from its common git dir without opening the repository: the
 //! main one, every linked one with its lock, and husks (a registered folder with no `.git` link
-//! left in it). Also a bounded search for worktrees below a folder.
+//! left in it). Also a bounded search for worktrees below a folder, and where a moved worktree
+//! was.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -108,4 +109,41 @@ pub(crate) fn worktree_roots_under(
         level = next;
     }
     (found, false)
+}
+
+/// Which of `roots` (where sessions hold files) are the linked worktree `wt` before git moved
+/// it (`git worktree move`, or `mv` and `git worktree repair`): no worktree is there any more,
+/// none of the clone's registered worktrees is there, and the folder's name is the one git
+/// named `wt`'s admin folder after (`.git/worktrees/<name>`, with the number git adds on a
+/// clash). Git keeps no record of a worktree's old path; this is the one it leaves.
+pub(crate) fn former_roots<'a>(
+    wt: &super::Worktree,
+    roots: impl IntoIterator<Item = &'a Path>,
+) -> Vec<PathBuf> {
+    if wt.git_dir == wt.common_dir {
+        return Vec::new();
+    }
+    let Some(admin) = wt.git_dir.file_name().and_then(|n| n.to_str()) else {
+        return Vec::new();
+    };
+    let mut registered: Option<Vec<PathBuf>> = None;
+    let mut out: Vec<PathBuf> = Vec::new();
+    for root in roots {
+        if root == wt.root || out.iter().any(|o| o == root) {
+            continue;
+        }
+        let named = root.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+            admin
+                .strip_prefix(n)
+                .is_some_and(|rest| rest.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if !named || std::fs::symlink_metadata(root.join(".git")).is_ok() {
+            continue;
+        }
+        let registered = registered.get_or_insert_with(|| super::worktree_roots(&wt.common_dir));
+        if !registered.iter().any(|r| r == root) {
+            out.push(root.to_path_buf());
+        }
+    }
+    out
 }

@@ -423,7 +423,16 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
             .unwrap_or_default()
     };
     sessions.extend(store.stand_ins_holding(root, dirty_here, store::now_secs(), ttl));
-    let holds_here = |s: &Session| s.files.iter().any(|f| &f.key.worktree == root);
+    // A worktree git moved keeps its sessions' files under its old path in the store.
+    let mut here: Vec<PathBuf> = git::former_roots(
+        wt,
+        sessions
+            .iter()
+            .flat_map(|s| s.files.iter().map(|f| f.key.worktree.as_path())),
+    );
+    here.push(root.clone());
+    let is_here = |p: &Path| here.iter().any(|h| h == p);
+    let holds_here = |s: &Session| s.files.iter().any(|f| is_here(&f.key.worktree));
     // A session on another machine has its files there: no command here can take them.
     let mut others: Vec<&Session> = sessions
         .iter()
@@ -442,7 +451,7 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
     let held: BTreeSet<&str> = others
         .iter()
         .flat_map(|s| s.files.iter())
-        .filter(|f| &f.key.worktree == root)
+        .filter(|f| is_here(&f.key.worktree))
         .map(|f| f.key.path.as_str())
         .collect();
     // Asking about each held file beats a full status unless the peers hold a lot of them.
@@ -461,7 +470,7 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
         let mut files: Vec<git::FileState> = s
             .files
             .iter()
-            .filter(|f| &f.key.worktree == root)
+            .filter(|f| is_here(&f.key.worktree))
             .filter_map(|f| dirty.get(&f.key.path).cloned())
             .collect();
         if takes_ignored {
@@ -478,7 +487,7 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
         facts.mine = me
             .files
             .iter()
-            .filter(|f| &f.key.worktree == root)
+            .filter(|f| is_here(&f.key.worktree))
             .map(|f| f.key.path.clone())
             .collect();
     }

@@ -333,8 +333,8 @@ pub(crate) fn check_remove(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
         .is_some_and(|r| r.starts_with(LOCK_PREFIX));
     let effect = match verb {
         "move" => {
-            "Moving it takes that work from under the sessions working there: their claims and \
-             the guard stay on the old path. Leave it where it is, or ask the person."
+            "Moving it takes that work from under the sessions working there (their tools still \
+             name the old path). Leave it where it is, or ask the person."
         }
         "unlock" if ours => {
             "git-dibs keeps that lock while work there exists nowhere else; it goes by itself \
@@ -434,8 +434,8 @@ pub(crate) fn check_rm(g: &Guarded, facts: &WorktreeFacts) -> Verdict {
     let (verb, instead) = if moves {
         (
             "moves away",
-            "Moving it takes that work from under the sessions there: their claims and the \
-             guard stay on the old path. Leave it where it is, or ask the person."
+            "Moving it takes that work from under the sessions there (their tools still name \
+             the old path). Leave it where it is, or ask the person."
                 .to_owned(),
         )
     } else {
