@@ -20,8 +20,12 @@ use super::{Store, fsio, session_key};
 const MAX_ROOTS: usize = 16;
 /// The largest marker read back (bytes).
 const MAX_MARKER_BYTES: usize = 16 << 10;
-/// The most markers looked at per clone.
+/// The most actors whose markers are looked at per clone.
 const MAX_MARKERS: usize = 64;
+/// The most marker files read per look (the acting actor's own and stale ones not counted).
+const MAX_READ: usize = 1024;
+/// The most names listed per look.
+const MAX_LISTED: usize = 8192;
 /// A marker that would change only in when it was written is rewritten after this long.
 const REWRITE_AFTER: u64 = 60;
 
@@ -154,31 +158,60 @@ impl Store {
         let _ = fsio::write_atomic(&file, &bytes);
     }
 
-    /// Every marker of this clone but those of the actor keyed `except` (see [`mark_key`]; one
-    /// listing, nothing read when that actor's are the only ones).
-    pub(crate) fn running_except(&self, marks: Marks, except: Option<&str>) -> Vec<Running> {
+    /// Every actor's markers in this clone but those of the actor keyed `except` (see
+    /// [`mark_key`]), one entry per actor: its calls' markers merged (the earliest start, every
+    /// root). A marker last written `ttl` seconds or more before `now` is stale (its session
+    /// died mid-command, or its host never reported the call's end, as for a call the person
+    /// declined) and is removed unread into the answer. The actor's own names and stale
+    /// markers count toward no cap, so no number of them crowds out a live one.
+    pub(crate) fn running_except(
+        &self,
+        marks: Marks,
+        except: Option<&str>,
+        now: u64,
+        ttl: u64,
+    ) -> Vec<Running> {
         let Ok(entries) = std::fs::read_dir(self.marks_dir(marks)) else {
             return Vec::new();
         };
         let own = except.map(session_key);
-        let mut out = Vec::new();
-        for entry in entries.flatten().take(MAX_MARKERS) {
+        let mut actors: Vec<(String, Running)> = Vec::new();
+        let mut read = 0;
+        for entry in entries.flatten().take(MAX_LISTED) {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if name.starts_with('.')
-                || own.as_deref().is_some_and(|own| {
-                    name.strip_prefix(own)
-                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('~'))
-                })
-            {
+            let actor = name.split('~').next().unwrap_or_default();
+            if name.starts_with('.') || own.as_deref() == Some(actor) {
                 continue;
             }
-            if let Some(run) = read_marker(&entry.path())
-                && run.file_name() == name
-            {
-                out.push(run);
+            let known = actors.iter().position(|(a, _)| a == actor);
+            if known.is_none() && actors.len() >= MAX_MARKERS || read >= MAX_READ {
+                continue;
+            }
+            read += 1;
+            let Some(run) = read_marker(&entry.path()).filter(|r| r.file_name() == name) else {
+                continue;
+            };
+            if now.saturating_sub(run.at) >= ttl {
+                let _ = std::fs::remove_file(entry.path());
+                read -= 1;
+                continue;
+            }
+            match known {
+                Some(i) => {
+                    let merged = &mut actors[i].1;
+                    merged.since = merged.since.min(run.since);
+                    merged.at = merged.at.max(run.at);
+                    for r in run.roots {
+                        if merged.roots.len() < MAX_ROOTS && !merged.roots.contains(&r) {
+                            merged.roots.push(r);
+                        }
+                    }
+                }
+                None => actors.push((actor.to_owned(), Running { call: None, ..run })),
             }
         }
+        let mut out: Vec<Running> = actors.into_iter().map(|(_, r)| r).collect();
         out.sort_by(|a, b| a.session.cmp(&b.session));
         out
     }
@@ -214,6 +247,11 @@ mod tests {
         }
     }
 
+    /// What `except` is shown at time 1000 with a lease of an hour.
+    fn seen(store: &Store, marks: Marks, except: Option<&str>) -> Vec<Running> {
+        store.running_except(marks, except, 1000, 3600)
+    }
+
     #[test]
     fn markers_merge_while_fresh_and_are_listed_for_the_others() {
         let dir = tempfile::tempdir().unwrap();
@@ -222,29 +260,26 @@ mod tests {
         store.mark_running(Marks::Running, run("s1", 100, "/a"), 60);
         store.mark_running(Marks::Running, run("s1", 130, "/b"), 60);
         store.mark_running(Marks::Running, run("s2", 140, "/a"), 60);
-        let seen = store.running_except(Marks::Running, Some("s2"));
-        assert_eq!(seen.len(), 1);
-        assert_eq!(seen[0].since, 100);
-        assert_eq!(seen[0].roots, [PathBuf::from("/b"), PathBuf::from("/a")]);
+        let shown = seen(&store, Marks::Running, Some("s2"));
+        assert_eq!(shown.len(), 1);
+        assert_eq!(shown[0].since, 100);
+        assert_eq!(shown[0].roots, [PathBuf::from("/b"), PathBuf::from("/a")]);
         // A marker older than `fresh` is replaced, not merged.
         store.mark_running(Marks::Running, run("s1", 500, "/c"), 60);
-        let seen = store.running_except(Marks::Running, Some("s2"));
-        assert_eq!((seen[0].since, seen[0].roots.len()), (500, 1));
+        let shown = seen(&store, Marks::Running, Some("s2"));
+        assert_eq!((shown[0].since, shown[0].roots.len()), (500, 1));
         store.end_running(Marks::Running, "s1", None);
-        assert!(store.running_except(Marks::Pending, None).is_empty());
-        assert!(store.running_except(Marks::Running, Some("s2")).is_empty());
-        assert_eq!(store.running_except(Marks::Running, Some("s1")).len(), 1);
+        assert!(seen(&store, Marks::Pending, None).is_empty());
+        assert!(seen(&store, Marks::Running, Some("s2")).is_empty());
+        assert_eq!(seen(&store, Marks::Running, Some("s1")).len(), 1);
         assert!(Store::existing(&dir.path().join("nothing")).is_none());
         // A sub-agent's marker is its own: a peer of its session's.
         let mut sub = run("s2", 600, "/d");
         sub.agent = Some("agent-1".into());
         store.mark_running(Marks::Running, sub.clone(), 60);
-        assert_eq!(
-            store.running_except(Marks::Running, Some("s2")),
-            [sub.clone()]
-        );
+        assert_eq!(seen(&store, Marks::Running, Some("s2")), [sub.clone()]);
         store.end_running(Marks::Running, &sub.key(), None);
-        assert!(store.running_except(Marks::Running, Some("s2")).is_empty());
+        assert!(seen(&store, Marks::Running, Some("s2")).is_empty());
     }
 
     #[test]
@@ -258,15 +293,23 @@ mod tests {
         };
         store.mark_running(Marks::Running, call("toolu_1", 100), 60);
         store.mark_running(Marks::Running, call("toolu_2", 110), 60);
-        assert_eq!(store.running_except(Marks::Running, Some("s2")).len(), 2);
+        // One entry for the actor: the earliest start of its calls.
+        assert_eq!(
+            seen(&store, Marks::Running, Some("s2")),
+            [Running {
+                call: None,
+                at: 110,
+                ..call("toolu_1", 100)
+            }]
+        );
         // The actor's own calls are all left out of what it is shown.
-        assert!(store.running_except(Marks::Running, Some("s1")).is_empty());
+        assert!(seen(&store, Marks::Running, Some("s1")).is_empty());
         // The first call's end leaves the second one marked.
         store.end_running(Marks::Running, "s1", Some("toolu_1"));
-        let seen = store.running_except(Marks::Running, Some("s2"));
-        assert_eq!(seen, [call("toolu_2", 110)]);
+        let shown = seen(&store, Marks::Running, Some("s2"));
+        assert_eq!(shown[0].since, 110);
         store.end_running(Marks::Running, "s1", Some("toolu_2"));
-        assert!(store.running_except(Marks::Running, Some("s2")).is_empty());
+        assert!(seen(&store, Marks::Running, Some("s2")).is_empty());
         // The longest ids a host may send still make a marker.
         let long = Running {
             session: "s".repeat(128),
@@ -275,13 +318,44 @@ mod tests {
         };
         store.mark_running(Marks::Running, long.clone(), 60);
         assert_eq!(
-            store.running_except(Marks::Running, Some("s2")),
-            std::slice::from_ref(&long)
+            seen(&store, Marks::Running, Some("s2")),
+            [Running {
+                call: None,
+                ..long.clone()
+            }]
         );
         store.end_running(Marks::Running, &long.key(), long.call.as_deref());
         // A session whose id begins with another's is not taken for it.
         store.mark_running(Marks::Running, call("toolu_3", 120), 60);
         store.mark_running(Marks::Running, run("s1x", 120, "/b"), 60);
-        assert_eq!(store.running_except(Marks::Running, Some("s1")).len(), 1);
+        assert_eq!(seen(&store, Marks::Running, Some("s1")).len(), 1);
+    }
+
+    #[test]
+    fn markers_nobody_ended_neither_crowd_out_a_live_one_nor_outlive_the_lease() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("dibs")).unwrap();
+        let store = Store::existing(dir.path()).unwrap();
+        // 90 calls of s2's the person declined (no PostToolUse came), and 90 of s3's an hour
+        // and more ago.
+        for i in 0..90 {
+            let call = |session: &str, at| Running {
+                call: Some(format!("toolu_{i}")),
+                ..run(session, at, "/a")
+            };
+            store.mark_running(Marks::Running, call("s2", 4900), 60);
+            store.mark_running(Marks::Running, call("s3", 100), 60);
+        }
+        store.mark_running(Marks::Running, run("s1", 4990, "/a"), 60);
+        let live = store.running_except(Marks::Running, Some("s2"), 5000, 3600);
+        assert_eq!(
+            live.iter().map(|r| r.session.as_str()).collect::<Vec<_>>(),
+            ["s1"]
+        );
+        // The stale ones are gone from the folder.
+        let left = std::fs::read_dir(store.marks_dir(Marks::Running))
+            .unwrap()
+            .count();
+        assert_eq!(left, 91);
     }
 }

@@ -151,22 +151,18 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
     let Some(store) = Store::existing(&here.common_dir) else {
         return;
     };
-    let running = store.running_except(Marks::Running, Some(&own_key(event)));
-    let pending = store.running_except(Marks::Pending, None);
+    let now = store::now_secs();
+    let ttl = ttl_of(here).as_secs();
+    let running = store.running_except(Marks::Running, Some(&own_key(event)), now, ttl);
+    let pending = store.running_except(Marks::Pending, None, now, ttl);
     if running.is_empty() && pending.is_empty() {
         return;
     }
-    let now = store::now_secs();
-    let ttl = ttl_of(here);
     let marks = running
         .into_iter()
         .map(|r| (Marks::Running, r))
         .chain(pending.into_iter().map(|r| (Marks::Pending, r)));
     for (kind, run) in marks {
-        if now.saturating_sub(run.at) >= ttl.as_secs() {
-            store.end_running(kind, &run.key(), run.call.as_deref());
-            continue;
-        }
         let since = i128::from(run.since) * 1_000_000_000;
         let scan = Scan {
             session: &run.session,
@@ -183,7 +179,7 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
             }
         }
         if kind == Marks::Pending && left.is_empty() {
-            store.end_running(kind, &run.key(), run.call.as_deref());
+            store.end_running(kind, &run.key(), None);
         }
     }
 }
