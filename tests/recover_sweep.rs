@@ -153,3 +153,65 @@ fn a_file_replaced_by_a_fifo_is_listed_never_opened_and_a_removed_one_costs_noth
     peer.pre_bash("./run.sh").assert_silent();
     assert_eq!(snapshot(&repo.root, "piped"), second);
 }
+
+/// The sweep's copies of the snapshot logs in the store (`snapshots/*.stat`).
+fn sweep_copies(root: &Path) -> Vec<std::path::PathBuf> {
+    let dir = root.join(".git/dibs/snapshots");
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "stat"))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_file_rewritten_at_once_after_a_sweep_that_found_nothing_is_found_by_the_next_one() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("quick", &repo.root);
+    let files: Vec<_> = (0..20)
+        .map(|i| {
+            agent.write(
+                &format!("src/q/f{i:02}.rs"),
+                format!("pub fn f{i:02}() {{}}\n").as_bytes(),
+            )
+        })
+        .collect();
+    let peer = Agent::new("peer", &repo.root);
+    peer.pre_bash("cargo build").assert_silent();
+    let first = snapshot(&repo.root, "quick");
+    // That sweep read the log and left its copy, which the next sweep reads instead.
+    assert_eq!(sweep_copies(&repo.root).len(), 1);
+    // Same size, same inode, no pause: within the same second, likely the same clock tick.
+    std::fs::write(&files[7], b"pub fn g07() {}\n").unwrap();
+    peer.pre_bash("cargo build").assert_silent();
+    let second = snapshot(&repo.root, "quick");
+    assert_eq!(changed_between(&repo.root, &first, &second).len(), 1);
+    assert!(changed_between(&repo.root, &first, &second)[0].ends_with("src%2Fq%2Ff07.rs"));
+    peer.pre_bash("cargo build").assert_silent();
+    assert_eq!(
+        snapshot(&repo.root, "quick"),
+        second,
+        "nothing changed since"
+    );
+    // A damaged copy is not believed: the log answers, and the copy is made again.
+    for copy in sweep_copies(&repo.root) {
+        let mut bytes = std::fs::read(&copy).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&copy, bytes).unwrap();
+    }
+    std::fs::write(&files[8], b"pub fn g08() {}\n").unwrap();
+    peer.pre_bash("cargo build").assert_silent();
+    let third = snapshot(&repo.root, "quick");
+    let changed = changed_between(&repo.root, &second, &third);
+    assert!(
+        changed.len() == 1 && changed[0].ends_with("src%2Fq%2Ff08.rs"),
+        "{changed:?}"
+    );
+    // Gone: nothing is left behind the copy either.
+    std::fs::remove_dir_all(repo.root.join(".git/dibs/snapshots")).unwrap();
+    peer.pre_bash("cargo build").assert_silent();
+}

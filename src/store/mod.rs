@@ -34,6 +34,7 @@ mod running;
 pub mod shared;
 mod snaplog;
 mod snapshots;
+mod sweepcache;
 mod tips;
 mod write;
 

@@ -29,7 +29,7 @@ use fields::{general_file, quick_file};
 /// SipHash's defence against chosen keys buys nothing for a file only this program writes,
 /// and costs more than the parse.
 #[derive(Default)]
-struct Fx(u64);
+pub(super) struct Fx(u64);
 
 impl Fx {
     fn add(&mut self, word: u64) {

@@ -12,7 +12,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Store, StoreError, fsio, io_err, read_small, session_key, snaplog};
+use super::{Store, StoreError, fsio, io_err, read_small, session_key, snaplog, sweepcache};
 use crate::platform::below::Lstat;
 
 /// How many files one session's state watches at most (the most recently snapshotted).
@@ -163,7 +163,7 @@ impl Store {
         session_key(id)
     }
 
-    fn state_path(&self, id: &str) -> PathBuf {
+    pub(super) fn state_path(&self, id: &str) -> PathBuf {
         self.snapshots_dir()
             .join(format!("{}.log", session_key(id)))
     }
@@ -262,6 +262,15 @@ impl Store {
 
     /// The bytes of each snapshot state log written since `since` (seconds).
     fn state_logs_since(&self, since: u64) -> Vec<Vec<u8>> {
+        self.state_logs_listed(since)
+            .iter()
+            .filter_map(|(path, _)| read_log(path))
+            .collect()
+    }
+
+    /// Each snapshot state log written since `since` (seconds), with its stat data: one
+    /// listing of `snapshots/`, one `stat` per log.
+    fn state_logs_listed(&self, since: u64) -> Vec<(PathBuf, Lstat)> {
         let Ok(entries) = fs::read_dir(self.snapshots_dir()) else {
             return Vec::new();
         };
@@ -272,15 +281,16 @@ impl Store {
             if name.starts_with(b".") || !name.ends_with(b".log") {
                 continue;
             }
-            let recent = entry
-                .metadata()
+            let Some(meta) = entry.metadata().ok().filter(|m| m.is_file()) else {
+                continue;
+            };
+            let recent = meta
+                .modified()
                 .ok()
-                .filter(|m| m.is_file())
-                .and_then(|m| m.modified().ok())
                 .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                 .is_some_and(|d| d.as_secs() >= since);
-            if recent && let Some(bytes) = read_log(&entry.path()) {
-                out.push(bytes);
+            if recent {
+                out.push((entry.path(), Lstat::of(&meta)));
             }
         }
         out
@@ -288,58 +298,79 @@ impl Store {
 
     /// Of the files watched by sessions whose snapshot state was written since `since`, those
     /// `changed` says changed (it is given each one's worktree root, its path relative to the
-    /// root and its stat data when last snapshotted, in path order within each worktree),
-    /// newest first and at most `limit` in all, by session (in id order). Reads each log in
-    /// place: nothing is allocated for a file that did not change.
+    /// root as the bytes to hand to the filesystem and its stat data when last snapshotted, in
+    /// path order within each worktree), newest first and at most `limit` in all, by session
+    /// (in id order). A log whose sweep copy ([`sweepcache`]) is fresh is not read unless a
+    /// file of it changed; one that is read gets a fresh copy. Nothing is allocated for a file
+    /// that did not change.
     pub(crate) fn changed_watched(
         &self,
         since: u64,
         limit: usize,
-        mut changed: impl FnMut(&Path, &str, &Stamp) -> bool,
+        mut changed: impl FnMut(&Path, &[u8], &Stamp) -> bool,
     ) -> Vec<ChangedWatched> {
-        let logs: Vec<Vec<u8>> = self.state_logs_since(since);
-        let texts: Vec<Cow<'_, str>> = logs.iter().map(|b| text_of(b)).collect();
-        let mut views: Vec<snaplog::View<'_>> =
-            texts.iter().filter_map(|t| snaplog::View::of(t)).collect();
-        views.sort_by(|a, b| a.session.cmp(b.session));
+        let listed = self.state_logs_listed(since);
+        let mut cached: Vec<(usize, sweepcache::Cache)> = Vec::new();
+        let mut logs: Vec<(usize, Vec<u8>)> = Vec::new();
+        for (i, (path, key)) in listed.iter().enumerate() {
+            if let Some(c) = sweepcache::Cache::read(&sweepcache::path_of(path), key) {
+                cached.push((i, c));
+            } else if let Some(bytes) = read_log(path) {
+                logs.push((i, bytes));
+            }
+        }
+        let texts: Vec<(usize, usize, Cow<'_, str>)> = logs
+            .iter()
+            .map(|(i, b)| (*i, b.len(), text_of(b)))
+            .collect();
+        let views: Vec<(usize, snaplog::View<'_>)> = texts
+            .iter()
+            .filter_map(|(i, len, t)| {
+                let view = snaplog::View::of(t)?;
+                let (path, key) = &listed[*i];
+                // Only a copy of the log as it was stat'ed: one that grew meanwhile is not it.
+                if *len as u64 == key.len {
+                    let _ = sweepcache::write(&sweepcache::path_of(path), key, &view);
+                }
+                Some((*i, view))
+            })
+            .collect();
+        enum Read<'v, 't> {
+            Cached(&'v sweepcache::Cache),
+            Text(&'v snaplog::View<'t>),
+        }
+        let mut all: Vec<(&str, usize, Read<'_, '_>)> = cached
+            .iter()
+            .map(|(i, c)| (c.session(), *i, Read::Cached(c)))
+            .chain(views.iter().map(|(i, v)| (v.session, *i, Read::Text(v))))
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(b.0));
         let mut out = Vec::new();
         let mut budget = limit;
-        let (mut root, mut path) = (String::new(), String::new());
-        for view in &views {
+        for (_, i, read) in all {
             if budget == 0 {
                 break;
             }
-            // Stat'ed in path order (a folder is looked up once for all its files), taken
-            // newest first. A log lists its files mostly in the order they were first written,
-            // which is often path order already: a stable sort finds such runs at once.
-            let mut order: Vec<usize> = (0..view.files.len()).collect();
-            order.sort_by_key(|&i| (view.files[i].root, view.files[i].path));
-            let mut differs = vec![false; view.files.len()];
-            let mut at_root = usize::MAX;
-            for i in order {
-                let f = &view.files[i];
-                if f.root != at_root {
-                    at_root = f.root;
-                    root.clear();
-                    snaplog::unescape_into(&mut root, view.roots[f.root]);
+            let found = match read {
+                Read::Text(view) => changed_in(view, budget, &mut changed),
+                Read::Cached(cache) => {
+                    if !cache.any_changed(&mut changed) {
+                        continue;
+                    }
+                    // A file changed: what the log says now is what counts.
+                    let Some(bytes) = read_log(&listed[i].0) else {
+                        continue;
+                    };
+                    let text = text_of(&bytes);
+                    let Some(view) = snaplog::View::of(&text) else {
+                        continue;
+                    };
+                    changed_in(&view, budget, &mut changed)
                 }
-                path.clear();
-                snaplog::unescape_into(&mut path, f.path);
-                differs[i] = changed(&crate::pathtext::to_path(&root), &path, &f.stamp);
-            }
-            let files: Vec<(PathBuf, String)> = (0..view.files.len())
-                .rev()
-                .filter(|&i| differs[i])
-                .take(budget)
-                .map(|i| snaplog::owned_file(view, &view.files[i]))
-                .collect();
-            budget -= files.len();
-            if !files.is_empty() {
-                out.push(ChangedWatched {
-                    session: snaplog::owned(view.session),
-                    host: snaplog::owned(view.host),
-                    files,
-                });
+            };
+            if let Some(found) = found {
+                budget -= found.files.len();
+                out.push(found);
             }
         }
         out
@@ -383,7 +414,10 @@ impl Store {
                 .is_some_and(|d| d.as_secs() < cutoff);
             let name = entry.file_name();
             let name = name.as_encoded_bytes();
-            let state = name.ends_with(b".log") || name.ends_with(b".json");
+            // (A log's sweep copy is written after the log it copies: an old one belongs to an
+            // old log, or to none.)
+            let state =
+                name.ends_with(b".log") || name.ends_with(b".stat") || name.ends_with(b".json");
             if state && !name.starts_with(b".") && (old || name.ends_with(b".json")) {
                 let _ = fs::remove_file(entry.path());
             }
@@ -439,6 +473,46 @@ impl Store {
         }
         let _ = fsio::write_atomic(&path, text.as_bytes());
     }
+}
+
+/// The files of `view` that `changed` says changed, newest first and at most `budget`, with
+/// the session's id and host; `None` when none did.
+fn changed_in(
+    view: &snaplog::View<'_>,
+    budget: usize,
+    changed: &mut impl FnMut(&Path, &[u8], &Stamp) -> bool,
+) -> Option<ChangedWatched> {
+    // Stat'ed in path order (a folder is looked up once for all its files), taken newest
+    // first. A log lists its files mostly in the order they were first written, which is
+    // often path order already: a stable sort finds such runs at once.
+    let mut order: Vec<usize> = (0..view.files.len()).collect();
+    order.sort_by_key(|&i| (view.files[i].root, view.files[i].path));
+    let mut differs = vec![false; view.files.len()];
+    let mut at_root = usize::MAX;
+    let (mut root, mut path) = (String::new(), String::new());
+    for i in order {
+        let f = &view.files[i];
+        if f.root != at_root {
+            at_root = f.root;
+            root.clear();
+            snaplog::unescape_into(&mut root, view.roots[f.root]);
+        }
+        path.clear();
+        snaplog::unescape_into(&mut path, f.path);
+        let rel = crate::pathtext::to_bytes(&path);
+        differs[i] = changed(&crate::pathtext::to_path(&root), &rel, &f.stamp);
+    }
+    let files: Vec<(PathBuf, String)> = (0..view.files.len())
+        .rev()
+        .filter(|&i| differs[i])
+        .take(budget)
+        .map(|i| snaplog::owned_file(view, &view.files[i]))
+        .collect();
+    (!files.is_empty()).then(|| ChangedWatched {
+        session: snaplog::owned(view.session),
+        host: snaplog::owned(view.host),
+        files,
+    })
 }
 
 /// A state file's bytes, when it is a regular file of at most [`MAX_STATE_BYTES`] (no symlink

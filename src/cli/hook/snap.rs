@@ -423,13 +423,12 @@ pub(crate) fn sweep(event: &Event, here: Option<&Worktree>, cmds: &[SimpleComman
         // only through a link to a folder is gone from the worktree, its last content is in
         // the snapshot already.
         let mut below: Option<Below> = None;
-        let mut changed = |root: &Path, rel: &str, stamp: &Stamp| {
+        let mut changed = |root: &Path, rel: &[u8], stamp: &Stamp| {
             let files = match &mut below {
                 Some(b) if b.root() == root => b,
                 slot => slot.insert(Below::new(root)),
             };
-            let rel = crate::pathtext::to_bytes(rel);
-            files.lstat(&rel).is_some_and(|s| Stamp::from(s) != *stamp)
+            files.lstat(rel).is_some_and(|s| Stamp::from(s) != *stamp)
         };
         for state in store.changed_watched(since, SWEEP_LIMIT, &mut changed) {
             let changed: Vec<Pending> = state

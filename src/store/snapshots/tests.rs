@@ -1,6 +1,7 @@
 //! Tests of the snapshot state: appends, compactions, bounds, reads in place.
 
 use super::*;
+use std::os::unix::ffi::OsStrExt;
 
 #[test]
 fn states_round_trip_through_appends_and_compactions_and_stay_bounded() {
@@ -63,7 +64,7 @@ fn states_round_trip_through_appends_and_compactions_and_stay_bounded() {
     // Read in place: the files `changed` picks, taken newest first, within the limit.
     let mut asked = Vec::new();
     let changed = store.changed_watched(0, 3, |root, rel, stamp| {
-        let full = root.join(rel);
+        let full = root.join(std::ffi::OsStr::from_bytes(rel));
         asked.push(full.clone());
         *stamp == Stamp::of(&meta) && !full.ends_with("d/f1001")
     });
