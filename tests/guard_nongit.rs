@@ -247,3 +247,165 @@ fn regression_editors_running_shell_commands_are_read() {
         allowed(r, cmd);
     }
 }
+
+fn executable(dir: &std::path::Path, rel: &str, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A project with a Makefile, a clean script and the everyday build entry points.
+fn project(r: &std::path::Path) {
+    fs_write(
+        r,
+        "Makefile",
+        "RM_ALL = $(RM) -r\n\nall: build\n\nbuild:\n\tcargo build\n\ntest: build\n\tcargo test\n\n\
+         clean:\n\t@rm -f *.txt\nclean2:\n\t-$(RM_ALL) src\n\
+         clean3:\n\tfind . -name '*.txt' -delete\nclean4:\n\t$(RM) $(FILE)\n\
+         clean5:\n\t@./scripts/clean.sh\nsub:\n\t$(MAKE) -C sub wipe\n.PHONY: all clean\n",
+    );
+    executable(r, "scripts/clean.sh", "#!/bin/sh\nrm -f notes.txt\n");
+    executable(r, "scripts/take.sh", "#!/bin/sh\nrm -rf \"$1\"\n");
+    executable(
+        r,
+        "tools/gen.py",
+        "#!/usr/bin/env python3\nimport os\nos.remove('notes.txt')\n",
+    );
+    executable(
+        r,
+        "gradlew",
+        "#!/bin/sh\nif [ -n \"$JAVA_HOME\" ]; then JAVACMD=$JAVA_HOME/bin/java; else JAVACMD=java; fi\n\
+         eval set -- $(printf '%s' \"$DEFAULT_JVM_OPTS\")\nexec \"$JAVACMD\" \"$@\"\n",
+    );
+    executable(
+        r,
+        "configure",
+        "#!/bin/sh\nCC=${CC-cc}\nrm -f conftest* core\n$CC -o conftest conftest.c\n\
+         eval \"$ac_compile\"\necho ok > config.status\n",
+    );
+    std::fs::create_dir_all(r.join("sub")).unwrap();
+    fs_write(r, "sub/Makefile", "wipe:\n\trm -f ../notes.txt\n");
+    git(
+        r,
+        &[
+            "add",
+            "Makefile",
+            "scripts",
+            "tools",
+            "gradlew",
+            "configure",
+            "sub",
+        ],
+    );
+    git(r, &["commit", "-qm", "build"]);
+}
+
+#[test]
+fn regression_scripts_run_by_path_and_make_recipes_are_read() {
+    let f = fixture();
+    let r = &f.repo.root;
+    project(r);
+    two_sessions(&f);
+    for cmd in [
+        "./scripts/clean.sh",
+        "scripts/clean.sh",
+        "bash -x ./scripts/clean.sh",
+        "command ./scripts/clean.sh",
+        "nice ./scripts/clean.sh",
+        "./tools/gen.py",
+        "tools/gen.py",
+        "make clean",
+        "make clean2",
+        "make clean4 FILE=notes.txt",
+        "make clean5",
+        "make -s clean clean2",
+        "make -C . clean",
+        "make -f Makefile clean",
+        "make --file=Makefile clean",
+        "make -j4 clean",
+        "make -k -j 4 clean",
+        "make sub",
+        "gmake clean",
+    ] {
+        let reason = stopped(r, cmd);
+        assert!(reason.contains("[guard:"), "{cmd}: {reason}");
+    }
+    let reason = asked(r, "make clean3");
+    assert!(reason.contains("find"), "{reason}");
+    // A target only known when the script runs: judged by what is at risk within reach.
+    let reason = asked(r, "./scripts/take.sh build");
+    assert!(reason.contains("[guard:runs-code]"), "{reason}");
+    insta::assert_snapshot!("make_clean", answer(&f.repo, &bash(r, "make clean")));
+    insta::assert_snapshot!(
+        "script_by_path",
+        answer(&f.repo, &bash(r, "./scripts/clean.sh"))
+    );
+    for cmd in [
+        "make",
+        "make test",
+        "make build -j8",
+        "make -n clean",
+        "make --dry-run clean2",
+        "make clean4",
+        "make no-such-target",
+        "./configure",
+        "./gradlew build",
+        "cd scripts && ./clean.sh",
+        "./target/debug/app",
+    ] {
+        allowed(r, cmd);
+    }
+    // A script that is not executable does not run.
+    std::fs::set_permissions(
+        r.join("scripts/clean.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )
+    .unwrap();
+    allowed(r, "./scripts/clean.sh");
+}
+
+#[test]
+fn a_makefile_that_is_not_followed_falls_back_to_its_recipe_lines() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    fs_write(
+        r,
+        "Makefile",
+        "include config.mk\nifeq ($(V),1)\nQ=\nendif\nclean:\n\trm -rf ../elsewhere\nbuild:\n\tcargo build\n",
+    );
+    let reason = asked(r, "make build");
+    assert!(reason.contains("[guard:runs-code]"), "{reason}");
+    fs_write(
+        r,
+        "Makefile",
+        "include config.mk\nbuild:\n\tcargo build\ntest:\n\tcargo test\n",
+    );
+    allowed(r, "make build");
+    allowed(r, "make test");
+}
+
+#[test]
+fn a_solo_session_runs_its_own_cleanups_in_silence() {
+    let repo = TestRepo::new();
+    let r = &repo.root;
+    project(r);
+    let path = r.join("notes.txt");
+    hook(r, &edit_event("PreToolUse", "Write", ME, r, &path));
+    fs_write(r, "notes.txt", "mine\n");
+    hook(r, &edit_event("PostToolUse", "Write", ME, r, &path));
+    for cmd in [
+        "make clean",
+        "make clean4 FILE=notes.txt",
+        "./scripts/clean.sh",
+        "make",
+        "./gradlew build",
+        "gzip notes.txt",
+        "echo clean -fd | xargs git",
+        "> notes.txt",
+    ] {
+        allowed(r, cmd);
+    }
+}

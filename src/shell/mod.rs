@@ -24,6 +24,7 @@ mod wrapper_specs;
 mod wrappers;
 
 pub(crate) use editors::opaque_code as editor_code;
+pub(crate) use sources::interpreter_of;
 pub(crate) use vars::{Resolver, builtin_output};
 
 #[cfg(test)]

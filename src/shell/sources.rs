@@ -119,19 +119,22 @@ pub(super) fn run_by_path(argv0: &str, st: &State, cwd: &Path) -> Option<Run> {
     let Some(text) = text else {
         return Some(Run::Shell(Stdin::Opaque));
     };
-    let Some(line) = text.strip_prefix("#!").and_then(|t| t.lines().next()) else {
-        return Some(Run::Shell(Stdin::Text(text.clone())));
-    };
+    Some(match interpreter_of(text) {
+        None => Run::Shell(Stdin::Text(text.clone())),
+        Some(prog) => Run::Interpreter(prog.to_owned()),
+    })
+}
+
+/// The program a script's `#!` line names (through `env`), unless it is a shell or there is no
+/// `#!` line: then a shell runs the text (`None`).
+pub(crate) fn interpreter_of(text: &str) -> Option<&str> {
+    let line = text.strip_prefix("#!").and_then(|t| t.lines().next())?;
     let mut words = line.split_whitespace();
     let mut prog = basename(words.next().unwrap_or(""));
     if prog == "env" {
         prog = words.find(|w| !w.starts_with('-')).unwrap_or("");
     }
-    Some(if super::is_shell(prog) {
-        Run::Shell(Stdin::Text(text.clone()))
-    } else {
-        Run::Interpreter(prog.to_owned())
-    })
+    (!super::is_shell(prog)).then_some(prog)
 }
 
 /// Record the files a command writes, with their content when it is literal: `> FILE` of a

@@ -200,12 +200,38 @@ fn classify_one(
         }
         None => {}
     }
+    match super::by_path::read(&argv[0], &cmd.cwd) {
+        Some(super::by_path::ByPath::Shell(text)) if depth < MAX_ALIASES => {
+            let before = out.len();
+            if let Ok(cmds) = crate::shell::parse(&text, &cmd.cwd) {
+                for c in &cmds {
+                    classify_one(c, alias, depth + 1, out);
+                }
+            }
+            super::by_path::lenient(out, before, &argv[0]);
+            super::by_path::shown(&mut out[before..], &cx.display);
+            for g in &mut out[before..] {
+                g.bypass |= cx.bypass;
+            }
+            return;
+        }
+        Some(super::by_path::ByPath::Interpreter(prog)) => argv.insert(0, prog),
+        _ => {}
+    }
     match code::runs(&argv, cmd) {
         Some(code::Found::Ask(what)) => return out.push(cx.guarded(Op::Runs { what }, None, &[])),
-        Some(code::Found::Commands { script, lines }) => {
+        Some(code::Found::Commands { script, lines, dir }) => {
             let what = format!("command run by {script}");
             for line in &lines {
-                nested(&cx, line, &cmd.cwd, &what, alias, depth, out);
+                nested(
+                    &cx,
+                    line,
+                    dir.as_ref().unwrap_or(&cmd.cwd),
+                    &what,
+                    alias,
+                    depth,
+                    out,
+                );
             }
             return;
         }

@@ -61,6 +61,8 @@ pub(crate) enum Found {
         script: String,
         /// The commands.
         lines: Vec<String>,
+        /// The folder they run in, when not the command's own (`make -C DIR`).
+        dir: Option<std::path::PathBuf>,
     },
 }
 
@@ -97,6 +99,7 @@ fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) ->
                     return Some(Found::Commands {
                         script: script.clone(),
                         lines,
+                        dir: None,
                     });
                 }
                 Some(readonly::Power::Destroys(why)) => {
@@ -133,6 +136,7 @@ fn judge_source(lang: Lang, source: &Source, name: &str, cmd: &SimpleCommand) ->
             return Some(Found::Commands {
                 script: format!("{name}'s code"),
                 lines,
+                dir: None,
             });
         }
         Some(readonly::Power::Destroys(why)) => {
@@ -240,6 +244,17 @@ fn read(path: &Path) -> Option<String> {
 /// What `argv` runs that may reach a guarded operation, when it is such a program. `cmd` gives
 /// its standard input and the files written earlier in its line.
 pub(crate) fn runs(argv: &[String], cmd: &SimpleCommand) -> Option<Found> {
+    let name = argv.first()?.rsplit('/').next()?;
+    if matches!(name, "make" | "gmake")
+        && let Some((dir, lines)) =
+            super::make::recipes(&argv[1..], &cmd.cwd, |p| file_text(p, cmd))
+    {
+        return (!lines.is_empty()).then_some(Found::Commands {
+            script: "its recipes".to_owned(),
+            lines,
+            dir: Some(dir),
+        });
+    }
     runs_why(argv, cmd).map_or_else(|| interpreted(argv, cmd), |why| Some(Found::Ask(why)))
 }
 
@@ -274,10 +289,10 @@ fn runs_why(argv: &[String], cmd: &SimpleCommand) -> Option<String> {
             runs.then(|| format!("`{name}` runs commands that may"))
         }
         "sed" | "gsed" => {
-            let scripts = sed_scripts(args);
+            let scripts = super::sed::scripts(args);
             scripts
                 .iter()
-                .any(|s| sed_executes(s))
+                .any(|s| super::sed::executes(s))
                 .then(|| format!("`{name}` runs text as commands (its `e` command), which may"))
         }
         "make" | "gmake" => {
@@ -339,57 +354,6 @@ fn awk_program(args: &[String], cwd: &Path) -> Option<String> {
     None
 }
 
-fn sed_scripts(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    let mut explicit = false;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a == "-e" || a == "--expression" {
-            if let Some(s) = args.get(i + 1) {
-                out.push(s.clone());
-            }
-            explicit = true;
-            i += 2;
-            continue;
-        }
-        if let Some(s) = a.strip_prefix("--expression=") {
-            out.push(s.to_owned());
-            explicit = true;
-        } else if !a.starts_with('-') && !explicit {
-            out.push(a.to_owned());
-            break;
-        }
-        i += 1;
-    }
-    out
-}
-
-/// Whether a sed script uses the `e` command or the `e` flag of `s`.
-fn sed_executes(script: &str) -> bool {
-    script.split([';', '\n']).any(|cmd| {
-        let c = cmd.trim_start().trim_start_matches(|c: char| {
-            c.is_ascii_digit() || c == ',' || c == '$' || c == '/' || c == '!'
-        });
-        if c == "e" || c.starts_with("e ") {
-            return true;
-        }
-        // s/a/b/FLAGS with an `e` among the flags.
-        if let Some(rest) = c.strip_prefix('s')
-            && let Some(delim) = rest.chars().next()
-        {
-            let parts: Vec<&str> = rest[delim.len_utf8()..].split(delim).collect();
-            if parts.len() >= 3 {
-                return parts[2]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric())
-                    .any(|c| c == 'e');
-            }
-        }
-        false
-    })
-}
-
 fn makefile(args: &[String], cwd: &Path) -> Option<std::path::PathBuf> {
     let mut dir = cwd.to_path_buf();
     let mut file = None;
@@ -409,13 +373,7 @@ fn makefile(args: &[String], cwd: &Path) -> Option<std::path::PathBuf> {
         }
         i += 1;
     }
-    match file {
-        Some(f) => Some(dir.join(f)),
-        None => ["GNUmakefile", "makefile", "Makefile"]
-            .iter()
-            .map(|n| dir.join(n))
-            .find(|p| p.is_file()),
-    }
+    super::make::makefile(&dir, file.as_deref())
 }
 
 /// Whether a recipe line may destroy work beyond its own build output: a git command that

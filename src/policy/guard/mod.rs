@@ -9,6 +9,7 @@
 //! uncommitted files), `self-protect` (erasing or unwiring git-dibs itself).
 
 pub(crate) mod branch;
+mod by_path;
 mod classify;
 pub mod closed;
 mod code;
@@ -21,6 +22,7 @@ pub(crate) mod gh;
 mod gitline;
 mod inputs;
 mod interp;
+mod make;
 pub(crate) mod options;
 mod pathspec;
 pub(crate) mod peers;
@@ -33,6 +35,7 @@ mod removers;
 mod resets;
 mod reverts;
 mod scripts;
+mod sed;
 pub(crate) mod self_protect;
 mod takes;
 mod transfer;
