@@ -240,7 +240,7 @@ pub(crate) fn writes<'a>(name: &str, args: &'a [String]) -> Writes<'a> {
     let mut w = Writes::default();
     match name {
         "install" | "ginstall" => w.files = install(args),
-        "sort" | "gsort" => w.files.extend(sort_output(args).map(Into::into)),
+        "sort" | "gsort" | "iconv" => w.files.extend(sort_output(args).map(Into::into)),
         "ed" | "red" => w.files.extend(ed(args).map(Into::into)),
         "ex" | "vim" | "vi" | "nvim" | "view" => {
             w.files.extend(vim(name, args).into_iter().map(Into::into));

@@ -104,7 +104,9 @@ fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
     match basename(first) {
         "sed" => out_ref.extend(in_place(args, false)),
         "perl" => out_ref.extend(in_place(args, true)),
-        "tee" | "touch" | "rm" | "shred" => out_ref.extend(operands(args, &[])),
+        "tee" | "touch" | "rm" | "shred" | "sponge" | "dos2unix" | "unix2dos" | "mac2unix"
+        | "unix2mac" => out_ref.extend(operands(args, &[])),
+        "fallocate" => out_ref.extend(operands(args, &["-o", "--offset", "-l", "--length"])),
         "truncate" => out_ref.extend(operands(args, &["-s", "--size", "-r", "--reference"])),
         "mv" => out_ref.extend(operands(
             args,

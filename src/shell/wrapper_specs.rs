@@ -14,8 +14,8 @@ pub(super) fn simple_wrapper(name: &str) -> Option<(Spec, usize)> {
     Some(match name {
         // moreutils `chronic`, expect's `unbuffer`, `eatmydata`, `nocache`, `catchsegv`.
         "chronic" | "unbuffer" | "eatmydata" | "nocache" | "catchsegv" => (none, 0),
-        // `busybox APPLET ARGS`: the applet is the command.
-        "busybox" => (none, 0),
+        // `busybox APPLET ARGS` (and toybox's): the applet is the command.
+        "busybox" | "toybox" => (none, 0),
         "taskset" => (
             Spec {
                 short_arg: "",

@@ -1,20 +1,39 @@
 //! Programs that remove the files they are given, beyond `rm`: compressors (`gzip`, `bzip2`,
 //! `xz`, `lzma`, `lzip`, `pigz`, `compress` unless `-k`/`-c`; `zstd`/`lz4` with `--rm`),
-//! archivers that move files in (`tar --remove-files`, `zip -m`, `7z a -sdel`) and perl's
-//! `rename`. What they remove, as operands, for the `rm` rule ([`super::files`]).
+//! archivers that move files in (`tar --remove-files`, `zip -m`, `7z a -sdel`, `rar m`) and
+//! perl's and util-linux's `rename`. What they remove, as operands, for the `rm` rule ([`super::files`]).
 
 /// The operands `name` (a basename) removes with `args`; `None` when it removes nothing.
 pub(crate) fn removed(name: &str, args: &[String]) -> Option<Vec<String>> {
     let ops = match name {
         "gzip" | "gunzip" | "pigz" | "unpigz" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma"
         | "unlzma" | "lzip" | "compress" | "uncompress" => compressor(args, false),
-        "zstd" | "unzstd" | "lz4" | "unlz4" => compressor(args, true),
+        "zstd" | "unzstd" | "zstdmt" | "pzstd" | "lz4" | "unlz4" | "brotli" => {
+            compressor(args, true)
+        }
         "zip" => zip(args),
-        "7z" | "7za" | "7zr" => seven_zip(args),
-        "rename" | "prename" | "perl-rename" | "file-rename" => rename(args),
+        "7z" | "7za" | "7zr" | "7zz" | "7zzs" => seven_zip(args),
+        "rar" => rar(args),
+        "rename" | "prename" | "perl-rename" | "file-rename" | "rename.ul" => rename(args),
         _ => None,
     }?;
     (!ops.is_empty()).then_some(ops)
+}
+
+/// `rar m ARCHIVE FILES...` (`mf`: move files in) and `rar a -df ARCHIVE FILES...`: the files
+/// moved into the archive.
+fn rar(args: &[String]) -> Option<Vec<String>> {
+    let (command, rest) = args.split_first()?;
+    let delete = rest.iter().any(|a| a.eq_ignore_ascii_case("-df"));
+    let moves = matches!(command.to_ascii_lowercase().as_str(), "m" | "mf")
+        || (command.eq_ignore_ascii_case("a") && delete);
+    let operands: Vec<String> = rest
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .skip(1)
+        .cloned()
+        .collect();
+    moves.then_some(operands)
 }
 
 /// A compressor's file operands, when it removes them: by default, or (`opt_in`: zstd, lz4)
@@ -152,6 +171,12 @@ mod tests {
     fn what_each_removes() {
         let yes: &[(&str, &[&str])] = &[
             ("gzip new.txt", &["new.txt"]),
+            ("zstdmt -q --rm new.txt", &["new.txt"]),
+            ("brotli --rm a.txt", &["a.txt"]),
+            ("7zz a -sdel x.7z a.txt", &["a.txt"]),
+            ("rar m x.rar a.txt new.txt", &["a.txt", "new.txt"]),
+            ("rar a -df x.rar a.txt", &["a.txt"]),
+            ("rename.ul a a2 a.txt", &["a.txt"]),
             ("gzip -9 a b", &["a", "b"]),
             ("gzip -r src", &["src"]),
             ("gunzip a.gz", &["a.gz"]),
@@ -199,6 +224,11 @@ mod tests {
             "7z a x.7z new.txt",
             "rename -n s/a/b/ a",
             "tar czf out.tgz src",
+            "zstdmt a.txt",
+            "brotli a.txt",
+            "rar a x.rar a.txt",
+            "rar x x.rar",
+            "7zz a x.7z a.txt",
         ] {
             assert_eq!(r(line), None, "{line}");
         }
