@@ -1,8 +1,8 @@
 //! Git commands that put shared state back under a live peer (third red team, 18, 29, 23, 24,
 //! 05, 13), through the real hook on real repositories: a reset that moves the checked-out
-//! branch off a live peer's unpushed commits (judged as `branch -f` is, while a session's own
-//! commits are its own to reset), a sequencer's `--skip` (the reset it performs, as `--abort`),
-//! unstaging a live peer's staged files, patch modes with no pathspec (the whole tree, as `.`),
+//! branch off a live peer's unpushed commits, or an amend of one (judged as `branch -f` is,
+//! while a session's own commits are its own to reset), a sequencer's `--skip` (the reset it
+//! performs, as `--abort`), unstaging a live peer's staged files, patch modes with no pathspec (the whole tree, as `.`),
 //! `git bisect` (the checkout it performs), and `git worktree move` / `unlock` of a worktree
 //! with a live session's work (as removing it). Each with the spellings nobody wrote down and
 //! the everyday commands that stay silent; the messages under snapshot tests.
@@ -106,14 +106,29 @@ fn a_reset_off_a_live_peers_unpushed_commit_is_refused_and_off_ones_own_passes()
     ] {
         silent(&me, cmd);
     }
-    // The peer resets its own commit.
+    // Amending the peer's commit rewrites it as mine.
+    for cmd in [
+        "git commit --amend --no-edit",
+        "git commit --am -m rewritten",
+        "git commit -a --amend -m rewritten",
+    ] {
+        let reason = refused(&me, cmd);
+        assert!(
+            reason.contains("peer work") && reason.contains("Amending"),
+            "{cmd}: {reason}"
+        );
+    }
+    silent(&me, "git commit -m 'on top'");
+    // The peer resets or amends its own commit.
     silent(&peer, "git reset --soft HEAD~1");
+    silent(&peer, "git commit --amend --no-edit");
     // A commit of my own on top: resetting it is mine to do; reaching under it to the peer's is
     // not.
     me.write("b.txt", b"mine\n");
     me.bash("git add b.txt && git commit -qm mine");
     silent(&me, "git reset --hard HEAD~1");
     silent(&me, "git reset HEAD~1");
+    silent(&me, "git commit --amend --no-edit");
     let reason = refused(&me, "git reset --soft HEAD~2");
     assert!(
         reason.contains("peer work") && reason.contains("2 commit(s)"),
@@ -160,6 +175,7 @@ fn a_solo_session_resets_its_own_commits_in_silence() {
         "git reset HEAD~2",
         "git reset --soft HEAD~2",
         "git reset --keep origin/main",
+        "git commit --amend --no-edit",
         "git reset",
         "git bisect start HEAD HEAD~2",
         "git checkout -p",

@@ -65,3 +65,36 @@ impl Store {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Change;
+    use super::super::tests::{apply_anon, key, store};
+    use super::*;
+
+    #[test]
+    fn a_commit_keeps_its_first_maker_and_the_list_stays_bounded() {
+        let (_dir, store) = store();
+        for id in ["s1", "s2"] {
+            apply_anon(&store, id, 100, &[Change::Touch(vec![key("a.rs")])]);
+        }
+        let c1 = "1".repeat(40);
+        store.remember_maker(&c1, Actor::main("s1"));
+        // A later HEAD move onto it (a checkout, a reset) does not make it s2's.
+        store.remember_maker(&c1, Actor::main("s2"));
+        store.remember_maker("not hex\tbroken", Actor::main("s2"));
+        let made: Vec<String> = store
+            .sessions_that_made(&[c1.as_str()])
+            .unwrap()
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        assert_eq!(made, ["s1"]);
+        assert!(store.sessions_that_made(&["abc"]).unwrap().is_empty());
+        for n in 0..MAX_MAKERS + 10 {
+            store.remember_maker(&format!("{n:040x}"), Actor::main("s2"));
+        }
+        assert!(store.sessions_that_made(&[c1.as_str()]).unwrap().is_empty());
+        assert_eq!(store.makers_text().lines().count(), MAX_MAKERS);
+    }
+}

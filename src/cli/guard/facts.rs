@@ -122,11 +122,12 @@ pub(super) fn gather(
         }
         Op::BranchDelete { names, onto } => match &wt {
             Some(wt) => {
+                // `reset` and `commit --amend`: judged by who made the commits they drop.
                 let reset = g
                     .git
                     .as_ref()
                     .and_then(|i| i.args.first())
-                    .is_some_and(|s| s == "reset");
+                    .is_some_and(|s| s == "reset" || s == "commit");
                 let mut found = branches(wt, names, onto.as_deref(), going, reset)?;
                 if reset {
                     made_by_peers(event, wt, &mut found)?;

@@ -46,11 +46,20 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
         "checkout" | "switch" => create_force(&args[1..])?,
         "worktree" if args.get(1).is_some_and(|a| a == "add") => worktree_add_force(&args[2..])?,
         "update-ref" => update_ref(&args[1..])?,
-        // The checked-out branch (or a detached HEAD) moved to the commit named.
+        // The checked-out branch (or a detached HEAD) moved to the commit named; an amend
+        // puts it on HEAD's parent and a new commit there.
         "reset" => (
             vec!["HEAD".to_owned()],
             Some(super::resets::reset_target(&args[1..])?),
         ),
+        "commit"
+            if args[1..]
+                .iter()
+                .take_while(|a| *a != "--")
+                .any(|a| a == "--amend") =>
+        {
+            (vec!["HEAD".to_owned()], Some("HEAD^".to_owned()))
+        }
         _ => return None,
     };
     if names.is_empty() && !open {
@@ -333,9 +342,9 @@ pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
         .as_ref()
         .and_then(|i| i.args.first())
         .map(String::as_str);
-    // A reset moves the branch off commits its own session may take back at will: refused
-    // only over a live peer's.
-    let reset = sub == Some("reset");
+    // A reset or an amend moves the branch off commits its own session may take back at
+    // will: refused only over a live peer's.
+    let reset = matches!(sub, Some("reset" | "commit"));
     let risky: Vec<&BranchState> = branches
         .iter()
         .filter(|b| b.tip.is_some() && !b.unpushed.is_empty())
@@ -357,13 +366,18 @@ pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
                 )
             })
             .collect();
+        let act = if sub == Some("commit") {
+            "Amending rewrites that commit as yours, from under the session that made it. \
+             Commit on top of it instead (git commit without --amend)"
+        } else {
+            "Resetting moves the branch off those commits, from under the session that made \
+             them. Leave them to it (reset only your own commits, or work on a branch of your \
+             own: git switch -c <name>)"
+        };
         return Verdict::Block(Finding::new(
             "branch-unpushed",
             format!(
-                "git-dibs refused `{}`: {}. Resetting moves the branch off those commits, from \
-                 under the session that made them. Leave them to it (reset only your own \
-                 commits, or work on a branch of your own: git switch -c <name>), or ask the \
-                 person.",
+                "git-dibs refused `{}`: {}. {act}, or ask the person.",
                 g.display,
                 parts.join("; "),
             ),
