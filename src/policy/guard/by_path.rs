@@ -51,10 +51,7 @@ pub(crate) fn lenient(found: &mut Vec<Guarded>, from: usize, script: &str) {
     let mut kept = found.split_off(from);
     kept.retain(|g| !matches!(g.op, Op::Opaque | Op::Unreadable { .. }));
     for g in &mut kept {
-        let peer_op = matches!(
-            g.op,
-            Op::Take(_) | Op::Switch | Op::Checkout { .. } | Op::Autostash { .. }
-        );
+        let peer_op = g.op.on_peers_files();
         if let Some(why) = g.unknown.take_if(|_| !peer_op) {
             g.op = Op::Runs {
                 what: format!(

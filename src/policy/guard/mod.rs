@@ -177,6 +177,17 @@ pub enum Op {
     },
 }
 
+impl Op {
+    /// Whether the peers rule judges it (it takes, switches or stashes the worktree's files):
+    /// with targets only known when it runs, it is asked only while a live peer has work there.
+    pub(crate) fn on_peers_files(&self) -> bool {
+        matches!(
+            self,
+            Op::Take(_) | Op::Switch | Op::Checkout { .. } | Op::Autostash { .. }
+        )
+    }
+}
+
 /// A simple command the guard has to look at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Guarded {
@@ -313,10 +324,7 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
     if let Some(why) = &g.unknown
         && !matches!(g.op, Op::Unreadable { .. })
     {
-        let peer_op = matches!(
-            g.op,
-            Op::Take(_) | Op::Switch | Op::Checkout { .. } | Op::Autostash { .. }
-        );
+        let peer_op = g.op.on_peers_files();
         let dirty = match facts {
             Facts::Peers(p) | Facts::Autostash { peers: p, .. } => p.has_dirty_peers(),
             _ => false,
