@@ -301,6 +301,8 @@ fn patch_modes_with_no_pathspec_take_the_whole_tree() {
         "git diff HEAD | patch -Rp1",
         "git diff | patch --reverse -p1",
         "git diff HEAD -- src | git apply -R",
+        "git diff src/lib.rs | git apply -R",
+        "git diff HEAD src | patch -R -p1",
     ] {
         let reason = refused(&me, cmd);
         assert!(reason.contains("src/lib.rs"), "{cmd}: {reason}");
@@ -319,6 +321,11 @@ fn patch_modes_with_no_pathspec_take_the_whole_tree() {
         "git diff | cat",
         "git diff | patch -R --dry-run -p1",
         "git diff -- README.md | patch -R -p1",
+        // One's own file reverted by its diff (red-team 4/07), in each spelling.
+        "git diff README.md | git apply -R",
+        "git diff -- README.md | git apply -R",
+        "git diff HEAD -- README.md | git apply -R",
+        "git diff HEAD README.md | patch -R -p1",
         "git diff --stat",
     ] {
         silent(&me, cmd);

@@ -27,8 +27,15 @@ pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guar
         let known = defined.borrow().get(&name.to_ascii_lowercase()).cloned();
         known.or_else(|| alias(inv, name))
     };
+    // The end of a pipeline judged as a whole: its later commands are judged with it (the
+    // `git apply -R` a `git diff -- b.txt` feeds reverts b.txt, not an unknown patch).
+    let mut judged_through = None;
     for (i, c) in cmds.iter().enumerate() {
+        if judged_through.is_some_and(|last| i <= last) {
+            continue;
+        }
         if let Some((op, targets, last)) = super::reverts::classify(cmds, i) {
+            judged_through = Some(last);
             let shown: Vec<String> = cmds[i..=last]
                 .iter()
                 .map(|c| {

@@ -57,8 +57,8 @@ fn program(cmd: &SimpleCommand) -> &str {
 }
 
 /// `git diff [ARGS] [-- PATHS]` piped into `patch -R` or `git apply -R` reading its input:
-/// every change shown is reverted, in the paths after `--` (else the whole tree: its other
-/// operands may be revisions).
+/// every change shown is reverted, in the paths after `--`, or without it in the operands that
+/// name files or folders there (else the whole tree).
 fn diff_reversed(
     cmds: &[SimpleCommand],
     at: usize,
@@ -89,12 +89,22 @@ fn diff_reversed(
     if !reverses {
         return None;
     }
-    let paths: Vec<String> = args
+    let mut paths: Vec<String> = args
         .iter()
         .skip_while(|a| *a != "--")
         .skip(1)
         .cloned()
         .collect();
+    if !args.iter().any(|a| a == "--") {
+        // No `--`: as git tells them apart, an operand naming a file or folder that is there
+        // is a path (`git diff b.txt`), any other a revision.
+        paths = args
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .filter(|a| std::fs::symlink_metadata(cmds[at].cwd.join(a.as_str())).is_ok())
+            .cloned()
+            .collect();
+    }
     Some((
         Op::Take(vec![Take::new(true, false, paths.clone())]),
         paths,
