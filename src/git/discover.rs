@@ -17,6 +17,8 @@ struct Memo {
     canonical: HashMap<PathBuf, PathBuf>,
     /// Folder → the worktree whose root it is, or none.
     worktrees: HashMap<PathBuf, Option<Worktree>>,
+    /// Git dir → its common dir (see [`common_dir_of`]).
+    common_dirs: HashMap<PathBuf, PathBuf>,
 }
 
 static MEMO: Mutex<Option<Memo>> = Mutex::new(None);
@@ -28,6 +30,7 @@ pub(crate) fn remember_paths() {
         memo.get_or_insert_with(|| Memo {
             canonical: HashMap::new(),
             worktrees: HashMap::new(),
+            common_dirs: HashMap::new(),
         });
     }
 }
@@ -135,10 +138,15 @@ fn read_gitfile(dot_git: &Path, dir: &Path) -> Option<PathBuf> {
 /// `commondir` file points (relative to `git_dir`, or absolute), else `git_dir` itself. Not
 /// canonicalised.
 pub(crate) fn common_dir_of(git_dir: &Path) -> PathBuf {
-    match fs::read_to_string(git_dir.join("commondir")) {
+    if let Some(hit) = with_memo(|m| m.common_dirs.get(git_dir).cloned()) {
+        return hit;
+    }
+    let common = match fs::read_to_string(git_dir.join("commondir")) {
         Ok(text) => git_dir.join(text.trim()),
         Err(_) => git_dir.to_path_buf(),
-    }
+    };
+    with_memo(|m| m.common_dirs.insert(git_dir.to_path_buf(), common.clone()));
+    common
 }
 
 /// The `.git` file of the linked worktree whose administrative folder (`.git/worktrees/<id>`)

@@ -416,10 +416,19 @@ impl Store {
                 .index_dir(&super::record::worktree_digest(w))
                 .join(name);
             if new.ended.is_none() {
-                let head =
-                    serde_json::to_vec(&SessionHead::from(new)).expect("a header serializes");
-                let digest = super::record::worktree_digest(w);
-                let _ = self.put_marker(&digest, name, &head);
+                let head = SessionHead::from(new);
+                let bytes = serde_json::to_vec(&head).expect("a header serializes");
+                // The same header as the record it replaces (calls in the same second): the
+                // marker that write left is looked at, not written again.
+                let same = old.is_some_and(|o| o.indexed && SessionHead::from(o) == head)
+                    && fs::symlink_metadata(&marker).is_ok_and(|m| {
+                        use std::os::unix::fs::MetadataExt;
+                        m.is_file() && m.nlink() == 1 && m.len() == bytes.len() as u64
+                    });
+                if !same {
+                    let digest = super::record::worktree_digest(w);
+                    let _ = self.put_marker(&digest, name, &bytes);
+                }
             } else if fs::symlink_metadata(&marker).is_ok() {
                 // Still there because the session claims its worktree: no longer a listing.
                 let _ = write_marker(&marker, b"");
