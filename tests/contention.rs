@@ -3,8 +3,8 @@
 //! (everyday edits by 40 sessions of 10 shared files; and calls that all write), and spawned
 //! back to back. No call waits for the lock timeout, and the time spent waiting for the store's
 //! locks stays under a bound (`DIBS_LOCK_TRACE` makes each process report its lock wait and
-//! hold times). The latencies of both, the CPU time a process and the lock's times are
-//! printed; README "How it works" quotes them. Run with
+//! hold times). The latencies of both, the CPU time a process (started together: and how much
+//! of it came after its input) and the lock's times are printed; README "How it works" quotes them. Run with
 //! `cargo test --release --test contention -- --nocapture`; `DIBS_CONTENTION_BIN=<a git-dibs
 //! binary>` measures another build the same way.
 
@@ -28,6 +28,9 @@ struct Round {
     latency: Vec<Duration>,
     /// CPU time (user and system) of all processes of the round.
     cpu: Duration,
+    /// Of that, what the processes started together had spent when given their input (their
+    /// start, which no input waits for).
+    before_input: Duration,
     wall: Duration,
     outputs: Vec<Output>,
 }
@@ -41,6 +44,14 @@ fn rusage_children() -> Duration {
     // Fields 16 and 17 of the line (1-based); the name was field 2, so 13 and 14 from here.
     let ticks: u64 = fields[13].parse::<u64>().unwrap() + fields[14].parse::<u64>().unwrap();
     Duration::from_millis(ticks * 10)
+}
+
+/// The CPU time process `pid` has spent so far (`/proc/<pid>/schedstat`, in nanoseconds).
+fn cpu_of(pid: u32) -> Duration {
+    std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
+        .ok()
+        .and_then(|t| t.split(' ').next()?.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
 }
 
 /// How the processes of a round are started.
@@ -76,6 +87,7 @@ fn round(start: Start, command: impl Fn(usize) -> Command, inputs: &[String]) ->
         })
     };
     let started = Instant::now();
+    let mut before_input = Duration::ZERO;
     let waiters: Vec<_> = match start {
         Start::Together => {
             let mut children: Vec<_> = (0..inputs.len()).map(spawn).collect();
@@ -85,6 +97,7 @@ fn round(start: Start, command: impl Fn(usize) -> Command, inputs: &[String]) ->
                 .iter_mut()
                 .zip(inputs)
                 .map(|(child, input)| {
+                    before_input += cpu_of(child.id());
                     let at = Instant::now();
                     feed(child, input);
                     at
@@ -115,6 +128,7 @@ fn round(start: Start, command: impl Fn(usize) -> Command, inputs: &[String]) ->
     }
     r.wall = started.elapsed();
     r.cpu = rusage_children().saturating_sub(cpu);
+    r.before_input = before_input;
     r
 }
 
@@ -146,6 +160,7 @@ fn lock_times(stderr: &str) -> Vec<(u64, u64)> {
 struct Pooled {
     latency: Vec<Duration>,
     cpu: Duration,
+    before_input: Duration,
     walls: Vec<Duration>,
     outputs: Vec<Output>,
 }
@@ -154,6 +169,7 @@ impl Pooled {
     fn add(&mut self, r: Round) {
         self.latency.extend(r.latency);
         self.cpu += r.cpu;
+        self.before_input += r.before_input;
         self.walls.push(r.wall);
         self.outputs.extend(r.outputs);
     }
@@ -161,8 +177,17 @@ impl Pooled {
     fn report(&mut self, name: &str) -> Duration {
         let calls = self.latency.len() as u32;
         let p99 = quantile(&mut self.latency, 0.99);
+        // Started together, a process's CPU after its input is what the others queue for.
+        let after = if self.before_input.is_zero() {
+            String::new()
+        } else {
+            format!(
+                " ({} after its input)",
+                ms(self.cpu.saturating_sub(self.before_input) / calls)
+            )
+        };
         eprintln!(
-            "contention: {name}: p50 {}, p99 {}, max {}; CPU {} a process; rounds took {}",
+            "contention: {name}: p50 {}, p99 {}, max {}; CPU {} a process{after}; rounds took {}",
             ms(quantile(&mut self.latency, 0.5)),
             ms(p99),
             ms(quantile(&mut self.latency, 1.0)),
