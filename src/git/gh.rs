@@ -48,24 +48,11 @@ pub(crate) fn pr_head(dir: &Path, pr: &str) -> Result<String, String> {
     struct Head {
         head_ref_name: String,
     }
-    let mut cmd = Command::new("gh");
-    cmd.args(["pr", "view", pr, "--json", "headRefName"])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .env("GH_PROMPT_DISABLED", "1")
-        .env("GH_NO_UPDATE_NOTIFIER", "1");
-    let done = match run::bounded(cmd, GH_TIMEOUT, 1 << 16) {
-        Ok(done) => done,
-        Err(RunError::Spawn(_)) => return Err("gh is not available".into()),
-        Err(RunError::TimedOut) => return Err("gh did not answer in time (offline?)".into()),
-    };
-    if !done.success {
-        return Err("gh could not look it up (offline, or not logged in?)".into());
-    }
+    let out = gh(dir, &["pr", "view", pr, "--json", "headRefName"], 1 << 16)?;
     // One object; a list of them is read too.
-    let head = serde_json::from_str::<Head>(&done.stdout)
+    let head = serde_json::from_str::<Head>(&out)
         .or_else(|_| {
-            serde_json::from_str::<Vec<Head>>(&done.stdout)
+            serde_json::from_str::<Vec<Head>>(&out)
                 .map_err(|_| ())
                 .and_then(|v| v.into_iter().next().ok_or(()))
         })
@@ -85,14 +72,23 @@ pub(crate) fn pr_list(
     state: &str,
     fields: &str,
 ) -> Result<Vec<PullRequest>, String> {
+    let args = [
+        "pr", "list", "--head", branch, "--state", state, "--json", fields,
+    ];
+    let out = gh(dir, &args, 1 << 20)?;
+    serde_json::from_str(&out).map_err(|_| "gh printed something unreadable".to_owned())
+}
+
+/// The output of `gh ARGS` in `dir` (no prompt, at most `max` bytes), bounded by
+/// [`GH_TIMEOUT`]. `Err` says, for a person, why there is none.
+fn gh(dir: &Path, args: &[&str], max: usize) -> Result<String, String> {
     let mut cmd = Command::new("gh");
-    cmd.args(["pr", "list", "--head", branch, "--state", state])
-        .args(["--json", fields])
+    cmd.args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
         .env("GH_PROMPT_DISABLED", "1")
         .env("GH_NO_UPDATE_NOTIFIER", "1");
-    let done = match run::bounded(cmd, GH_TIMEOUT, 1 << 20) {
+    let done = match run::bounded(cmd, GH_TIMEOUT, max) {
         Ok(done) => done,
         Err(RunError::Spawn(e)) => return Err(format!("gh is not available ({e})")),
         Err(RunError::TimedOut) => return Err("gh did not answer in time (offline?)".into()),
@@ -100,5 +96,5 @@ pub(crate) fn pr_list(
     if !done.success {
         return Err("gh failed (offline, or not logged in?)".into());
     }
-    serde_json::from_str(&done.stdout).map_err(|_| "gh printed something unreadable".to_owned())
+    Ok(done.stdout)
 }
