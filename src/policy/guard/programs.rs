@@ -1,8 +1,8 @@
 //! Programs git runs from its config, its environment or its options: editors, pagers, the
 //! fsmonitor hook, external diff and merge drivers, filters, ssh commands, credential helpers,
-//! `ext::` transports, `--upload-pack`, and the commands of `rebase --exec`, `difftool
-//! --extcmd`, `grep --open-files-in-pager` and `bisect run`. Given on the line (`-c`,
-//! `--config-env`, `GIT_CONFIG_COUNT`, `GIT_EDITOR=`, an option) or written to a config file
+//! `ext::` transports, `--upload-pack`, and the commands of `difftool --extcmd` and `grep
+//! --open-files-in-pager`. Given on the line (`-c`, `--config-env`, `GIT_CONFIG_COUNT`,
+//! `GIT_EDITOR=`, an option) or written to a config file
 //! (`git config KEY VALUE`, which arms it for every later git command), each is shell text git
 //! runs: the classifier judges it as `sh -c VALUE`, as it does a `!` alias. A program the guard
 //! cannot read (a binary, a value only known when it runs, an included config file) is judged
@@ -207,8 +207,9 @@ pub(super) fn on_line(inv: &GitInvocation, assignments: &[(String, String)]) -> 
 }
 
 /// Commands a git subcommand's own arguments name: `ext::` URLs of the transports, and
-/// `--upload-pack`/`--receive-pack`/`--exec`, `rebase --exec`, `difftool --extcmd`, `grep
-/// --open-files-in-pager`, `bisect run`.
+/// `--upload-pack`/`--receive-pack`/`--exec`, `difftool --extcmd`, `grep
+/// --open-files-in-pager`. (`rebase -x` and `bisect run` are read by the shell parser, as the
+/// commands they run.)
 fn from_args(args: &[String]) -> Vec<(String, String)> {
     let Some((sub, rest)) = args.split_first() else {
         return Vec::new();
@@ -225,19 +226,11 @@ fn from_args(args: &[String]) -> Vec<(String, String)> {
             }
         }
     }
-    if sub == "bisect" && rest.first().is_some_and(|a| a == "run") && rest.len() > 1 {
-        let words: Vec<String> = rest[1..]
-            .iter()
-            .map(|w| crate::shell::quote_word(w))
-            .collect();
-        out.push(("`git bisect run`".to_owned(), words.join(" ")));
-    }
     let (longs, shorts): (&[&str], &[char]) = match sub.as_str() {
         "fetch" | "pull" | "ls-remote" => (&["upload-pack"], &[]),
         "clone" => (&["upload-pack"], &['u']),
         "push" | "send-pack" => (&["receive-pack", "exec"], &[]),
         "archive" => (&["exec"], &[]),
-        "rebase" => (&["exec"], &['x']),
         "difftool" => (&["extcmd"], &['x']),
         "grep" => (&["open-files-in-pager"], &['O']),
         _ => return out,
@@ -449,14 +442,14 @@ mod tests {
                 .map(|(_, t)| t)
                 .collect::<Vec<_>>()
         };
-        assert_eq!(texts("rebase -x make HEAD~2"), ["make"]);
-        assert_eq!(texts("rebase --exe=make HEAD~2"), ["make"]);
-        assert_eq!(texts("rebase -xmake"), ["make"]);
+        assert_eq!(texts("difftool -xmeld"), ["meld"]);
+        assert_eq!(texts("difftool --ext meld"), ["meld"]);
         assert_eq!(texts("difftool --extcmd=meld"), ["meld"]);
         assert_eq!(texts("fetch --upload-pack x ../o"), ["x"]);
         assert_eq!(texts("grep -Ovim foo"), ["vim"]);
         assert_eq!(texts("grep -O foo"), Vec::<String>::new());
-        assert_eq!(texts("bisect run rm x"), ["rm x"]);
+        assert_eq!(texts("push --receive-pack=x ../o"), ["x"]);
+        assert_eq!(texts("clone -u x ../o"), ["x"]);
         assert_eq!(texts("log -x"), Vec::<String>::new());
         assert_eq!(texts("commit -m x"), Vec::<String>::new());
     }
