@@ -77,6 +77,13 @@ fn a_reset_off_a_live_peers_unpushed_commit_is_refused_and_off_ones_own_passes()
         "git --git-dir=.git --work-tree=. reset --hard HEAD~1",
         "git -c alias.undo='reset --hard' undo HEAD~1",
         "cd src && git reset --hard HEAD~1",
+        // A target only known when it runs, and rebases that drop commits (red-team 4/01).
+        "git reset --hard \"$(git rev-parse HEAD~1)\"",
+        "git reset --hard `git rev-parse HEAD~1`",
+        "git rebase --onto HEAD~1 HEAD",
+        "git rebase --onto=origin/main main",
+        "GIT_SEQUENCE_EDITOR='sed -i 1d' git rebase -i HEAD~1",
+        "git rebase --interactive origin/main",
     ] {
         let reason = refused(&me, cmd);
         assert!(reason.contains("peer work"), "{cmd}: {reason}");
@@ -103,6 +110,8 @@ fn a_reset_off_a_live_peers_unpushed_commit_is_refused_and_off_ones_own_passes()
         "git reset -- a.txt",
         "git reset --soft HEAD",
         "git log --oneline -3",
+        "git rebase origin/main",
+        "git rebase --onto HEAD HEAD",
     ] {
         silent(&me, cmd);
     }
@@ -129,6 +138,8 @@ fn a_reset_off_a_live_peers_unpushed_commit_is_refused_and_off_ones_own_passes()
     silent(&me, "git reset --hard HEAD~1");
     silent(&me, "git reset HEAD~1");
     silent(&me, "git commit --amend --no-edit");
+    silent(&me, "git rebase --onto HEAD~1 HEAD");
+    silent(&me, "git rebase -i HEAD~1");
     let reason = refused(&me, "git reset --soft HEAD~2");
     assert!(
         reason.contains("peer work") && reason.contains("2 commit(s)"),

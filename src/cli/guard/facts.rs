@@ -122,12 +122,13 @@ pub(super) fn gather(
         }
         Op::BranchDelete { names, onto } => match &wt {
             Some(wt) => {
-                // `reset` and `commit --amend`: judged by who made the commits they drop.
+                // `reset`, `commit --amend` and `rebase --onto`: judged by who made the
+                // commits they drop.
                 let reset = g
                     .git
                     .as_ref()
                     .and_then(|i| i.args.first())
-                    .is_some_and(|s| s == "reset" || s == "commit");
+                    .is_some_and(|s| matches!(s.as_str(), "reset" | "commit" | "rebase"));
                 let mut found = branches(wt, names, onto.as_deref(), going, reset)?;
                 if reset {
                     made_by_peers(event, wt, &mut found)?;
@@ -276,7 +277,9 @@ pub(super) fn branches(
         // A revision that names no commit may be anything: judged as a deletion. For `git
         // reset X`, an X that names no commit is a path: no branch moves.
         Some(rev) => match repo.commit_id(rev) {
-            None if reset => return Ok(Vec::new()),
+            // A target only known when the line runs (`"$(git rev-parse HEAD~1)"`) may be any
+            // commit: judged as the deletion it may be.
+            None if reset && !(rev.contains('$') || rev.contains('`')) => return Ok(Vec::new()),
             found => found,
         },
         None => None,

@@ -52,6 +52,9 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             vec!["HEAD".to_owned()],
             Some(super::resets::reset_target(&args[1..])?),
         ),
+        // `git rebase --onto X U`: the commits of U that X lacks are dropped (the rest are
+        // replayed), as if U were moved to X.
+        "rebase" => rebase_onto(&args[1..])?,
         "commit"
             if args[1..]
                 .iter()
@@ -219,6 +222,37 @@ fn branch_overwrite(args: &[String]) -> Option<(Vec<String>, Option<String>)> {
     None
 }
 
+/// `git rebase --onto NEWBASE UPSTREAM [BRANCH]`: UPSTREAM, whose commits NEWBASE lacks are
+/// dropped from the branch, and NEWBASE. `git rebase -i UPSTREAM` may drop any commit after
+/// UPSTREAM (its todo list is edited, by a person or by a scripted sequence editor): HEAD and
+/// UPSTREAM. Otherwise every commit is replayed: `None`.
+fn rebase_onto(args: &[String]) -> Option<(Vec<String>, Option<String>)> {
+    let interactive = args.iter().take_while(|a| *a != "--").any(|a| {
+        a == "--interactive" || (a.starts_with('-') && !a.starts_with("--") && a.contains('i'))
+    });
+    let mut onto = None;
+    let mut operands = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--onto" => onto = it.next().cloned(),
+            "-s" | "--strategy" | "-X" | "--strategy-option" | "-x" | "--exec" => {
+                it.next();
+            }
+            "--" => break,
+            _ if a.starts_with("--onto=") => onto = Some(a["--onto=".len()..].to_owned()),
+            _ if a.starts_with('-') => {}
+            _ => operands.push(a.clone()),
+        }
+    }
+    let upstream = operands.first()?.clone();
+    match onto {
+        Some(onto) => Some((vec![upstream], Some(onto))),
+        None if interactive => Some((vec!["HEAD".to_owned()], Some(upstream))),
+        None => None,
+    }
+}
+
 /// The branch `git checkout -B NAME [START]` / `git switch -C NAME [START]` (or
 /// `--force-create`) resets, and to what.
 fn create_force(args: &[String]) -> Option<(Vec<String>, Option<String>)> {
@@ -342,9 +376,9 @@ pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
         .as_ref()
         .and_then(|i| i.args.first())
         .map(String::as_str);
-    // A reset or an amend moves the branch off commits its own session may take back at
-    // will: refused only over a live peer's.
-    let reset = matches!(sub, Some("reset" | "commit"));
+    // A reset, an amend or a rebase that drops commits moves the branch off commits its own
+    // session may take back at will: refused only over a live peer's.
+    let reset = matches!(sub, Some("reset" | "commit" | "rebase"));
     let risky: Vec<&BranchState> = branches
         .iter()
         .filter(|b| b.tip.is_some() && !b.unpushed.is_empty())
@@ -369,6 +403,10 @@ pub(crate) fn check(g: &Guarded, branches: &[BranchState]) -> Verdict {
         let act = if sub == Some("commit") {
             "Amending rewrites that commit as yours, from under the session that made it. \
              Commit on top of it instead (git commit without --amend)"
+        } else if sub == Some("rebase") {
+            "This rebase drops those commits from the branch, from under the session that made \
+             them. Leave them to it (rebase only your own commits, or work on a branch of your \
+             own: git switch -c <name>)"
         } else {
             "Resetting moves the branch off those commits, from under the session that made \
              them. Leave them to it (reset only your own commits, or work on a branch of your \
