@@ -198,6 +198,16 @@ fn deep_nesting_spaces_and_worktrees_of_the_nested_repository_are_kept_outermost
     let lane = agent.write("outer nested/lane of inner/c.txt", b"in a worktree of it\n");
     let name = String::from_utf8_lossy(b"caf\xc3\xa9.txt").into_owned();
     let accent = agent.write(&format!("outer nested/in ner/{name}"), b"accent\n");
+    // A name that is not UTF-8, made by a shell command run inside the nested repository (found
+    // by the scan after it), is kept above too.
+    let inner = Agent::new("nest-s4", &repo.root.join("outer nested/in ner"));
+    inner.bash("printf latin > \"$(printf 'caf\\351.txt')\"");
+    use std::os::unix::ffi::OsStrExt;
+    let latin = repo
+        .root
+        .join("outer nested/in ner")
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt"));
+    assert!(latin.exists());
     // The middle repository never ran a session: nothing of git-dibs is made there.
     assert!(!repo.root.join("outer nested/.git/dibs/nested").exists());
     sh(&repo.root, "rm -rf 'outer nested'");
@@ -208,6 +218,7 @@ fn deep_nesting_spaces_and_worktrees_of_the_nested_repository_are_kept_outermost
             (deep, b"deep\n".to_vec()),
             (lane, b"in a worktree of it\n".to_vec()),
             (accent, b"accent\n".to_vec()),
+            (latin, b"latin".to_vec()),
         ],
     );
 }
