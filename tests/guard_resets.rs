@@ -409,10 +409,16 @@ fn moving_or_unlocking_a_worktree_with_a_live_sessions_work_is_refused() {
         format!("mv {l} {m}"),
         format!("mv -f {l} -t {}", repo.tmp.path().display()),
         format!("cd {} && mv lane moved", repo.tmp.path().display()),
+        // Run from inside the git dir, git finds the worktree by its name (red-team 4/10).
+        "cd .git && git worktree remove -f -f lane".to_owned(),
+        "git -C .git worktree remove --force lane".to_owned(),
+        format!("git --git-dir={}/.git worktree move lane {m}", r.display()),
+        "git -C .git/worktrees worktree unlock lane".to_owned(),
     ] {
         let reason = refused(&me, &cmd);
         assert!(reason.contains("lane.txt"), "{cmd}: {reason}");
     }
+    silent(&me, "git -C .git worktree list");
     insta::assert_snapshot!(
         "guard_worktree_move",
         stable(&repo, &refused(&me, &format!("git worktree move {l} {m}")))
@@ -503,4 +509,35 @@ fn a_reset_off_a_peers_commit_is_refused_in_a_reftable_repository_too() {
     assert!(reason.contains("peer work"), "{reason}");
     silent(&peer, "git reset --soft HEAD~1");
     silent(&me, "git reset a.txt");
+}
+
+#[test]
+fn removing_a_bare_repositorys_worktree_by_name_from_its_git_dir_is_refused() {
+    let repo = TestRepo::new();
+    let base = repo.tmp.path().canonicalize().unwrap();
+    let bare = base.join("proj.git");
+    git(
+        &base,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            repo.root.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    git(&bare, &["worktree", "add", "-q", "-b", "b1", "../wt1"]);
+    let wt1 = base.join("wt1");
+    Agent::new(PEER, &wt1).write("peer.txt", b"uncommitted\n");
+    let me = Agent::new(ME, &base);
+    for cmd in [
+        "git -C proj.git worktree remove --force wt1",
+        "git -C proj.git worktree remove --force ../wt1",
+        "cd proj.git && git worktree remove -f -f wt1",
+    ] {
+        let reason = refused(&me, cmd);
+        assert!(reason.contains("peer.txt"), "{cmd}: {reason}");
+    }
+    silent(&me, "git -C proj.git worktree list");
+    silent(&me, "git -C proj.git worktree prune");
 }

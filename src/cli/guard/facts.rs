@@ -96,13 +96,21 @@ pub(super) fn gather(
             // of it from anywhere: look from the target too (`git -C /tmp worktree remove X`).
             let resolved = canonical_lenient(&g.cwd.join(target));
             let via_target = git::locate(&resolved, Path::new(".")).map(|l| l.worktree);
-            match wt.as_ref().or(via_target.as_ref()) {
-                Some(w) => {
-                    let anchor = Some(w.common_dir.clone());
-                    return Ok((
-                        Facts::Worktrees(worktree_remove(event, w, resolved, target)?),
-                        anchor,
-                    ));
+            // Run from inside a git dir (`git -C .git worktree remove l1`, a bare repository),
+            // git works on that repository's worktrees: found by what is on disk.
+            let common = wt
+                .as_ref()
+                .or(via_target.as_ref())
+                .map(|w| w.common_dir.clone())
+                .or_else(|| {
+                    let inv = g.git.as_ref()?;
+                    let dir = inv.git_dir.as_deref().unwrap_or(&inv.cwd);
+                    git::gitdir::common_dir_from(&canonical_lenient(dir))
+                });
+            match common {
+                Some(common) => {
+                    let facts = worktree_remove(event, &common, resolved, target)?;
+                    return Ok((Facts::Worktrees(facts), Some(common)));
                 }
                 None => Facts::None,
             }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::facts::{COMMIT_LIMIT, SCAN_DEPTH, SCAN_ENTRIES, canonical_lenient};
-use crate::git::{self, Repo, Worktree, WorktreeEntry};
+use crate::git::{self, Repo, WorktreeEntry};
 use crate::policy::guard::{self, WorktreeFacts, WorktreeState};
 use crate::protocol::Event;
 
@@ -87,11 +87,11 @@ fn common(entry: &WorktreeEntry) -> PathBuf {
 
 pub(super) fn worktree_remove(
     event: &Event,
-    wt: &Worktree,
+    common_dir: &Path,
     resolved: PathBuf,
     target: &str,
 ) -> Result<WorktreeFacts> {
-    let entries = git::list_worktrees(&wt.common_dir);
+    let entries = git::list_worktrees(common_dir);
     let mut facts = WorktreeFacts {
         targets: vec![resolved.clone()],
         worktrees: Vec::new(),
