@@ -361,11 +361,15 @@ fn two_hundred_concurrent_hooks_never_wait_for_the_lock_timeout() {
                 lock.timeouts.first()
             ));
         }
-        if lock.wait_p99 > WAIT_P99 {
+        // A holder descheduled while it holds a lock makes the others wait as long as the
+        // machine makes any process wait: on a loaded machine the bound grows with the floor.
+        let bound = WAIT_P99.max(floor_p99 * 3);
+        if lock.wait_p99 > bound {
             failures.push(format!(
-                "{label}: lock wait p99 {} over {}",
+                "{label}: lock wait p99 {} over {} (floor p99 {})",
                 ms(lock.wait_p99),
-                ms(WAIT_P99)
+                ms(bound),
+                ms(floor_p99)
             ));
         }
     }
