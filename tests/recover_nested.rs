@@ -264,3 +264,21 @@ fn an_ordinary_repository_and_an_unused_enclosing_one_get_nothing_new() {
     assert!(!proj.join(".git/dibs/nested").exists());
     assert_eq!(git_out(&proj, &["for-each-ref", "refs/dibs/nested/"]), "");
 }
+
+#[test]
+fn a_shell_made_file_in_an_ignored_nested_repository_is_listed_as_kept_only() {
+    let repo = TestRepo::new();
+    ignore(&repo, "vendor/");
+    clone_nested(&repo, "vendor/lib");
+    let agent = started("nest-sh", &repo.root);
+    agent.bash("printf 'int gen;\\n' > vendor/lib/gen.c");
+    let (code, out, err) = recover(&repo.root, &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("gen.c"), "{out}");
+    // Kept in the enclosing repository: not also listed as left out (red-team 4/12).
+    assert!(
+        !out.lines()
+            .any(|l| l.contains("not kept") && l.contains("gen.c")),
+        "{out}"
+    );
+}

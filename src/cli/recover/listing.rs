@@ -166,10 +166,18 @@ pub(super) fn list(
             newest: when(s.4),
         })
         .collect();
+    // A file left out where it was written but kept all the same (a nested repository's, in
+    // the enclosing one's snapshot) is kept: not listed as not kept.
+    let kept = |k: &Skip| {
+        let at = super::file_in(&k.worktree, &k.path);
+        files
+            .iter()
+            .any(|f| f.session == k.session && super::file_in(f.worktree, f.path) == at)
+    };
     let skipped: Vec<&Skip> = catalog
         .skipped
         .iter()
-        .filter(|s| session_matches(&s.session, filter))
+        .filter(|s| session_matches(&s.session, filter) && !kept(s))
         .collect();
     let found = !files.is_empty()
         || !skipped.is_empty()
