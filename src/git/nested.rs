@@ -62,6 +62,14 @@ pub(crate) fn home_of(common_dir: &Path, root: &Path) -> Option<PathBuf> {
         .max_by_key(|home| home.components().count())
 }
 
+/// The object format of the repository whose common dir is `common_dir`: `sha1` unless its
+/// configuration names another (`extensions.objectFormat`).
+pub(crate) fn object_format(common_dir: &Path) -> String {
+    git2::Config::open(&common_dir.join("config"))
+        .and_then(|c| c.get_string("extensions.objectformat"))
+        .map_or_else(|_| "sha1".to_owned(), |f| f.to_ascii_lowercase())
+}
+
 /// Fetch the retention refs of the nested repository whose common dir is `nested` into the
 /// enclosing repository at `outer_root`, under `refs/dibs/nested/<id>/`: its commits are then
 /// kept by the enclosing object store, whatever deletes the nested folder. Nothing is pruned:

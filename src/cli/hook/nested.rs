@@ -103,11 +103,29 @@ pub(super) fn mirror_retained(wt: &Worktree) {
     };
     let id = worktree_id(&root);
     store.remember_nested(&id, &root);
-    if let Err(e) = fetch_retained(&outer.root, &wt.common_dir, &id) {
-        eprintln!(
-            "git-dibs: cannot keep {}'s retained commits in {}: {e}",
-            wt.root.display(),
+    // A SHA-256 repository's commits cannot enter a SHA-1 object store (nor the reverse): said
+    // plainly, here and by `doctor`; its files are in the snapshots all the same.
+    let (inner_format, outer_format) = (
+        crate::git::nested::object_format(&wt.common_dir),
+        crate::git::nested::object_format(&outer.common_dir),
+    );
+    let failure = if inner_format == outer_format {
+        fetch_retained(&outer.root, &wt.common_dir, &id)
+            .err()
+            .map(|e| e.to_string())
+    } else {
+        Some(format!(
+            "its commits are {inner_format} and {} is {outer_format}, so they cannot be kept \
+             there (its files are): push them to keep them",
             outer.root.display()
+        ))
+    };
+    if let Some(why) = failure {
+        let what = format!(
+            "cannot keep {}'s retained commits: {why}",
+            wt.root.display()
         );
+        eprintln!("git-dibs: {what}");
+        store.note_snapshot_failure(crate::store::now_secs(), &what);
     }
 }
