@@ -126,6 +126,20 @@ fn a_script_a_program_value_names_is_read_and_a_binary_is_asked() {
     let reason = asked(r, "git config include.path ../other.cfg");
     assert!(reason.contains("include.path"), "{reason}");
     asked(r, "git -c include.path=../other.cfg status");
+    // So may a config file the environment names (red-team 4/11).
+    for cmd in [
+        "GIT_CONFIG_GLOBAL=../evil.cfg git status",
+        "env GIT_CONFIG_SYSTEM=../evil.cfg git status",
+        "HOME=../home git status",
+        "export XDG_CONFIG_HOME=../xdg; git status",
+        "export HOME=../home && git status",
+    ] {
+        let reason = asked(r, cmd);
+        assert!(reason.contains("config file"), "{cmd}: {reason}");
+    }
+    allowed(r, "GIT_CONFIG_GLOBAL=/dev/null git status");
+    peer_files_refused(r, "export EDITOR='rm notes.txt #'; git commit --amend");
+    peer_files_refused(r, "export VISUAL='rm notes.txt #' && git commit");
 }
 
 #[test]

@@ -243,6 +243,16 @@ pub(super) fn note_made(argv: &[Arg], cwd: &Path, st: &mut State) {
     }
 }
 
+/// Whether git reads environment variable `name`: its own (`GIT_*`), and those that name a
+/// program it runs or where its config is.
+fn git_reads(name: &str) -> bool {
+    name.starts_with("GIT_")
+        || matches!(
+            name,
+            "EDITOR" | "VISUAL" | "PAGER" | "SSH_ASKPASS" | "HOME" | "XDG_CONFIG_HOME"
+        )
+}
+
 /// The shell builtins whose effect later commands see: `export`/`declare`/`local`/`readonly`/
 /// `typeset` (variables), `unset`, `read` (unknown values), `shopt -s dotglob`.
 pub(super) fn builtin(argv: &[Arg], st: &mut State) {
@@ -258,8 +268,8 @@ pub(super) fn builtin(argv: &[Arg], st: &mut State) {
                 if let Some((name, value)) = a.text.split_once('=') {
                     let known = !(a.var || a.cmdsub);
                     set_var(st, name, known.then(|| value.to_owned()));
-                    // Exported git variables apply to every later command of the line.
-                    if exporting && name.starts_with("GIT_") {
+                    // Exported variables git reads apply to every later command of the line.
+                    if exporting && git_reads(name) {
                         st.exported.retain(|(k, _)| k != name);
                         st.exported
                             .push((name.to_owned(), a.text[name.len() + 1..].to_owned()));

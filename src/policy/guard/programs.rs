@@ -48,6 +48,15 @@ const PROGRAM_VARS: &[&str] = &[
     "GIT_PROXY_COMMAND",
 ];
 
+/// Environment variables that make git read another config file (`HOME`: `~/.gitconfig`).
+const CONFIG_VARS: &[&str] = &[
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG",
+    "HOME",
+    "XDG_CONFIG_HOME",
+];
+
 /// Largest first line of a script read to find its interpreter.
 const MAX_SHEBANG: usize = 256;
 
@@ -191,6 +200,13 @@ pub(super) fn on_line(inv: &GitInvocation, assignments: &[(String, String)]) -> 
         }
     }
     for (k, v) in assignments {
+        if CONFIG_VARS.contains(&k.as_str()) && !matches!(v.trim(), "" | "/dev/null") {
+            let why = format!(
+                "`{k}` makes git read another config file, which may set programs for git to \
+                 run that"
+            );
+            push(format!("`{k}`"), Run::Unknown(why));
+        }
         if PROGRAM_VARS.contains(&k.as_str()) && !v.trim().is_empty() {
             let run = if k == "GIT_SSH" {
                 Run::Shell(crate::shell::quote_word(v))
