@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::tests::{guarded, op, sc};
+use super::tests::{classify_line, guarded, op, sc};
 use super::*;
 use crate::git::FileState;
 use crate::shell::Unknown;
@@ -273,9 +273,12 @@ fn the_index_family_reverts_only_what_it_reverts() {
 /// the config is read, refused like `git stash` over a live peer's tracked changes.
 #[test]
 fn autostash_by_config() {
-    let auto = |l: &str| match op(l) {
-        Some(Op::Autostash { rebase }) => Some(rebase),
-        _ => None,
+    // Among the line's guarded operations (`rebase -i` also moves the branch).
+    let auto = |l: &str| {
+        classify_line(l).into_iter().find_map(|g| match g.op {
+            Op::Autostash { rebase } => Some(rebase),
+            _ => None,
+        })
     };
     assert_eq!(auto("git pull"), Some(None));
     assert_eq!(auto("git pull -q origin main"), Some(None));
