@@ -12,7 +12,7 @@ mod retain;
 mod running;
 mod session;
 mod shell;
-mod snap;
+pub(crate) mod snap;
 mod subagent;
 mod wiring;
 

@@ -38,7 +38,7 @@ enum Taken {
 }
 
 /// Why a file git ignores is left out when only a shell command wrote it.
-const IGNORED: &str = "ignored by git, written by a shell command";
+pub(crate) const IGNORED: &str = "ignored by git, written by a shell command";
 
 /// The file at `full`, which git ignores, as left out (never read); `None` for a folder or
 /// no file.

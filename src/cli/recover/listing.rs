@@ -166,13 +166,15 @@ pub(super) fn list(
             newest: when(s.4),
         })
         .collect();
-    // A file left out where it was written but kept all the same (a nested repository's, in
-    // the enclosing one's snapshot) is kept: not listed as not kept.
+    // A file left out as ignored where it was written but kept all the same (a nested
+    // repository's, in the enclosing one's snapshot) is kept: not listed as not kept. Other
+    // reasons (a FIFO where a kept file was) stand.
     let kept = |k: &Skip| {
         let at = super::file_in(&k.worktree, &k.path);
-        files
-            .iter()
-            .any(|f| f.session == k.session && super::file_in(f.worktree, f.path) == at)
+        k.reason == crate::cli::hook::snap::IGNORED
+            && files
+                .iter()
+                .any(|f| f.session == k.session && super::file_in(f.worktree, f.path) == at)
     };
     let skipped: Vec<&Skip> = catalog
         .skipped
