@@ -83,10 +83,12 @@ fn live_held_ignored(
     own: bool,
     listed: &[String],
 ) -> Vec<String> {
-    let Ok(sessions) = store.sessions() else {
+    let now = crate::store::now_secs();
+    // Only those working in the worktree: its roster, not every record of the store.
+    let since = now.saturating_sub(ttl.as_secs() + crate::store::LISTED_LAG);
+    let Ok(sessions) = store.sessions_in(root, since) else {
         return Vec::new();
     };
-    let now = crate::store::now_secs();
     let me = crate::store::Actor::from(event);
     let listed: BTreeSet<&str> = listed.iter().filter_map(|l| l.get(3..)).collect();
     let mut out: Vec<String> = sessions
