@@ -428,6 +428,17 @@ impl Ev<'_> {
             },
             _ => None,
         };
+        // A sourced script runs in this shell: when it may change directory (its text unread,
+        // or holding `cd`, `pushd` or `popd`), what follows runs where it is only known then.
+        if peeled.shell.is_none()
+            && matches!(name.as_deref(), Some("." | "source"))
+            && argv.len() > 1
+            && !matches!(&nested_stdin, Some(Stdin::Text(t)) if !t
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| matches!(w, "cd" | "pushd" | "popd")))
+        {
+            st.known = false;
+        }
         if let Some(source) = nested_stdin {
             let inner = Inherit {
                 assigns: assignments.clone(),
