@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::facts::Ctx;
-use super::snap::{MAX_SNAPSHOT_BYTES, Pending, Source, failed, snapshot};
+use super::snap::{Batch, MAX_SNAPSHOT_BYTES, Pending, Source, failed, snapshot};
 use crate::git::{self, Worktree};
 use crate::policy::readers;
 use crate::protocol::Event;
@@ -206,6 +206,13 @@ pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Op
     }
     let store = Store::open(&wt.common_dir).ok()?;
     let now = store::now_secs();
+    let batch = |files, source| Batch {
+        session: scan.session,
+        host: scan.host,
+        now,
+        files,
+        source,
+    };
     let ttl = super::facts::settings_of(wt)
         .duration("dibs.ttl")
         .unwrap_or(store::DEFAULT_TTL);
@@ -279,11 +286,7 @@ pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Op
         && let Err(e) = snapshot(
             &store,
             &wt.common_dir,
-            scan.session,
-            scan.host,
-            now,
-            &left_out,
-            Source::ShellIgnored,
+            batch(&left_out, Source::ShellIgnored),
         )
     {
         failed(Some(&store), now, &e);
@@ -297,15 +300,7 @@ pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Op
             eprintln!("git-dibs: could not record what the command changed ({e})");
         }
     }
-    if let Err(e) = snapshot(
-        &store,
-        &wt.common_dir,
-        scan.session,
-        scan.host,
-        now,
-        &files,
-        Source::ShellScan,
-    ) {
+    if let Err(e) = snapshot(&store, &wt.common_dir, batch(&files, Source::ShellScan)) {
         failed(Some(&store), now, &e);
     }
     Some(over)

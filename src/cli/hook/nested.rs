@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::snap::{Pending, Source, failed, snapshot_into};
+use super::snap::{Batch, Pending, failed, snapshot_into};
 use crate::git::nested::{enclosing, mirror_retained as fetch_retained};
 use crate::git::snapshot::worktree_id;
 use crate::git::{self, Worktree};
@@ -44,18 +44,12 @@ pub(super) fn enclosed_by_session(event: &Event, wt: &Worktree) {
     }
 }
 
-/// After `files` were snapshotted (or tried) for `session` in the clone whose common dir is
-/// `common_dir`: those of nested worktrees go into the snapshot ref of the same session in the
-/// enclosing repository too, with their nested worktree root (`recover` there lists and
+/// After `batch` was snapshotted (or tried) in the clone whose common dir is `common_dir`: its
+/// files of nested worktrees go into the snapshot ref of the same session in the enclosing
+/// repository too, with their nested worktree root (`recover` there lists and
 /// restores them under it). Never fails: a failure is one stderr line and a note for `doctor`.
-pub(super) fn mirror(
-    common_dir: &Path,
-    session: &str,
-    host: &str,
-    now: u64,
-    files: &[Pending],
-    source: Source,
-) {
+pub(super) fn mirror(common_dir: &Path, batch: Batch<'_>) {
+    let files = batch.files;
     let mut roots: Vec<&PathBuf> = files.iter().map(|f| &f.worktree).collect();
     roots.sort();
     roots.dedup();
@@ -79,10 +73,14 @@ pub(super) fn mirror(
         );
     }
     for (outer, (store, files)) in into {
-        if let Err(e) = snapshot_into(&store, &outer, session, host, now, &files, source) {
+        let theirs = Batch {
+            files: &files,
+            ..batch
+        };
+        if let Err(e) = snapshot_into(&store, &outer, theirs) {
             failed(
                 Some(&store),
-                now,
+                batch.now,
                 &format!("{e} (in the enclosing repository)"),
             );
         }

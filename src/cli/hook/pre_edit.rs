@@ -4,7 +4,7 @@
 
 use std::fs;
 
-use super::snap::{Pending, Source, failed, snapshot};
+use super::snap::{Batch, Pending, Source, failed, snapshot};
 use crate::git::Located;
 use crate::protocol::{Event, Host};
 use crate::store::{self, Stamp, Store};
@@ -55,15 +55,14 @@ pub(crate) fn keep_changed(
         if changed.is_empty() {
             continue;
         }
-        let result = snapshot(
-            store,
-            common_dir,
-            id,
-            host.name(),
+        let batch = Batch {
+            session: id,
+            host: host.name(),
             now,
-            &changed,
-            Source::Sweep,
-        );
+            files: &changed,
+            source: Source::Sweep,
+        };
+        let result = snapshot(store, common_dir, batch);
         if let Err(e) = result {
             failed(Some(store), now, &e);
         }

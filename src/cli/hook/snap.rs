@@ -159,37 +159,51 @@ impl Source {
     }
 }
 
-/// Snapshot `files` for session `session` of `host`, in the clone whose common dir is
-/// `common_dir` (see [`snapshot_into`]), and the files of a nested repository also in the
-/// repository around it (see [`super::nested::mirror`]). Returns the new commit in
-/// `common_dir`, if one was made.
+/// One batch of files to snapshot for one session: whose, when, which, and how they were
+/// found written.
+#[derive(Clone, Copy)]
+pub(super) struct Batch<'a> {
+    /// The session whose snapshot ref gets them.
+    pub(super) session: &'a str,
+    /// Its host's name.
+    pub(super) host: &'a str,
+    /// The time of the snapshot (seconds since the epoch).
+    pub(super) now: u64,
+    /// The files.
+    pub(super) files: &'a [Pending],
+    /// Who or what wrote them.
+    pub(super) source: Source,
+}
+
+/// Snapshot `batch` in the clone whose common dir is `common_dir` (see [`snapshot_into`]),
+/// and the files of a nested repository also in the repository around it (see
+/// [`super::nested::mirror`]). Returns the new commit in `common_dir`, if one was made.
 pub(super) fn snapshot(
     store: &Store,
     common_dir: &Path,
-    session: &str,
-    host: &str,
-    now: u64,
-    files: &[Pending],
-    source: Source,
+    batch: Batch<'_>,
 ) -> Result<Option<String>, String> {
-    let made = snapshot_into(store, common_dir, session, host, now, files, source);
-    super::nested::mirror(common_dir, session, host, now, files, source);
+    let made = snapshot_into(store, common_dir, batch);
+    super::nested::mirror(common_dir, batch);
     made
 }
 
-/// Snapshot `files` for session `session` of `host` (whose state is `state`): each file whose
-/// stat data differs from what the state remembers is read and put in one new snapshot,
-/// described as found by `source` (a shell command's named files that git ignores are left
-/// out). Returns the new commit, if one was made.
+/// Snapshot `batch` for its session (whose state the store keeps): each file whose stat data
+/// differs from what the state remembers is read and put in one new snapshot, described as
+/// found by the batch's source (a shell command's named files that git ignores are left out).
+/// Returns the new commit, if one was made.
 pub(super) fn snapshot_into(
     store: &Store,
     common_dir: &Path,
-    session: &str,
-    host: &str,
-    now: u64,
-    files: &[Pending],
-    source: Source,
+    batch: Batch<'_>,
 ) -> Result<Option<String>, String> {
+    let Batch {
+        session,
+        host,
+        now,
+        files,
+        source,
+    } = batch;
     let skip_ignored = source == Source::ShellLine;
     let mut state = store.snapshot_state(session).unwrap_or_else(|| SnapState {
         session: session.to_owned(),
@@ -352,15 +366,14 @@ pub(crate) fn after_write(event: &Event, store: &Store, located: &[Located], fro
         })
         .collect();
     let now = store::now_secs();
-    if let Err(e) = snapshot(
-        store,
-        &first.worktree.common_dir,
-        &event.session_id,
-        event.host.name(),
+    let batch = Batch {
+        session: &event.session_id,
+        host: event.host.name(),
         now,
-        &files,
+        files: &files,
         source,
-    ) {
+    };
+    if let Err(e) = snapshot(store, &first.worktree.common_dir, batch) {
         failed(Some(store), now, &e);
     }
 }
@@ -441,15 +454,14 @@ pub(crate) fn sweep(event: &Event, here: Option<&Worktree>, cmds: &[SimpleComman
             } else {
                 state.host.as_str()
             };
-            match snapshot(
-                &store,
-                &wt.common_dir,
-                &state.session,
+            let batch = Batch {
+                session: &state.session,
                 host,
                 now,
-                &changed,
-                Source::Sweep,
-            ) {
+                files: &changed,
+                source: Source::Sweep,
+            };
+            match snapshot(&store, &wt.common_dir, batch) {
                 Ok(Some(c)) => made.push(c),
                 Ok(None) => {}
                 Err(e) => failed(Some(&store), now, &e),
