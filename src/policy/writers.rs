@@ -1,5 +1,6 @@
 //! The files written by programs whose writes are not plain operands: `install` and `sort -o`
-//! (overwrite their destination), `ed`/`ex`/`vim -es` with a file (rewrite it), `awk` printing
+//! (overwrite their destination), `ed` with a file (rewrite it; the vim family is read by
+//! [`crate::shell`]'s Ex reader), `awk` printing
 //! to a literal file, `gawk -i inplace`, and `find ... -exec WRITER` (every file it finds).
 //! Pure: what the words show, nothing read from disk.
 
@@ -11,6 +12,8 @@ pub(crate) struct Writes<'a> {
     /// Folders every file of which may be written (`find DIR -exec truncate`).
     pub(crate) trees: Vec<&'a str>,
 }
+
+use crate::shell::Input;
 
 fn basename(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
@@ -94,52 +97,6 @@ fn ed(args: &[String]) -> Option<&str> {
     None
 }
 
-/// `ex`/`vim`/`vi`/`nvim` in batch mode (`-e`, `-E`, `-s`, `ex -s`) or given commands (`-c
-/// CMD`, `+CMD`): the files they edit. `vim FILE` alone (interactive), `-R`/`view` (read-only)
-/// write nothing here.
-fn vim<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
-    let mut batch = false;
-    let mut commands = false;
-    let mut files = Vec::new();
-    let mut it = args.iter();
-    let mut rest = false;
-    while let Some(a) = it.next() {
-        let t = a.as_str();
-        if rest || !t.starts_with(['-', '+']) {
-            files.push(t);
-        } else if t == "--" {
-            rest = true;
-        } else if t.starts_with('+') {
-            commands = true;
-        } else if t == "-c" || t == "--cmd" {
-            commands = true;
-            it.next();
-        } else if t == "-R" || t == "-M" {
-            return Vec::new();
-        } else if matches!(
-            t,
-            "-S" | "-u" | "-U" | "-i" | "-T" | "-w" | "-W" | "-t" | "-q"
-        ) {
-            it.next();
-        } else if !t.starts_with("--") {
-            let flags = &t[1..];
-            if flags.ends_with('c') {
-                commands = true;
-                it.next();
-            }
-            batch |= flags.contains(['e', 'E']) || (name == "ex" && flags.contains('s'));
-            // `vim -s FILE` outside Ex mode reads keystrokes from FILE.
-            if flags == "s" && name != "ex" && !batch {
-                it.next();
-            }
-        }
-    }
-    if name == "view" || !(batch || commands) {
-        return Vec::new();
-    }
-    files
-}
-
 /// The literal files an awk program prints into (`print > "f"`, `printf ... >> "f"`).
 fn awk_outputs(program: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -203,8 +160,12 @@ fn writes_found(argv: &[String]) -> bool {
         "sed" | "gsed" | "perl" => args.iter().any(|a| {
             a.starts_with("-i") || a == "--in-place" || (a.starts_with("-p") && a.contains('i'))
         }),
-        name @ ("ex" | "vim" | "vi" | "nvim") => {
-            !vim(name, &[args, &["{}".to_owned()]].concat()).is_empty()
+        name if crate::shell::is_vim(name) => {
+            let argv = [argv, &["{}".to_owned()]].concat();
+            let read = |_: &std::path::Path| None;
+            let ex =
+                crate::shell::ex_judge(&argv, &Input::Inherited, std::path::Path::new("."), &read);
+            ex.is_some_and(|e| e.writes.iter().any(|f| f == "{}"))
         }
         _ => false,
     }
@@ -242,9 +203,6 @@ pub(crate) fn writes<'a>(name: &str, args: &'a [String]) -> Writes<'a> {
         "install" | "ginstall" => w.files = install(args),
         "sort" | "gsort" | "iconv" => w.files.extend(sort_output(args).map(Into::into)),
         "ed" | "red" => w.files.extend(ed(args).map(Into::into)),
-        "ex" | "vim" | "vi" | "nvim" | "view" => {
-            w.files.extend(vim(name, args).into_iter().map(Into::into));
-        }
         "awk" | "gawk" | "mawk" | "nawk" => {
             w.files.extend(awk(args).into_iter().map(Into::into));
         }
@@ -286,12 +244,6 @@ mod tests {
             ("sort in", &[]),
             ("ed -s f", &["f"]),
             ("ed", &[]),
-            ("ex -sc '%d|x' f", &["f"]),
-            ("vim -es -c '%d' -c wq f", &["f"]),
-            ("vim -c wq f", &["f"]),
-            ("vim f", &[]),
-            ("vim -R -es f", &[]),
-            ("nvim --headless +wq f", &["f"]),
             ("awk 'BEGIN{printf \"\" > \"f\"}'", &["f"]),
             ("awk '{ print $1 >> \"out.log\" }' in", &["out.log"]),
             ("awk '{ print $1 }' in", &[]),

@@ -1,7 +1,8 @@
 //! Which files a shell command writes, as far as its words show: redirections, `sed -i`,
 //! `perl -i`, `tee`, `mv`, `cp` (a folder copied with `-r`: the files under it), `rm`, `touch`,
 //! `truncate`, `dd of=`, the programs of [`super::writers`], and git's own file writers (`git mv`,
-//! `git rm`, `git checkout -- FILE`, `git restore FILE`). Pure: no file system.
+//! `git rm`, `git checkout -- FILE`, `git restore FILE`). No file system, but for the script
+//! files and input an editor is given (read through [`crate::shell`], bounded).
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -122,6 +123,14 @@ fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
         }
         "dd" => out_ref.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
         "git" => out_ref.extend(git_writes(args)),
+        name if crate::shell::is_vim(name) => {
+            out.extend(
+                cmd.ex(&cmd.argv)
+                    .into_iter()
+                    .flat_map(|e| e.writes)
+                    .map(Cow::Owned),
+            );
+        }
         name => {
             let w = super::writers::writes(name, args);
             out.extend(w.files);

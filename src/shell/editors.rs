@@ -1,58 +1,16 @@
-//! Editors and tools that run shell commands given on their command line: `vim`/`ex`/`nvim`
-//! `-c '!CMD'` (and `+'!CMD'`, `r !CMD`, `%!CMD`), `less +'!CMD'`, `sqlite3 DB '.shell CMD'`
+//! Editors and tools that run shell commands given on their command line: the vim family (read
+//! by [`super::ex`]: `-c '!CMD'`, script files, standard input), `less +'!CMD'`, `sqlite3 DB '.shell CMD'`
 //! (`.system`), and `emacs --batch --eval` with `(shell-command "CMD")`, `(delete-file "F")`,
 //! `(delete-directory "D" t)`, `(rename-file "A" "B")`. The literal commands are read as shell
 //! text ([`embedded`]); code in them that runs or deletes by other means is named by
 //! [`opaque_code`] for the guard to judge by what is in reach.
 
+use std::path::Path;
+
+use super::Input;
+use super::ex::{self, Reader};
 use super::expand::Arg;
 use super::wrappers::basename;
-
-/// The vim/ex commands given on the line: `-c CMD`, `--cmd CMD`, `+CMD`, `-sc CMD`.
-fn vim_commands(args: &[String]) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let t = a.as_str();
-        if t == "--" {
-            break;
-        }
-        if let Some(c) = t.strip_prefix('+') {
-            out.push(c);
-        } else if t == "--cmd" || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c')) {
-            out.extend(it.next().map(String::as_str));
-        }
-    }
-    out
-}
-
-/// The shell text of one vim/ex command line: `!CMD`, `:silent !CMD`, `r !CMD`, `RANGE!CMD`,
-/// `w !CMD`; ex's `|` does not end it.
-fn vim_shell(command: &str) -> Option<String> {
-    let mut c = command.trim_start_matches([':', ' ']);
-    for prefix in ["silent!", "silent", "sil!", "sil"] {
-        if let Some(rest) = c.strip_prefix(prefix) {
-            c = rest.trim_start();
-            break;
-        }
-    }
-    // An optional range (`%`, `1,$`, `.`), then `!`; or `r`/`read`/`w`/`write` then ` !`.
-    let after_range = c.trim_start_matches(|ch: char| {
-        ch.is_ascii_digit() || matches!(ch, '%' | ',' | '.' | '$' | '\'' | ';' | '+' | '-')
-    });
-    if let Some(text) = after_range.strip_prefix('!') {
-        return Some(text.to_owned());
-    }
-    let word_end = c
-        .find(|ch: char| !ch.is_ascii_alphabetic())
-        .unwrap_or(c.len());
-    if matches!(&c[..word_end], "r" | "read" | "w" | "write")
-        && let Some(text) = c[word_end..].trim_start().strip_prefix('!')
-    {
-        return Some(text.to_owned());
-    }
-    None
-}
 
 /// A quoted elisp string at the start of `s` (after blanks), unescaped.
 fn elisp_string(s: &str) -> Option<(String, &str)> {
@@ -167,21 +125,22 @@ fn sqlite_shell(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Shell text the program in `argv` runs from its own arguments, as written.
-pub(super) fn embedded(argv: &[Arg]) -> Vec<String> {
+/// Shell text the program in `argv` runs from its own arguments, as written (an editor's
+/// also from the script files it reads and its standard input, through `read`).
+pub(super) fn embedded(argv: &[Arg], stdin: &Input, cwd: &Path, read: Reader<'_>) -> Vec<String> {
     let Some(first) = argv.first() else {
         return Vec::new();
     };
     let args: Vec<String> = argv[1..].iter().map(|a| a.text.clone()).collect();
+    let texts: Vec<String> = argv.iter().map(|a| a.text.clone()).collect();
+    if let Some(ex) = ex::judge(&texts, stdin, cwd, read) {
+        return ex.shell;
+    }
     match basename(&first.text) {
-        "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "vimdiff" => vim_commands(&args)
-            .into_iter()
-            .filter_map(vim_shell)
-            .collect(),
         "less" | "more" => args
             .iter()
             .filter_map(|a| a.strip_prefix('+'))
-            .filter_map(vim_shell)
+            .filter_map(ex::shell_of)
             .collect(),
         "sqlite3" | "sqlite" => args
             .iter()
@@ -202,44 +161,21 @@ pub(super) fn embedded(argv: &[Arg]) -> Vec<String> {
     }
 }
 
-/// vim script functions and commands that run programs or delete files by other means than `!`.
-const VIM_RISKY: &[&str] = &[
-    "system(",
-    "systemlist(",
-    "delete(",
-    "rename(",
-    "writefile(",
-    "job_start",
-    "jobstart",
-    "termopen",
-    "terminal",
-    "exe ",
-    "execute",
-    "lua ",
-    "luaeval",
-    "py ",
-    "py3 ",
-    "python ",
-    "python3 ",
-    "pyx",
-    "perl ",
-    "ruby ",
-    "libcall",
-    "so ",
-    "source",
-];
-
-/// Why an editor given code on its line may run programs or delete files in ways not read as
-/// shell text: `None` when all of it was read (or there is none).
-pub(crate) fn opaque_code(argv: &[String]) -> Option<String> {
+/// Why an editor given code (on its line, in the script files it reads, on its standard
+/// input) may run programs or delete files in ways not read as shell text: `None` when all of
+/// it was read (or there is none).
+pub(crate) fn opaque_code(
+    argv: &[String],
+    stdin: &Input,
+    cwd: &Path,
+    read: Reader<'_>,
+) -> Option<String> {
+    if let Some(ex) = ex::judge(argv, stdin, cwd, read) {
+        return ex.opaque;
+    }
     let name = basename(argv.first()?);
     let args = &argv[1..];
     match name {
-        "vim" | "vi" | "nvim" | "ex" | "view" | "gvim" | "vimdiff" => vim_commands(args)
-            .into_iter()
-            .filter(|c| vim_shell(c).is_none())
-            .any(|c| VIM_RISKY.iter().any(|w| c.contains(w)))
-            .then(|| format!("`{name}` runs editor commands that may")),
         "emacs" | "emacsclient" => {
             let unread = emacs_evals(args).into_iter().any(|e| !elisp_shell(e).1);
             let script = args
@@ -264,7 +200,9 @@ mod tests {
             .iter()
             .map(|a| Arg::plain(a))
             .collect();
-        embedded(&argv)
+        embedded(&argv, &Input::Inherited, Path::new("/nonexistent"), &|_| {
+            None
+        })
     }
 
     #[test]
@@ -301,13 +239,19 @@ mod tests {
         }
     }
 
+    fn oc(argv: &[String]) -> Option<String> {
+        opaque_code(argv, &Input::Inherited, Path::new("/nonexistent"), &|_| {
+            None
+        })
+    }
+
     #[test]
     fn code_that_is_not_read_is_named() {
         let w = |l: &str| l.split(' ').map(str::to_owned).collect::<Vec<_>>();
-        assert!(opaque_code(&["vim".into(), "-c".into(), "call system('x')".into()]).is_some());
-        assert!(opaque_code(&["vim".into(), "-c".into(), "set ft=python".into()]).is_none());
+        assert!(oc(&["vim".into(), "-c".into(), "call system('x')".into()]).is_some());
+        assert!(oc(&["vim".into(), "-c".into(), "set ft=python".into()]).is_none());
         assert!(
-            opaque_code(&[
+            oc(&[
                 "emacs".into(),
                 "--batch".into(),
                 "--eval".into(),
@@ -315,9 +259,9 @@ mod tests {
             ])
             .is_some()
         );
-        assert!(opaque_code(&["emacs".into(), "--script".into(), "x.el".into()]).is_some());
+        assert!(oc(&["emacs".into(), "--script".into(), "x.el".into()]).is_some());
         assert!(
-            opaque_code(&[
+            oc(&[
                 "emacs".into(),
                 "--batch".into(),
                 "--eval".into(),
@@ -326,7 +270,7 @@ mod tests {
             .is_none()
         );
         assert!(
-            opaque_code(&[
+            oc(&[
                 "emacs".into(),
                 "--batch".into(),
                 "--eval".into(),
@@ -334,7 +278,7 @@ mod tests {
             ])
             .is_none()
         );
-        assert!(opaque_code(&w("vim -c wq f")).is_none());
-        assert!(opaque_code(&w("vim f")).is_none());
+        assert!(oc(&w("vim -c wq f")).is_none());
+        assert!(oc(&w("vim f")).is_none());
     }
 }

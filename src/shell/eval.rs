@@ -503,7 +503,8 @@ impl Ev<'_> {
             return Ok(None);
         }
         // Commands a program runs from its arguments (`find -exec`, `git rebase -x`, `watch`).
-        let as_written = super::editors::embedded(&argv);
+        let read = |p: &Path| sources::in_reach(p, st);
+        let as_written = super::editors::embedded(&argv, &stdin_from, &cwd, &read);
         let written_count = as_written.len();
         for (i, text) in as_written
             .into_iter()

@@ -12,6 +12,7 @@ mod editors;
 mod effects;
 mod emit;
 mod eval;
+mod ex;
 mod expand;
 mod js_runners;
 mod lex;
@@ -24,6 +25,7 @@ mod wrapper_specs;
 mod wrappers;
 
 pub(crate) use editors::opaque_code as editor_code;
+pub(crate) use ex::{is_vim, judge as ex_judge};
 pub(crate) use sources::interpreter_of;
 pub(crate) use vars::{Resolver, builtin_output};
 
@@ -76,6 +78,25 @@ pub struct SimpleCommand {
     /// Files written earlier in the same line (`>`, `tee`, `cp`, ...), with their content when
     /// it is literal: what a script run from one of them holds is that, not what is on disk.
     pub written: Vec<(PathBuf, Option<String>)>,
+}
+
+impl SimpleCommand {
+    /// What a file this command reads holds: as written earlier in its line, else as on disk
+    /// (bounded); `None` when there is no such file, `Some(None)` when it cannot be read.
+    pub(crate) fn file_in_reach(&self, path: &Path) -> Option<Option<String>> {
+        match self.written.iter().rev().find(|(p, _)| p == path) {
+            Some((_, t)) => Some(t.clone()),
+            None if std::fs::symlink_metadata(path).is_ok() => Some(effects::read_script(path)),
+            None => None,
+        }
+    }
+
+    /// What a vim-family editor this command runs does (shell text, writes, other code),
+    /// reading the script files and the input it is given; `None` for other programs.
+    pub(crate) fn ex(&self, argv: &[String]) -> Option<ex::Ex> {
+        let read = |p: &Path| self.file_in_reach(p);
+        ex::judge(argv, &self.stdin, &self.cwd, &read)
+    }
 }
 
 /// Where a [`SimpleCommand`]'s standard input comes from.

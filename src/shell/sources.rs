@@ -81,6 +81,16 @@ fn file(path: &Path, st: &State) -> Stdin {
     text.map_or(Stdin::Opaque, Stdin::Text)
 }
 
+/// What a file a program reads holds: as written earlier in the line, else as on disk; `None`
+/// when there is no such file, `Some(None)` when it cannot be read.
+pub(super) fn in_reach(path: &Path, st: &State) -> Option<Option<String>> {
+    match written(st, path) {
+        Some(t) => Some(t.clone()),
+        None if std::fs::symlink_metadata(path).is_ok() => Some(read_script(path)),
+        None => None,
+    }
+}
+
 /// Standard input with a file written earlier in the line replaced by what it holds.
 pub(super) fn resolve_stdin(stdin: Stdin, st: &State) -> Stdin {
     match stdin {

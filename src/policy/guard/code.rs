@@ -274,7 +274,8 @@ fn runs_why(argv: &[String], cmd: &SimpleCommand) -> Option<String> {
     let name = argv.first()?.rsplit('/').next()?;
     let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let args = &argv[1..];
-    if let Some(why) = crate::shell::editor_code(argv) {
+    let read = |p: &Path| cmd.file_in_reach(p);
+    if let Some(why) = crate::shell::editor_code(argv, &cmd.stdin, cwd, &read) {
         return Some(why);
     }
     if let Some((lang, sources)) = interp::sources(argv) {
