@@ -98,12 +98,31 @@ pub(crate) struct Repo {
     pub(super) cli: Option<CliRepo>,
 }
 
+/// A linked worktree moved without git being told (a plain `mv`): its admin folder's `gitdir`
+/// still names the old root, which libgit2 takes for the work tree, while git itself works
+/// where the `.git` file is. Opened at a root whose `.git` file led here, libgit2 is pointed
+/// there too, so status is read where the files are.
+fn moved_workdir(repo: &git2::Repository, path: &Path) {
+    if !repo.is_worktree() || !path.join(".git").is_file() {
+        return;
+    }
+    let same = repo.workdir().is_some_and(|w| {
+        super::discover::canonicalize(w).ok() == super::discover::canonicalize(path).ok()
+    });
+    if !same {
+        let _ = repo.set_workdir(path, false);
+    }
+}
+
 impl Repo {
     /// Open the repository of the worktree (or git dir) at `path`; one libgit2 cannot open
     /// because of its format is read through git.
     pub(crate) fn open(path: &Path) -> Result<Repo, ReadError> {
         match git2::Repository::open(path) {
-            Ok(repo) => Ok(Repo { repo, cli: None }),
+            Ok(repo) => {
+                moved_workdir(&repo, path);
+                Ok(Repo { repo, cli: None })
+            }
             Err(e) => match CliRepo::for_format(path) {
                 Some(cli) => Ok(Repo {
                     repo: super::cli::placeholder().map_err(read_err("cannot start libgit2"))?,

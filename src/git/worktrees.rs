@@ -115,7 +115,9 @@ pub(crate) fn worktree_roots_under(
 /// it (`git worktree move`, or `mv` and `git worktree repair`): no worktree is there any more,
 /// none of the clone's registered worktrees is there, and the folder's name is the one git
 /// named `wt`'s admin folder after (`.git/worktrees/<name>`, with the number git adds on a
-/// clash). Git keeps no record of a worktree's old path; this is the one it leaves.
+/// clash), or (moved by a plain `mv`, git not told) the one its admin folder's `gitdir` still
+/// names. Git keeps no record of a worktree's old path once it is told; these are what it
+/// leaves.
 pub(crate) fn former_roots<'a>(
     wt: &super::Worktree,
     roots: impl IntoIterator<Item = &'a Path>,
@@ -126,10 +128,20 @@ pub(crate) fn former_roots<'a>(
     let Some(admin) = wt.git_dir.file_name().and_then(|n| n.to_str()) else {
         return Vec::new();
     };
+    // Moved by a plain `mv`, the admin folder's `gitdir` still names the root it left.
+    let recorded =
+        super::linked_dot_git(&wt.git_dir).and_then(|d| d.parent().map(Path::to_path_buf));
     let mut registered: Option<Vec<PathBuf>> = None;
     let mut out: Vec<PathBuf> = Vec::new();
     for root in roots {
         if root == wt.root || out.iter().any(|o| o == root) {
+            continue;
+        }
+        if std::fs::symlink_metadata(root.join(".git")).is_ok() {
+            continue;
+        }
+        if recorded.as_deref() == Some(root) {
+            out.push(root.to_path_buf());
             continue;
         }
         let named = root.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
@@ -137,7 +149,7 @@ pub(crate) fn former_roots<'a>(
                 .strip_prefix(n)
                 .is_some_and(|rest| rest.bytes().all(|b| b.is_ascii_digit()))
         });
-        if !named || std::fs::symlink_metadata(root.join(".git")).is_ok() {
+        if !named {
             continue;
         }
         let registered = registered.get_or_insert_with(|| super::worktree_roots(&wt.common_dir));
