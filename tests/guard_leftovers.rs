@@ -1,7 +1,8 @@
 //! Git-side leftovers of the fourth red team (03, 04, 05 and the one-line ref deletions),
 //! through the real hook on real repositories: a lane moved by a plain `mv` keeps its
-//! sessions' files guarded where it went (its admin folder still names the old root); each
-//! with the spellings nobody wrote down and the everyday commands that stay silent.
+//! sessions' files guarded where it went (its admin folder still names the old root);
+//! `update-index` and the index file itself judged as the unstaging they are; each with the
+//! spellings nobody wrote down and the everyday commands that stay silent.
 
 mod common;
 mod recover_support;
@@ -33,6 +34,14 @@ fn refused(who: &Agent, command: &str) -> String {
 fn silent(who: &Agent, command: &str) {
     if let Some(v) = verdict(who, command) {
         panic!("`{command}` was not silent: {v:?}");
+    }
+}
+
+#[track_caller]
+fn asked(who: &Agent, command: &str) -> String {
+    match verdict(who, command) {
+        Some((d, reason)) if d == "ask" => reason,
+        other => panic!("`{command}` was not asked: {other:?}"),
     }
 }
 
@@ -118,4 +127,109 @@ fn a_lane_git_moved_then_moved_again_by_mv_keeps_its_files_guarded() {
     silent(&me, "git clean -fd");
     let mine = repo.worktree("mine");
     silent(&me, &format!("git -C {} clean -fd", mine.display()));
+}
+
+#[test]
+fn update_index_and_the_index_file_are_the_staging_they_hold() {
+    let repo = TestRepo::new();
+    let r = &repo.root;
+    let peer = Agent::new(PEER, r);
+    let me = Agent::new(ME, r);
+    std::fs::create_dir_all(r.join("src")).unwrap();
+    // Nobody has staged anything: the index is anyone's to rebuild.
+    for cmd in ["rm .git/index", "git update-index --force-remove README.md"] {
+        silent(&me, cmd);
+    }
+    peer.write("new.txt", b"staged by the peer\n");
+    peer.bash("git add new.txt");
+    me.write("mine.txt", b"mine\n");
+    me.bash("git add mine.txt");
+    let tmp = repo.tmp.path().canonicalize().unwrap();
+    std::os::unix::fs::symlink(r.join(".git"), tmp.join("gd")).unwrap();
+    std::os::unix::fs::symlink(r.join(".git/index"), r.join("idx")).unwrap();
+    for cmd in [
+        "git update-index --force-remove new.txt",
+        "git update-index --force-rem new.txt",
+        "git update-index -q --force-remove -- new.txt",
+        "git update-index new.txt",
+        "git update-index --remove new.txt",
+        "git update-index --chmod=+x new.txt",
+        "git update-index --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,new.txt",
+        "git update-index --cacheinfo 100644 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 new.txt",
+        "git update-index --again",
+        "printf 'new.txt\\n' | git update-index --force-remove --stdin",
+        "git update-index --force-remove --stdin <<< new.txt",
+        "git -C src update-index --force-remove ../new.txt",
+        "rm .git/index",
+        "rm -f .git/index",
+        "unlink .git/index",
+        "cp /dev/null .git/index",
+        "cp -f /tmp/other .git/index",
+        "mv .git/index /tmp/i",
+        "mv /tmp/i .git/index",
+        "> .git/index",
+        ": > .git/index",
+        "truncate -s 0 .git/index",
+        "dd if=/dev/null of=.git/index",
+        "echo x | tee .git/index",
+        "cd .git && rm index",
+        "cd src && rm ../.git/index",
+        "env -C .git rm index",
+        "rm -f \"$(git rev-parse --git-dir)/index\"",
+        "rm \"$(git rev-parse --git-path index)\"",
+        "cd src && rm \"$(git rev-parse --git-dir)/index\"",
+        "d=$(git rev-parse --git-common-dir); rm $d/index",
+        &format!("rm {}/gd/index", tmp.display()),
+        "cp /dev/null idx",
+        "git read-tree --index-output=.git/index HEAD",
+    ] {
+        let reason = refused(&me, cmd);
+        assert!(reason.contains("new.txt (staged)"), "{cmd}: {reason}");
+    }
+    // Paths only known when it runs: asked while the peer has staged work.
+    asked(&me, "git update-index --index-info < /dev/stdin");
+    asked(&me, "cat list | git update-index --force-remove --stdin");
+    for cmd in [
+        "git update-index --refresh",
+        "git update-index -q --really-refresh",
+        "git update-index --assume-unchanged new.txt",
+        "git update-index --no-skip-worktree new.txt",
+        "git update-index --skip-worktree -- new.txt",
+        "git update-index --force-remove mine.txt",
+        "git update-index mine.txt",
+        "git update-index --split-index",
+        "git update-index --index-version 4",
+        "cp .git/index /tmp/index-backup",
+        "cat .git/index > /dev/null",
+        "ls -l .git/index",
+        "touch .git/index",
+        "rm -f .git/index.lock",
+        "rm idx",
+        "rm -rf target && mkdir index",
+        "echo hi > index",
+        "git read-tree --index-output=/tmp/other-index HEAD",
+    ] {
+        silent(&me, cmd);
+    }
+    // A linked worktree's index is that worktree's staging, wherever the command runs.
+    let lane = repo.worktree("lane");
+    let lane_peer = Agent::new(PEER, &lane);
+    lane_peer.write("lane.txt", b"staged in the lane\n");
+    lane_peer.bash("git add lane.txt");
+    for cmd in [
+        "rm .git/worktrees/lane/index".to_owned(),
+        format!(
+            "cd {} && rm \"$(git rev-parse --git-dir)/index\"",
+            lane.display()
+        ),
+        format!(
+            "git -C {} update-index --force-remove lane.txt",
+            lane.display()
+        ),
+    ] {
+        let reason = refused(&me, &cmd);
+        assert!(reason.contains("lane.txt (staged)"), "{cmd}: {reason}");
+    }
+    // The peer's own staging is its own to drop.
+    silent(&peer, "git update-index --force-remove new.txt");
 }

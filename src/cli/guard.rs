@@ -143,7 +143,8 @@ fn bypass_asked(mut g: Guarded, verdict: Verdict) -> (Guarded, Verdict) {
 
 /// The output of the few commands whose output the guard can know without running them: the
 /// shell's own (`pwd`, `mktemp`, ...) and git's answers about where it is (`git rev-parse
-/// --show-toplevel`, `--show-prefix`, `--abbrev-ref HEAD`, `git branch --show-current`).
+/// --show-toplevel`, `--show-prefix`, `--abbrev-ref HEAD`, `--git-dir`, `--git-common-dir`,
+/// `--git-path index`, `git branch --show-current`).
 fn known_output(argv: &[String], cwd: &Path) -> Option<String> {
     if let Some(out) = shell::builtin_output(argv, cwd) {
         return Some(out);
@@ -166,6 +167,13 @@ fn known_output(argv: &[String], cwd: &Path) -> Option<String> {
             })
         }
         ["rev-parse", "--abbrev-ref", "HEAD"] | ["branch", "--show-current"] => wt.branch(),
+        ["rev-parse", "--git-dir" | "--absolute-git-dir"] => {
+            Some(wt.git_dir.to_string_lossy().into_owned())
+        }
+        ["rev-parse", "--git-common-dir"] => Some(wt.common_dir.to_string_lossy().into_owned()),
+        ["rev-parse", "--git-path", "index"] => {
+            Some(wt.git_dir.join("index").to_string_lossy().into_owned())
+        }
         _ => None,
     }
 }

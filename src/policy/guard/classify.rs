@@ -177,6 +177,12 @@ fn classify_one(
         g.unknown = None;
         out.push(g);
     }
+    if let Some((op, root)) = super::index_file::classify(&argv, cmd) {
+        // Judged in the worktree whose index it is, wherever the command runs.
+        let mut g = cx.guarded(op, None, &[]);
+        g.cwd = root;
+        out.push(g);
+    }
     let open = open_ended(cmd);
     let before = out.len();
     for (op, targets) in worktree::classify_rm(&argv, &cmd.cwd, open)

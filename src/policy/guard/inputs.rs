@@ -1,6 +1,6 @@
 //! What a git command reads into its arguments, read here when it is in reach:
-//! `--pathspec-from-file`, `update-ref --stdin`, the patch of `apply -R`, and the words `xargs`
-//! adds from its input.
+//! `--pathspec-from-file`, `update-ref --stdin`, `update-index --stdin`/`--index-info`, the
+//! patch of `apply -R`, and the words `xargs` adds from its input.
 
 use crate::git::GitInvocation;
 use crate::shell::{Input, SimpleCommand};
@@ -84,6 +84,43 @@ pub(super) fn read_inputs(inv: &mut GitInvocation, cmd: &SimpleCommand) {
                 None => args.push("refs/heads/$stdin".to_owned()),
             }
             inv.args = args;
+        }
+        "update-index" => {
+            let full = |a: &String| super::options::full(a, super::resets::UPDATE_INDEX_LONGS);
+            let (mut stdin, mut info, mut nul) = (false, false, false);
+            for a in inv.args[1..].iter().take_while(|a| *a != "--") {
+                match full(a).as_str() {
+                    "--stdin" => stdin = true,
+                    "--index-info" => info = true,
+                    "-z" => nul = true,
+                    _ => {}
+                }
+            }
+            if !stdin && !info {
+                return;
+            }
+            inv.args.push(
+                if info {
+                    "--index-info-paths"
+                } else {
+                    "--stdin-paths"
+                }
+                .into(),
+            );
+            let Some(text) = &cmd.input else {
+                inv.args.push("$stdin".into());
+                return;
+            };
+            let records = text.split(if nul { '\0' } else { '\n' });
+            for r in records.filter(|r| !r.is_empty()) {
+                // `--index-info` lines: `MODE SHA [STAGE]\tPATH`.
+                let path = if info {
+                    r.split_once('\t').map_or(r, |(_, p)| p)
+                } else {
+                    r
+                };
+                inv.args.push(path.to_owned());
+            }
         }
         "apply" => {
             let reverse = inv.args.iter().any(|a| a == "-R" || a == "--reverse");

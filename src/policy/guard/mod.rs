@@ -20,6 +20,7 @@ pub(crate) mod files;
 pub(crate) mod find;
 pub(crate) mod gh;
 mod gitline;
+mod index_file;
 mod inputs;
 mod interp;
 mod make;

@@ -2,7 +2,8 @@
 //! `read-tree`, `checkout` (of paths, or patch mode), a sequencer's `--abort` and `--skip`,
 //! and `bisect`, which checks commits out. Patch modes with no pathspec (`checkout -p`,
 //! `restore -p`, `reset -p`) take the whole tree, as `.` would; unstaging (`git reset`,
-//! `restore --staged`, `rm --cached`, `read-tree`) takes what is staged.
+//! `restore --staged`, `rm --cached`, `read-tree`, `update-index --force-remove`) takes what is
+//! staged.
 
 use super::Op;
 use super::peers::Take;
@@ -72,10 +73,24 @@ pub(super) fn reset_target(rest: &[String]) -> Option<String> {
 
 /// `git read-tree`: with `-u --reset` every tracked file is reverted; otherwise the index is
 /// replaced by the trees read, so what is staged is lost (`git read-tree HEAD`), unless it
-/// only looks (`-n`) or writes another index file.
+/// only looks (`-n`) or writes another index file (`--index-output` naming a file other than
+/// an `index`).
 pub(super) fn read_tree(rest: &[String]) -> Option<Op> {
     let p = parse(rest, "", "", &["prefix", "index-output"]);
-    if p.has(&["-n", "--dry-run", "--index-output"]) {
+    let other_index = rest
+        .iter()
+        .zip(rest.iter().skip(1).map(Some).chain([None]))
+        .find_map(|(a, next)| match a.strip_prefix("--index-output") {
+            Some("") => next.map(String::as_str),
+            Some(v) => v.strip_prefix('='),
+            None => None,
+        })
+        .is_some_and(|f| {
+            std::path::Path::new(f)
+                .file_name()
+                .is_none_or(|n| n != "index")
+        });
+    if p.has(&["-n", "--dry-run"]) || other_index {
         return None;
     }
     if p.has(&["-u", "--update"]) && p.has(&["--reset"]) {
@@ -186,4 +201,141 @@ pub(super) fn checkout(rest: &[String], open: bool) -> Option<(Op, Vec<String>)>
             specs,
         )),
     }
+}
+
+/// Long options of `git update-index` (it takes unambiguous prefixes, as parse-options does).
+pub(super) const UPDATE_INDEX_LONGS: &[&str] = &[
+    "add",
+    "remove",
+    "force-remove",
+    "replace",
+    "refresh",
+    "really-refresh",
+    "cacheinfo",
+    "index-info",
+    "chmod",
+    "assume-unchanged",
+    "no-assume-unchanged",
+    "skip-worktree",
+    "no-skip-worktree",
+    "ignore-skip-worktree-entries",
+    "fsmonitor-valid",
+    "no-fsmonitor-valid",
+    "unmerged",
+    "ignore-missing",
+    "ignore-submodules",
+    "info-only",
+    "again",
+    "unresolve",
+    "stdin",
+    "verbose",
+    "index-version",
+    "show-index-version",
+    "split-index",
+    "no-split-index",
+    "untracked-cache",
+    "no-untracked-cache",
+    "test-untracked-cache",
+    "force-untracked-cache",
+    "fsmonitor",
+    "no-fsmonitor",
+    "clear-resolve-undo",
+    "force-write-index",
+    "quiet",
+];
+
+/// `git update-index ARGS`: its options apply, in order, to the paths after them. A path's
+/// worktree copy is staged (as `git add PATH`, with `--add` new files too), unless
+/// `--force-remove` drops its entry (as `rm --cached`) or a marking option (`--assume-unchanged`,
+/// `--skip-worktree`, ...) only flags it; `--cacheinfo` writes an entry over what is staged,
+/// `--again` restages every staged path from its worktree copy. Paths read from standard input
+/// (`--stdin`, `--index-info`) arrive as arguments after `--stdin-paths` or `--index-info-paths`
+/// (`$stdin` when unknown).
+pub(super) fn update_index(rest: &[String]) -> Option<Op> {
+    let mut args = rest.to_vec();
+    super::options::canonical(&mut args, UPDATE_INDEX_LONGS);
+    let (mut add, mut drop, mut marks) = (false, false, false);
+    let (mut swept, mut swept_new, mut dropped) = (Vec::new(), Vec::new(), Vec::new());
+    let mut again = false;
+    let mut from_stdin = Vec::new();
+    let mut ended = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if !ended && a.starts_with('-') && a.len() > 1 {
+            match a.as_str() {
+                "--" => ended = true,
+                "--add" => add = true,
+                "--force-remove" => drop = true,
+                "--assume-unchanged"
+                | "--no-assume-unchanged"
+                | "--skip-worktree"
+                | "--no-skip-worktree"
+                | "--fsmonitor-valid"
+                | "--no-fsmonitor-valid" => marks = true,
+                "-g" | "--again" => again = true,
+                "--index-version" => {
+                    it.next();
+                }
+                // `--cacheinfo MODE,SHA,PATH` or `--cacheinfo MODE SHA PATH`.
+                "--cacheinfo" => match it.next() {
+                    Some(v) if v.contains(',') => {
+                        dropped.extend(v.splitn(3, ',').nth(2).map(str::to_owned));
+                    }
+                    Some(_) => dropped.extend(it.nth(1).cloned()),
+                    None => {}
+                },
+                // What `--stdin` read: staged as the options in force at the end say.
+                "--stdin-paths" => from_stdin.extend(it.by_ref().cloned()),
+                "--index-info-paths" => dropped.extend(it.by_ref().cloned()),
+                _ => {
+                    if let Some(v) = a.strip_prefix("--cacheinfo=") {
+                        dropped.extend(v.splitn(3, ',').nth(2).map(str::to_owned));
+                    }
+                }
+            }
+            continue;
+        }
+        if marks {
+            continue;
+        }
+        if drop {
+            dropped.push(a.clone());
+        } else if add {
+            swept_new.push(a.clone());
+        } else {
+            swept.push(a.clone());
+        }
+    }
+    if !marks {
+        match (drop, add) {
+            (true, _) => dropped.extend(from_stdin),
+            (false, true) => swept_new.extend(from_stdin),
+            (false, false) => swept.extend(from_stdin),
+        }
+    }
+    let literal = |ps: Vec<String>| -> Vec<String> {
+        ps.into_iter()
+            .map(|p| {
+                if super::classify::has_expansion(&p) {
+                    p
+                } else {
+                    format!(":(literal){p}")
+                }
+            })
+            .collect()
+    };
+    let mut takes = Vec::new();
+    if !swept.is_empty() {
+        takes.push(Take::new(true, false, literal(swept)));
+    }
+    if !swept_new.is_empty() {
+        takes.push(Take::new(true, true, literal(swept_new)));
+    }
+    if !dropped.is_empty() {
+        takes.push(unstaged(literal(dropped)));
+    }
+    if again {
+        takes.push(staged_only(Vec::new()));
+    }
+    (!takes.is_empty()).then_some(Op::Take(takes))
 }

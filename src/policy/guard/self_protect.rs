@@ -214,7 +214,7 @@ fn operands(argv: &[String]) -> Vec<&String> {
 }
 
 /// The words of a command that it writes, deletes or moves, when it is one that does.
-fn written<'a>(base: &str, argv: &'a [String]) -> Vec<&'a String> {
+pub(super) fn written<'a>(base: &str, argv: &'a [String]) -> Vec<&'a String> {
     let ops = operands(argv);
     match base {
         "rm" | "rmdir" | "unlink" | "mv" | "truncate" | "shred" | "touch" | "chmod" | "chown"

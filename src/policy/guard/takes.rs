@@ -306,6 +306,7 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             Op::Take(vec![staged_only(Vec::new())])
         }
         "read-tree" => resets::read_tree(rest)?,
+        "update-index" => resets::update_index(rest)?,
         "apply" => {
             // What `git apply -R` reverts, rewritten by the classifier as `--reverse-paths P...`.
             let p = parse(
