@@ -26,7 +26,7 @@ pub(super) fn classify(argv: &[String], cmd: &SimpleCommand) -> Option<(Op, Path
     let mut words: Vec<(&str, bool)> = cmd
         .redirects
         .iter()
-        .filter(|r| !r.append && matches!(r.fd, None | Some(1) | Some(2)))
+        .filter(|r| !r.append && matches!(r.fd, None | Some(1 | 2)))
         .map(|r| (r.target.as_str(), true))
         .collect();
     if !KEEPS_CONTENT.contains(&base) {
