@@ -282,33 +282,3 @@ fn a_shell_made_file_in_an_ignored_nested_repository_is_listed_as_kept_only() {
         "{out}"
     );
 }
-
-#[test]
-fn a_nested_repository_of_another_object_format_is_said_to_keep_no_commits() {
-    let repo = TestRepo::new();
-    ignore(&repo, "vendor/");
-    let lib = repo.root.join("vendor/lib");
-    std::fs::create_dir_all(&lib).unwrap();
-    sh(
-        &lib,
-        "git init -q -b main --object-format=sha256 && echo base > a.txt && git add a.txt && git commit -qm base",
-    );
-    let agent = started("nest-256", &repo.root);
-    agent.write("vendor/lib/a.txt", b"patched\n");
-    agent.bash("git -C vendor/lib commit -qam 'patch, unpushed'");
-    // Its file is kept; its commit cannot be, and doctor says so plainly.
-    let doctor = dibs(&repo.root, &["doctor"]);
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&doctor.stdout),
-        String::from_utf8_lossy(&doctor.stderr)
-    );
-    assert!(
-        said.contains("its commits are sha256") && said.contains("push them"),
-        "{said}"
-    );
-    sh(&repo.root, "rm -rf vendor");
-    let (code, out, err) = recover(&repo.root, &[]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("a.txt"), "{out}");
-}

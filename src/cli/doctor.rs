@@ -12,6 +12,7 @@ use anyhow::Result;
 use super::install::{Scope, find_on_path, load};
 
 mod damage;
+mod nested;
 mod places;
 mod worktrees;
 use crate::git::{self, Worktree};
@@ -409,6 +410,7 @@ fn check_store(r: &mut Report, wt: &Worktree) {
     ));
     check_floors(r, wt);
     check_snapshots(r, &store, now);
+    nested::check(r, wt, &store);
 }
 
 /// Duration settings set below the least git-dibs takes: said, with the value used instead.

@@ -101,6 +101,17 @@ impl Settings {
     pub(crate) fn duration(&self, key: &str) -> Option<Duration> {
         Some(floored(key, parse_duration(&self.string(key)?)?))
     }
+
+    /// A size setting in bytes, as git writes sizes (`512k`, `64m`, `1g`, a bare number), when
+    /// set and readable.
+    pub(crate) fn bytes(&self, key: &str) -> Option<u64> {
+        let text = self.string(key)?.trim().to_ascii_lowercase();
+        let (digits, unit) = match text.strip_suffix(['k', 'm', 'g']) {
+            Some(d) => (d, 1u64 << (10 * (1 + "kmg".find(text.chars().last()?)?))),
+            None => (text.as_str(), 1),
+        };
+        digits.parse::<u64>().ok()?.checked_mul(unit)
+    }
 }
 
 /// Duration settings whose short values would switch protection off, and the least value
@@ -166,5 +177,20 @@ mod tests {
         // An include makes the files alone not enough to tell.
         std::fs::write(git_dir.join("config.worktree"), "[include]\n\tpath = x\n").unwrap();
         assert_eq!(Settings::fingerprint(git_dir), None);
+    }
+
+    #[test]
+    fn sizes_read_as_git_writes_them() {
+        let key = "dibs.nestedbundlemax";
+        let size =
+            |v: &str| Settings::from_values([(key.to_owned(), v.to_owned())].into()).bytes(key);
+        assert_eq!(size("4096"), Some(4096));
+        assert_eq!(size("512k"), Some(512 << 10));
+        assert_eq!(size("64M"), Some(64 << 20));
+        assert_eq!(size(" 1g "), Some(1 << 30));
+        assert_eq!(size("0"), Some(0));
+        for bad in ["", "m", "-1", "1.5m", "2t", "99999999999999g"] {
+            assert_eq!(size(bad), None, "{bad}");
+        }
     }
 }

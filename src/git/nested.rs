@@ -3,12 +3,16 @@
 //! object store may sit inside the folder that holds its files, so whatever deletes the folder
 //! deletes its snapshots and retention refs with it. What it keeps is therefore also kept in the
 //! enclosing repository: snapshots on the session's snapshot ref there (by the caller), and its
-//! retained commits fetched under `refs/dibs/nested/<worktree id>/…`, never pushed.
+//! retained commits fetched under `refs/dibs/nested/<worktree id>/…` (or, when the two object
+//! formats differ, kept as a bundle: see [`bundle`]), never pushed. A kept commit goes once the
+//! nested repository has it on its remote, as a retention ref does.
 
 use std::path::{Component, Path, PathBuf};
 
 use super::discover::{Worktree, worktree_at, worktree_roots};
-use super::lanes::{LaneError, git};
+use super::lanes::{LaneError, LaneRepo, git};
+
+pub(crate) mod bundle;
 
 /// The prefix of the refs that keep a nested repository's retained commits in the enclosing
 /// repository: `refs/dibs/nested/<worktree id>/<branch>/<short sha>`.
@@ -96,6 +100,30 @@ pub(crate) fn mirror_retained(outer_root: &Path, nested: &Path, id: &str) -> Res
         ],
     )
     .map(|_| ())
+}
+
+/// Drop the refs that keep commits of the nested repository whose common dir is `nested`
+/// (worktree id `id`) in the enclosing repository at `outer_root` once it has them on its
+/// remote, or when another of them holds the same commit. A commit the nested repository does
+/// not have (it was deleted, or made again) stays kept.
+pub(crate) fn sweep_mirrored(outer_root: &Path, nested: &Path, id: &str) -> Result<(), LaneError> {
+    let inner = LaneRepo::open(nested)?;
+    let here = LaneRepo::open(outer_root)?;
+    let refs = here.refs_under(&format!("{NESTED_PREFIX}{id}/"));
+    let mut gone: Vec<&str> = Vec::new();
+    for (i, (name, tip)) in refs.iter().enumerate() {
+        let held = refs.iter().enumerate().any(|(j, (other, t))| {
+            j != i
+                && !gone.contains(&other.as_str())
+                && (t != tip || j < i)
+                && here.is_ancestor(tip, t)
+        });
+        if held || (inner.commit_of(tip).is_some() && inner.on_remote(tip)) {
+            git(outer_root, &["update-ref", "-d", name, tip])?;
+            gone.push(name);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -12,7 +12,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::snap::{Batch, Pending, failed, snapshot_into};
-use crate::git::nested::{enclosing, mirror_retained as fetch_retained};
+use crate::git::nested::bundle::{self, Bundled};
+use crate::git::nested::{
+    enclosing, mirror_retained as fetch_retained, object_format, sweep_mirrored,
+};
 use crate::git::snapshot::worktree_id;
 use crate::git::{self, Worktree};
 use crate::protocol::Event;
@@ -87,10 +90,19 @@ pub(super) fn mirror(common_dir: &Path, batch: Batch<'_>) {
     }
 }
 
-/// After a shell command moved commits in the clone of `wt`: when that is a nested repository,
-/// its retention refs are fetched into the enclosing repository (`refs/dibs/nested/<id>/…`,
-/// `<id>` of its main worktree's root: the folder holding its `.git`, whatever worktree git
-/// was run in, as `GIT_DIR=inner/.git git commit` runs in the folder above).
+/// The git config key that caps the size of a nested repository's bundle.
+pub(crate) const BUNDLE_MAX_KEY: &str = "dibs.nestedBundleMax";
+/// The cap when [`BUNDLE_MAX_KEY`] is not set.
+pub(crate) const DEFAULT_BUNDLE_MAX: u64 = 32 << 20;
+
+/// After a shell command moved commits or refs in the clone of `wt`: when that is a nested
+/// repository, its retention refs are fetched into the enclosing repository
+/// (`refs/dibs/nested/<id>/…`, `<id>` of its main worktree's root: the folder holding its
+/// `.git`, whatever worktree git was run in, as `GIT_DIR=inner/.git git commit` runs in the
+/// folder above), and those it now has on its remote dropped there. A repository of another
+/// object format (SHA-256 inside SHA-1, or the reverse) cannot be fetched from: its history is
+/// kept there as a bundle instead (at most [`BUNDLE_MAX_KEY`]; over it, said plainly, here and
+/// by `doctor`).
 pub(super) fn mirror_retained(wt: &Worktree) {
     let root = match (wt.common_dir.file_name(), wt.common_dir.parent()) {
         (Some(n), Some(main)) if n == ".git" => main.to_path_buf(),
@@ -101,22 +113,41 @@ pub(super) fn mirror_retained(wt: &Worktree) {
     };
     let id = worktree_id(&root);
     store.remember_nested(&id, &root);
-    // A SHA-256 repository's commits cannot enter a SHA-1 object store (nor the reverse): said
-    // plainly, here and by `doctor`; its files are in the snapshots all the same.
     let (inner_format, outer_format) = (
-        crate::git::nested::object_format(&wt.common_dir),
-        crate::git::nested::object_format(&outer.common_dir),
+        object_format(&wt.common_dir),
+        object_format(&outer.common_dir),
     );
+    let formats = || {
+        format!(
+            "its commits are {inner_format} and {} is {outer_format}",
+            outer.root.display()
+        )
+    };
+    // Its own retention refs on commits now on its remote go first (as after a commit).
+    let _ = crate::git::retention::sweep(&root);
     let failure = if inner_format == outer_format {
         fetch_retained(&outer.root, &wt.common_dir, &id)
+            .and_then(|()| sweep_mirrored(&outer.root, &wt.common_dir, &id))
             .err()
             .map(|e| e.to_string())
     } else {
-        Some(format!(
-            "its commits are {inner_format} and {} is {outer_format}, so they cannot be kept \
-             there (its files are): push them to keep them",
-            outer.root.display()
-        ))
+        let max = super::facts::settings_in(&outer, Some(&store))
+            .bytes(BUNDLE_MAX_KEY)
+            .unwrap_or(DEFAULT_BUNDLE_MAX);
+        match bundle::keep(&outer.root, &wt.common_dir, &id, max) {
+            Ok(Bundled::TooLarge(size)) => Some(format!(
+                "{}, so they are kept there as a bundle, but its history is about {}, over \
+                 {BUNDLE_MAX_KEY} ({}): push them, or raise {BUNDLE_MAX_KEY}",
+                formats(),
+                human(size),
+                human(max)
+            )),
+            Ok(_) => None,
+            Err(e) => Some(format!(
+                "{}, and bundling them failed ({e}): push them to keep them",
+                formats()
+            )),
+        }
     };
     if let Some(why) = failure {
         let what = format!(
@@ -125,5 +156,14 @@ pub(super) fn mirror_retained(wt: &Worktree) {
         );
         eprintln!("git-dibs: {what}");
         store.note_snapshot_failure(crate::store::now_secs(), &what);
+    }
+}
+
+/// A size for people: KiB below a MiB, else MiB (rounded up).
+fn human(bytes: u64) -> String {
+    if bytes < 1 << 20 {
+        format!("{} KiB", bytes.div_ceil(1 << 10))
+    } else {
+        format!("{} MiB", bytes.div_ceil(1 << 20))
     }
 }

@@ -43,9 +43,12 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Op
                 ),
             }
         }
-        kept |= retain_moved_branches(&store, &wt);
+        let (moved, refs_changed) = retain_moved_branches(&store, &wt);
+        kept |= moved;
         kept |= retain_from_reflogs(&store, &wt);
-        if kept {
+        // A push or fetch moves no branch but may put retained commits on the remote: what
+        // the repository around keeps of them may go.
+        if kept || refs_changed {
             super::nested::mirror_retained(&wt);
         }
     }
@@ -81,12 +84,13 @@ fn retain_from_reflogs(store: &Store, wt: &Worktree) -> bool {
 /// Branches that no worktree has checked out move too (`git commit-tree` plus `git
 /// update-ref`, `git branch -f`, a script): when the clone's branch storage changed since last
 /// looked at (by `stat` alone), each branch whose tip moved gets a retention ref on its new tip.
-/// Returns whether any branch moved.
-fn retain_moved_branches(store: &Store, wt: &Worktree) -> bool {
+/// Returns whether any branch moved, and whether the branch storage changed at all (local or
+/// remote-tracking refs).
+fn retain_moved_branches(store: &Store, wt: &Worktree) -> (bool, bool) {
     let fingerprint = git::retention::branch_fingerprint(&wt.common_dir);
     let before = store.branch_tips();
     if fingerprint.is_some() && fingerprint.as_deref() == Some(before.fingerprint.as_str()) {
-        return false;
+        return (false, false);
     }
     match git::retention::retain_moved_branches(&wt.root, &before.tips) {
         Ok((_, tips, complete)) => {
@@ -95,14 +99,14 @@ fn retain_moved_branches(store: &Store, wt: &Worktree) -> bool {
                 fingerprint: fingerprint.filter(|_| complete).unwrap_or_default(),
                 tips,
             });
-            moved
+            (moved, true)
         }
         Err(e) => {
             eprintln!(
                 "git-dibs: cannot keep retention refs on moved branches in {}: {e}",
                 wt.root.display()
             );
-            false
+            (false, true)
         }
     }
 }

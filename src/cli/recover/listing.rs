@@ -2,15 +2,14 @@
 //! when, where each version came from, whether the working copy still matches, what was left
 //! out, and the commits retention refs keep that no branch holds.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use serde::Serialize;
 
+use super::nested::Kept;
 use super::{Args, Catalog, Skip, Version, session_matches, shown, when};
-use crate::git::lanes::LaneRepo;
-use crate::git::nested::NESTED_PREFIX;
 use crate::git::retention::Unheld;
 use crate::git::snapshot::Origin;
 use crate::store::short_id;
@@ -66,61 +65,16 @@ struct Listing<'a> {
     skipped: Vec<&'a Skip>,
     /// Commits retention refs keep that no branch holds.
     commits: Vec<Unheld>,
-    /// Commits of nested repositories kept here that their repository no longer has.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    nested_commits: Vec<NestedCommit>,
-}
-
-/// A commit of a nested repository kept in this one (`refs/dibs/nested/…`) that the nested
-/// repository does not have (gone, or the commit dropped there).
-#[derive(Serialize)]
-pub(super) struct NestedCommit {
-    /// The nested worktree's root, when known.
-    worktree: Option<PathBuf>,
-    /// The ref that keeps it here.
-    #[serde(rename = "ref")]
-    reference: String,
-    commit: String,
-}
-
-/// The commits of nested repositories that the clone of `wt` keeps and that their repository
-/// no longer has.
-pub(super) fn nested_commits(wt: &crate::git::Worktree) -> Vec<NestedCommit> {
-    let Ok(here) = LaneRepo::open(&wt.root) else {
-        return Vec::new();
-    };
-    let kept = here.refs_under(NESTED_PREFIX);
-    if kept.is_empty() {
-        return Vec::new();
-    }
-    let store = crate::store::Store::in_use(&wt.common_dir);
-    let mut out = Vec::new();
-    for (reference, commit) in kept {
-        let id = reference[NESTED_PREFIX.len()..]
-            .split('/')
-            .next()
-            .unwrap_or("");
-        let worktree = store.as_ref().and_then(|s| s.nested_root(id));
-        let there = worktree
-            .as_deref()
-            .and_then(|r| LaneRepo::open(r).ok())
-            .is_some_and(|r| r.commit_of(&commit).is_some());
-        if !there {
-            out.push(NestedCommit {
-                worktree,
-                reference,
-                commit,
-            });
-        }
-    }
-    out
+    /// What is kept here of nested repositories that they no longer have.
+    #[serde(flatten)]
+    nested: Kept,
 }
 
 pub(super) fn list(
     catalog: &Catalog,
     args: &Args,
     commits: Vec<Unheld>,
-    nested_commits: Vec<NestedCommit>,
+    nested: Kept,
 ) -> Result<ExitCode> {
     let filter = args.session.as_deref();
     let mut files = Vec::new();
@@ -181,10 +135,8 @@ pub(super) fn list(
         .iter()
         .filter(|s| session_matches(&s.session, filter) && !kept(s))
         .collect();
-    let found = !files.is_empty()
-        || !skipped.is_empty()
-        || !commits.is_empty()
-        || !nested_commits.is_empty();
+    let found =
+        !files.is_empty() || !skipped.is_empty() || !commits.is_empty() || !nested.is_empty();
     if args.json {
         let listing = Listing {
             version: 1,
@@ -192,7 +144,7 @@ pub(super) fn list(
             files,
             skipped,
             commits,
-            nested_commits,
+            nested,
         };
         println!("{}", serde_json::to_string_pretty(&listing)?);
     } else if !found {
@@ -202,33 +154,12 @@ pub(super) fn list(
             print_listing(&sessions, &files, &skipped);
         }
         print_commits(&commits);
-        print_nested_commits(&catalog.common_dir, &nested_commits);
+        nested.print(&catalog.common_dir);
     }
     if !args.json {
         print_submodules(&catalog.common_dir);
     }
     Ok(ExitCode::from(if found { 0 } else { 1 }))
-}
-
-/// Commits of nested repositories kept here, each with the fetch that brings it back into a
-/// fresh clone of that repository.
-fn print_nested_commits(common_dir: &Path, commits: &[NestedCommit]) {
-    let here = common_dir.to_string_lossy();
-    for c in commits {
-        let short = crate::git::lanes::short_sha(&c.commit);
-        let root = c
-            .worktree
-            .as_ref()
-            .map_or("NESTED".to_owned(), |r| r.to_string_lossy().into_owned());
-        println!(
-            "commit {short} of the nested repository {} is kept here by {}: clone it again, then git -C {} fetch {} {}:refs/heads/recovered-{short}",
-            shown(&root),
-            shown(&c.reference),
-            crate::shell::quote_word(&shown(&root)),
-            crate::shell::quote_word(&shown(&here)),
-            shown(&c.reference)
-        );
-    }
 }
 
 /// Commits no branch holds, each with the command that makes a branch of it again.

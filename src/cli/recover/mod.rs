@@ -5,6 +5,7 @@
 //! nothing to recover (or it refused), 2 on error.
 
 mod listing;
+mod nested;
 mod restore;
 
 use std::collections::BTreeMap;
@@ -327,6 +328,9 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         return restore::worktree(&catalog, &wt, &cwd, target, &args, at);
     }
     if let Some(path) = &args.path {
+        // A nested repository that is gone, whose history is kept here as a bundle, is made
+        // again first; its files then come back into it.
+        let rebuilt = nested::rebuild(&wt, &crate::git::normalize(&cwd, path));
         // A file of another repository (a submodule's, a nested clone's) comes from that
         // repository's snapshots, or from this one's when it keeps none of it (its `.git` was
         // deleted, or its snapshot ref).
@@ -336,17 +340,17 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         {
             let theirs = Catalog::load(&other.common_dir)?;
             if theirs.has_under(&crate::git::normalize(&cwd, path)) {
-                return restore::files(&theirs, &cwd, path, &args, at);
+                return restore::files(&theirs, &cwd, path, &args, at, &rebuilt);
             }
         }
-        return restore::files(&catalog, &cwd, path, &args, at);
+        return restore::files(&catalog, &cwd, path, &args, at, &rebuilt);
     }
     let (commits, nested) = if args.session.is_some() {
-        (Vec::new(), Vec::new())
+        (Vec::new(), nested::Kept::default())
     } else {
         (
             retention::unheld(&wt.root).unwrap_or_default(),
-            listing::nested_commits(&wt),
+            nested::Kept::load(&wt),
         )
     };
     listing::list(&catalog, &args, commits, nested)

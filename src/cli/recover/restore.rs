@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
+use super::nested::Rebuilt;
 use super::{Args, Catalog, Version, when};
 use crate::git::lanes::{LaneRepo, git, short_sha};
 use crate::git::snapshot::{self, Content, NewSnapshot, Origin, Put, WorktreeMeta};
@@ -175,6 +176,12 @@ fn write_version(catalog: &Catalog, v: &Version, target: &Path) -> Result<()> {
 struct Folder<'a> {
     restored: &'a [Restored],
     worktrees_gone: &'a [PathBuf],
+    /// Nested repositories made again from their bundles.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    repositories: &'a [Rebuilt],
+    /// Nested repositories whose bundle could not be brought back, and why.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    repository_problems: &'a [String],
 }
 
 fn restore_one(
@@ -291,14 +298,18 @@ fn print_restored(list: &[Restored]) {
     }
 }
 
-/// `recover PATH`: every snapshotted file at `path` or below it.
+/// `recover PATH`: every snapshotted file at `path` or below it; `rebuilt` are the nested
+/// repositories made again there just before (and those that could not be), where a snapshot
+/// newer than the commit checked out is the uncommitted work and goes in place.
 pub(super) fn files(
     catalog: &Catalog,
     cwd: &Path,
     path: &Path,
     args: &Args,
     at: Option<u64>,
+    rebuilt: &(Vec<Rebuilt>, Vec<String>),
 ) -> Result<ExitCode> {
+    let (repositories, problems) = rebuilt;
     let full = git::normalize(cwd, path);
     let mut done = Vec::new();
     let mut gone = Vec::new();
@@ -317,7 +328,10 @@ pub(super) fn files(
             }
             continue;
         }
-        done.push(restore_one(catalog, v, root, rel, args.force)?);
+        let fresh = repositories
+            .iter()
+            .any(|r| r.worktree == *root && i64::try_from(v.at).unwrap_or(0) >= r.head_time);
+        done.push(restore_one(catalog, v, root, rel, args.force || fresh)?);
     }
     if args.json {
         println!(
@@ -325,9 +339,12 @@ pub(super) fn files(
             serde_json::to_string_pretty(&Folder {
                 restored: &done,
                 worktrees_gone: &gone,
+                repositories,
+                repository_problems: problems,
             })?
         );
     } else {
+        super::nested::print_rebuilt(repositories, problems);
         print_restored(&done);
         for root in &gone {
             println!(
@@ -336,11 +353,11 @@ pub(super) fn files(
                 crate::shell::quote_word(&root.to_string_lossy())
             );
         }
-        if done.is_empty() && gone.is_empty() {
+        if done.is_empty() && gone.is_empty() && repositories.is_empty() && problems.is_empty() {
             println!("nothing to recover at {}", super::shown_path(&full));
         }
     }
-    let any = done.iter().any(|r| r.action != "refused");
+    let any = !repositories.is_empty() || done.iter().any(|r| r.action != "refused");
     Ok(ExitCode::from(if any { 0 } else { 1 }))
 }
 
