@@ -135,3 +135,52 @@ fn an_ended_peers_ignored_files_do_not_count() {
     started(ME, &repo.root);
     allowed(&repo.root, "git clean -fdx");
 }
+
+#[test]
+fn a_peers_ignored_file_in_a_lane_counts_wherever_the_peer_works() {
+    let (repo, lane) = project();
+    // s1 works in the main worktree and writes an ignored file inside the lane; s3 works in
+    // the lane (so the lane has sessions of its own) and holds nothing ignored there.
+    let s1 = started("ign-w1", &repo.root);
+    s1.write(".worktrees/l1/notes/from-main.md", b"s1 notes\n");
+    started("ign-w3", &lane);
+    started(ME, &repo.root);
+    let reason = stopped(&repo.root, "git worktree remove .worktrees/l1");
+    assert!(reason.contains("notes/from-main.md"), "{reason}");
+    let reason = stopped(&repo.root, "rm -rf .worktrees/l1");
+    assert!(reason.contains("notes/from-main.md"), "{reason}");
+}
+
+#[test]
+fn a_tracked_file_in_a_peers_snapshots_is_safe_in_head_even_under_an_ignored_name() {
+    let (repo, lane) = project();
+    let s1 = started("ign-t1", &repo.root);
+    s1.write(".worktrees/l1/notes/keep.md", b"kept\n");
+    started(ME, &repo.root);
+    // Ignored and only here: refused.
+    let reason = stopped(&repo.root, "git worktree remove .worktrees/l1");
+    assert!(reason.contains("notes/keep.md"), "{reason}");
+    // Committed (forced past the ignore rule) and pushed: HEAD holds it, nothing is lost.
+    sh(
+        &lane,
+        "git add -f notes/keep.md && git commit -qm keep && git push -q",
+    );
+    allowed(&repo.root, "git worktree remove .worktrees/l1");
+    allowed(&repo.root, "rm -rf .worktrees/l1");
+    // Changed again by the peer: uncommitted work, refused.
+    s1.write(".worktrees/l1/notes/keep.md", b"kept, then changed\n");
+    let reason = stopped(&repo.root, "git worktree remove .worktrees/l1");
+    assert!(reason.contains("notes/keep.md"), "{reason}");
+}
+
+#[test]
+fn a_solo_sessions_own_ignored_files_in_a_lane_do_not_stop_its_removal() {
+    let (repo, lane) = project();
+    let me = started(ME, &repo.root);
+    me.write(".worktrees/l1/notes/mine.md", b"mine\n");
+    let s3 = Agent::new("ign-o3", &lane);
+    assert!(s3.pre_bash("true").code == 0);
+    allowed(&repo.root, "git worktree remove .worktrees/l1");
+    allowed(&repo.root, "rm -rf .worktrees/l1");
+    assert!(lane.join("notes/mine.md").exists());
+}

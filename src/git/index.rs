@@ -433,6 +433,28 @@ pub(crate) fn walk(
     (at == end).then_some(tree)
 }
 
+/// Of `paths` (relative to the worktree's top), those the index of the git dir `git_dir` tracks
+/// as plain entries (not in a conflict, not marked assume-unchanged, skip-worktree or
+/// intent-to-add): one pass over the mapped index. `None` when the index cannot be read so.
+pub(crate) fn tracked_among(
+    git_dir: &Path,
+    paths: &[&str],
+) -> Option<std::collections::BTreeSet<String>> {
+    let wanted: std::collections::BTreeSet<&[u8]> = paths.iter().map(|p| p.as_bytes()).collect();
+    let (map, _) = map(git_dir)?;
+    let mut found = std::collections::BTreeSet::new();
+    walk(&mut map.bytes(), |name, raw| {
+        if !raw.special()
+            && wanted.contains(name)
+            && let Ok(name) = std::str::from_utf8(name)
+        {
+            found.insert(name.to_owned());
+        }
+        Some(())
+    })?;
+    Some(found)
+}
+
 /// The root's tree id from the index's `TREE` extension, if that entry is valid.
 fn cached_root_tree(data: &[u8]) -> Option<git2::Oid> {
     // The root comes first: an empty path, then "<entries> <subtrees>\n" and, when the entry

@@ -58,6 +58,7 @@ pub(crate) use args::{
 };
 pub(crate) use facts::{CommitInfo, FileState, ReadError, Repo};
 pub(crate) use gh::{PullRequest, open_pull_request, pr_head, pull_requests};
+pub(crate) use index::tracked_among;
 pub(crate) use moves::Head;
 pub(crate) use push::{ForcedUpdate, PushRequest, forced_updates};
 pub(crate) use scan::Walked;

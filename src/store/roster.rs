@@ -109,32 +109,6 @@ impl Store {
         Ok(out)
     }
 
-    /// The records of this clone's sessions working in the worktree at `root` whose listed
-    /// activity is at or after `since`: one read of the roster and one record read each (a
-    /// store written before rosters: every record).
-    pub(crate) fn sessions_in(
-        &self,
-        root: &Path,
-        since: u64,
-    ) -> Result<Vec<super::Session>, StoreError> {
-        let Some(roster) = self.roster(root)? else {
-            return self.sessions();
-        };
-        let mut out = Vec::new();
-        for (written, key) in roster {
-            if written < since {
-                continue;
-            }
-            let path = self.dir.join("sessions").join(format!("{key}.json"));
-            if let Some(s) = self.read_record(&path, false)?
-                && s.origin.is_none()
-            {
-                out.push(s);
-            }
-        }
-        Ok(out)
-    }
-
     /// The header of a session found by [`Store::recent_in`], from its marker (or, when that is
     /// torn, its record); `None` when neither can be read.
     pub(crate) fn head_of(&self, listed: &Listed) -> Option<SessionHead> {

@@ -254,6 +254,52 @@ impl Store {
         out
     }
 
+    /// This clone's records (main threads and sub-agents, live or not) of the sessions that
+    /// have a snapshot log, by first activity: only those can have kept a file as written. One
+    /// listing of `snapshots/` and one of the records, and a read of each of those records;
+    /// none when no session ever snapshotted. A `snapshots/` that cannot be listed: every
+    /// record.
+    pub(crate) fn sessions_with_snapshots(&self) -> Result<Vec<super::Session>, StoreError> {
+        let entries = match fs::read_dir(self.snapshots_dir()) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(_) => return self.sessions(),
+        };
+        let keys: std::collections::BTreeSet<String> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let key = name.strip_suffix(".log")?;
+                (!key.starts_with('.')).then(|| key.to_owned())
+            })
+            .collect();
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let dir = self.dir.join("sessions");
+        let mut out = Vec::new();
+        for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
+            let entry = entry.map_err(io_err(&dir))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Some(stem) = name.strip_suffix(".json").filter(|s| !s.starts_with('.')) else {
+                continue;
+            };
+            // A sub-agent's record is `<session key>~<agent>`: its session's log is its own.
+            let key = stem.split_once('~').map_or(stem, |(k, _)| k);
+            if !keys.contains(key) {
+                continue;
+            }
+            if let Some(s) = self.read_record(&entry.path(), false)?
+                && s.origin.is_none()
+            {
+                out.push(s);
+            }
+        }
+        out.sort_by(|a, b| (a.first_seen, &a.id).cmp(&(b.first_seen, &b.id)));
+        Ok(out)
+    }
+
     /// Every snapshot state, whatever its age.
     #[cfg(test)]
     pub(crate) fn snapshot_states(&self) -> Vec<SnapState> {

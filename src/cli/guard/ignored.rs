@@ -3,8 +3,9 @@
 //! only here. Counted: a file the session holds, that is there now, that git ignores, and that
 //! its snapshots kept as written (git-dibs keeps an ignored file only when an edit tool wrote
 //! it; build output a shell command made is left out, so it never counts). Read only for the
-//! files a live session holds that the status did not list: one `lstat` each, one read of the
-//! session's snapshot log, and one repository opened when one of them exists.
+//! files a live session with a snapshot log holds that the status did not list: one `lstat`
+//! each, one read of the session's snapshot log, one pass over the index (a tracked file is
+//! clean, never counted), and one repository opened when one of them is left.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -55,14 +56,25 @@ pub(super) fn held_ignored(
     let Some(state) = store.snapshot_state(&s.id) else {
         return Vec::new();
     };
-    let mut ignores = Ignores { root, repo: None };
-    candidates
+    let kept: Vec<&str> = candidates
         .into_iter()
         .filter(|p| {
             state
                 .watched(root, p)
                 .is_some_and(|w| w.blob.is_some() && w.skipped.is_none())
         })
+        .collect();
+    if kept.is_empty() {
+        return Vec::new();
+    }
+    // A file the index tracks (and the status did not list) is clean: HEAD holds it, whatever
+    // the ignore rules say of its name. One pass over the index, before any rule is asked.
+    let tracked = crate::git::worktree_at(root)
+        .and_then(|w| crate::git::tracked_among(&w.git_dir, &kept))
+        .unwrap_or_default();
+    let mut ignores = Ignores { root, repo: None };
+    kept.into_iter()
+        .filter(|p| !tracked.contains(*p))
         .filter(|p| ignores.ignored(p))
         .map(|p| FileState {
             path: p.to_owned(),
@@ -79,16 +91,20 @@ fn live_held_ignored(
     store: &Store,
     event: &crate::protocol::Event,
     root: &Path,
-    ttl: std::time::Duration,
+    ttl: impl FnOnce() -> std::time::Duration,
     own: bool,
     listed: &[String],
 ) -> Vec<String> {
     let now = crate::store::now_secs();
-    // Only those working in the worktree: its roster, not every record of the store.
-    let since = now.saturating_sub(ttl.as_secs() + crate::store::LISTED_LAG);
-    let Ok(sessions) = store.sessions_in(root, since) else {
+    // Only a session with a snapshot log can have kept a file as written (any session may hold
+    // files here, wherever it works): none is read when no session ever snapshotted.
+    let Ok(sessions) = store.sessions_with_snapshots() else {
         return Vec::new();
     };
+    if sessions.is_empty() {
+        return Vec::new();
+    }
+    let ttl = ttl();
     let me = crate::store::Actor::from(event);
     let listed: BTreeSet<&str> = listed.iter().filter_map(|l| l.get(3..)).collect();
     let mut out: Vec<String> = sessions
@@ -119,8 +135,10 @@ pub(super) fn add_to_worktree(
     let Some(store) = Store::in_use(&wt.common_dir) else {
         return;
     };
-    let ttl = crate::git::read_config_duration(&wt.git_dir, "dibs.ttl")
-        .unwrap_or(crate::store::DEFAULT_TTL);
+    let ttl = || {
+        crate::git::read_config_duration(&wt.git_dir, "dibs.ttl")
+            .unwrap_or(crate::store::DEFAULT_TTL)
+    };
     let held = live_held_ignored(&store, event, &state.root, ttl, own, &state.status);
     state.status.extend(held);
 }
