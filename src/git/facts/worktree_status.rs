@@ -1,0 +1,149 @@
+//! A worktree's status as `git status --porcelain` would give it, for [`super::Repo`] and the
+//! hooks: from the stat-data scan where it can tell, the rest from libgit2.
+
+use super::FileState;
+
+/// Past this many paths left for libgit2 by the scan, libgit2 reads the whole status instead.
+const ASK_AT_MOST: usize = 500;
+
+/// The status of `repo`'s worktree, as [`super::Repo::status`] describes it: from
+/// [`scan`](crate::git::scan::scan) where stat data tells, the rest (or everything, when the scan
+/// cannot answer) from libgit2.
+pub(crate) fn worktree_status(repo: &git2::Repository) -> Result<Vec<FileState>, git2::Error> {
+    status_from(repo, crate::git::scan::scan(repo), false).map(|(files, _)| files)
+}
+
+/// [`worktree_status`], and the untracked paths the ignore rules hide (a folder with a `/` at
+/// its end; ignored folders are not entered).
+pub(crate) fn worktree_status_and_ignored(
+    repo: &git2::Repository,
+) -> Result<(Vec<FileState>, Vec<String>), git2::Error> {
+    status_from(repo, crate::git::scan::scan(repo), true)
+}
+
+/// The status of `repo`'s worktree from what a scan found (libgit2 settling what the scan
+/// could not), or libgit2's full status when there was no usable scan; with `ignored`, also
+/// the ignored paths.
+pub(super) fn status_from(
+    repo: &git2::Repository,
+    scan: Option<crate::git::scan::Scan>,
+    ignored: bool,
+) -> Result<(Vec<FileState>, Vec<String>), git2::Error> {
+    let (mut out, mut hidden) = match scan {
+        Some(scan) if scan.ask.len() <= ASK_AT_MOST => {
+            let mut found = scan.found;
+            let mut hidden = scan.ignored;
+            if !scan.ask.is_empty() {
+                let (more, more_hidden) = libgit2_entries(repo, &scan.ask, ignored)?;
+                found.extend(more);
+                hidden.extend(more_hidden);
+            }
+            (found, hidden)
+        }
+        _ => libgit2_entries(repo, &[], ignored)?,
+    };
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out.dedup_by(|a, b| a.path == b.path);
+    if ignored {
+        hidden.sort();
+        hidden.dedup();
+    } else {
+        hidden.clear();
+    }
+    Ok((out, hidden))
+}
+
+/// libgit2's status of the whole worktree, or only of `paths` (files, or folders with all that
+/// is below them) when there are any. Not sorted.
+#[cfg(test)]
+pub(crate) fn libgit2_status(
+    repo: &git2::Repository,
+    paths: &[String],
+) -> Result<Vec<FileState>, git2::Error> {
+    libgit2_entries(repo, paths, false).map(|(files, _)| files)
+}
+
+/// [`libgit2_status`], and with `ignored` the ignored paths too (folders not entered).
+fn libgit2_entries(
+    repo: &git2::Repository,
+    paths: &[String],
+    ignored: bool,
+) -> Result<(Vec<FileState>, Vec<String>), git2::Error> {
+    let mut opts = git2::StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(ignored)
+        .recurse_ignored_dirs(false)
+        .exclude_submodules(true);
+    if !paths.is_empty() {
+        opts.disable_pathspec_match(true);
+        for p in paths {
+            opts.pathspec(p);
+        }
+    }
+    let statuses = repo.statuses(Some(&mut opts))?;
+    let mut files = Vec::new();
+    let mut hidden = Vec::new();
+    for e in statuses.iter() {
+        let s = e.status();
+        if s == git2::Status::CURRENT {
+            continue;
+        }
+        // A name that is not UTF-8 is held as `pathtext` says.
+        let path = crate::pathtext::from_bytes(e.path_bytes()).into_owned();
+        if s.is_ignored() {
+            hidden.push(path);
+        } else {
+            files.push(file_state(s, path));
+        }
+    }
+    Ok((files, hidden))
+}
+
+/// The porcelain state of a path with libgit2 status `s`.
+pub(super) fn file_state(s: git2::Status, path: String) -> FileState {
+    use git2::Status as S;
+    if s.is_conflicted() {
+        return FileState {
+            path,
+            index: 'U',
+            worktree: 'U',
+        };
+    }
+    if s.contains(S::WT_NEW) && !s.intersects(S::INDEX_NEW | S::INDEX_MODIFIED) {
+        return FileState {
+            path,
+            index: '?',
+            worktree: '?',
+        };
+    }
+    let index = if s.contains(S::INDEX_NEW) {
+        'A'
+    } else if s.contains(S::INDEX_MODIFIED) {
+        'M'
+    } else if s.contains(S::INDEX_DELETED) {
+        'D'
+    } else if s.contains(S::INDEX_RENAMED) {
+        'R'
+    } else if s.contains(S::INDEX_TYPECHANGE) {
+        'T'
+    } else {
+        ' '
+    };
+    let worktree = if s.contains(S::WT_MODIFIED) {
+        'M'
+    } else if s.contains(S::WT_DELETED) {
+        'D'
+    } else if s.contains(S::WT_TYPECHANGE) {
+        'T'
+    } else if s.contains(S::WT_RENAMED) {
+        'R'
+    } else {
+        ' '
+    };
+    FileState {
+        path,
+        index,
+        worktree,
+    }
+}
