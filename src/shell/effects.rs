@@ -243,7 +243,7 @@ pub(super) fn note_made(argv: &[Arg], cwd: &Path, st: &mut State) {
     }
 }
 
-/// Whether git reads environment variable `name`: its own (`GIT_*`), and those that name a
+/// Whether git (or make, for `MAKEFILES`) reads environment variable `name`: its own (`GIT_*`), and those that name a
 /// program it runs or where its config is.
 fn git_reads(name: &str) -> bool {
     name.starts_with("GIT_")
@@ -251,6 +251,8 @@ fn git_reads(name: &str) -> bool {
             name,
             "EDITOR" | "VISUAL" | "PAGER" | "SSH_ASKPASS" | "HOME" | "XDG_CONFIG_HOME"
         )
+        // and the makefiles make reads before its own.
+        || name == "MAKEFILES"
 }
 
 /// The shell builtins whose effect later commands see: `export`/`declare`/`local`/`readonly`/

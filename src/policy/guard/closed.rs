@@ -12,8 +12,8 @@ const REACHING: &[&str] = &[
     "env", "sudo", "doas", "su", "command", "builtin", "nohup", "setsid", "timeout", "nice",
     "time", "watch", "script", "flock", "strace", "ltrace", "taskset", "chrt", "ionice", "unshare",
     "stdbuf", "python", "python3", "python2", "perl", "ruby", "node", "deno", "bun", "php", "lua",
-    "tclsh", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "make", "gmake", "parallel", "coproc",
-    "trap", "alias", "function",
+    "tclsh", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "make", "gmake", "remake", "bmake",
+    "parallel", "coproc", "trap", "alias", "function",
 ];
 
 /// Whether `text` may run a guarded operation, judged on its words alone. Used only where the

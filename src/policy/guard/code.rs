@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use super::interp::{self, Source};
+use super::make::Recipes;
 use super::readonly::{self, Lang, read_only};
 use crate::shell::{Input, SimpleCommand, Unknown};
 
@@ -245,15 +246,25 @@ fn read(path: &Path) -> Option<String> {
 /// its standard input and the files written earlier in its line.
 pub(crate) fn runs(argv: &[String], cmd: &SimpleCommand) -> Option<Found> {
     let name = argv.first()?.rsplit('/').next()?;
-    if matches!(name, "make" | "gmake")
-        && let Some((dir, lines)) =
-            super::make::recipes(&argv[1..], &cmd.cwd, |p| file_text(p, cmd))
-    {
-        return (!lines.is_empty()).then_some(Found::Commands {
-            script: "its recipes".to_owned(),
-            lines,
-            dir: Some(dir),
-        });
+    if is_make(name) {
+        let read = |p: &Path| cmd.file_in_reach(p);
+        match super::make::recipes(&argv[1..], &cmd.cwd, &cmd.assignments, &read) {
+            Recipes::Lines(dir, lines) => {
+                return (!lines.is_empty()).then_some(Found::Commands {
+                    script: "its recipes".to_owned(),
+                    lines,
+                    dir: Some(dir),
+                });
+            }
+            Recipes::Unread(why) => return Some(Found::Ask(why)),
+            Recipes::Whole(texts) => {
+                return texts
+                    .iter()
+                    .find(|(_, t)| risky_recipes(t))
+                    .map(|(p, _)| Found::Ask(format!("the recipes of {} may", p.display())));
+            }
+            Recipes::NotRead => {}
+        }
     }
     runs_why(argv, cmd).map_or_else(|| interpreted(argv, cmd), |why| Some(Found::Ask(why)))
 }
@@ -296,7 +307,7 @@ fn runs_why(argv: &[String], cmd: &SimpleCommand) -> Option<String> {
                 .any(|s| super::sed::executes(s))
                 .then(|| format!("`{name}` runs text as commands (its `e` command), which may"))
         }
-        "make" | "gmake" => {
+        _ if is_make(name) => {
             let makefile = makefile(args, cwd)?;
             let stdin = makefile == Path::new("/dev/stdin")
                 || makefile.file_name().is_some_and(|n| n == "-");
@@ -325,11 +336,7 @@ fn runs_why(argv: &[String], cmd: &SimpleCommand) -> Option<String> {
                     None => return None,
                 }
             };
-            let risky = text
-                .lines()
-                .filter(|l| l.starts_with('\t') || l.contains(';'))
-                .any(recipe_reaches);
-            risky.then(|| format!("the recipes of {} may", makefile.display()))
+            risky_recipes(&text).then(|| format!("the recipes of {} may", makefile.display()))
         }
         _ => None,
     }
@@ -375,6 +382,18 @@ fn makefile(args: &[String], cwd: &Path) -> Option<std::path::PathBuf> {
         i += 1;
     }
     super::make::makefile(&dir, file.as_deref())
+}
+
+/// Whether `name` is a make: GNU make (`gmake`, `remake`) or a BSD one.
+fn is_make(name: &str) -> bool {
+    matches!(name, "make" | "gmake" | "remake" | "bmake" | "pmake")
+}
+
+/// Whether a makefile's recipe lines, looked at as a whole, may destroy work.
+fn risky_recipes(text: &str) -> bool {
+    text.lines()
+        .filter(|l| l.starts_with('\t') || l.contains(';'))
+        .any(recipe_reaches)
 }
 
 /// Whether a recipe line may destroy work beyond its own build output: a git command that

@@ -1,31 +1,29 @@
 //! `make [TARGET...]`: the recipe lines of the targets it builds (the named ones, else the
 //! default) and of their prerequisites, with simple variables expanded (`$(RM)`, `$@`, command
-//! line `VAR=value`), to be read like `bash -c LINE` in the folder make runs in. A makefile this
-//! does not follow (`include`, conditionals, functions other than `$(wildcard)`, `!=`,
-//! `define`) is left to [`super::code`]'s look at its recipe lines, judged by reach.
+//! line `VAR=value`, `$(VAR:.o=.d)`), to be read like `bash -c LINE` in the folder make runs
+//! in. Every makefile make reads counts: those of `MAKEFILES`, every `-f`, and what they include
+//! ([`read`]). A target whose recipe may come from an include that cannot be read is asked
+//! about; a makefile this does not follow (conditionals, functions other than `$(wildcard)`,
+//! `!=`, `define`) is left to [`super::code`]'s look at its recipe lines, judged by reach.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+
+use read::{Makefile, Reader, Text};
+
+mod read;
 
 /// How deep variables are expanded inside one another.
 const MAX_EXPANSION: usize = 8;
 /// Most recipe lines gathered.
 const MAX_LINES: usize = 512;
 
-/// A makefile's rules and variables.
-#[derive(Default)]
-struct Makefile {
-    vars: HashMap<String, String>,
-    /// target -> (prerequisites, recipe lines).
-    rules: HashMap<String, (Vec<String>, Vec<String>)>,
-    first: Option<String>,
-}
-
 /// What `make ARGS` is told: its folder, makefile, targets, variables; `None` when it runs no
 /// recipe (`-n`, `-q`, `-t`) or takes an option this does not follow.
 struct Call {
     dir: PathBuf,
-    file: Option<String>,
+    files: Vec<String>,
+    include_dirs: Vec<PathBuf>,
     targets: Vec<String>,
     vars: Vec<(String, String)>,
 }
@@ -33,7 +31,8 @@ struct Call {
 fn call(args: &[String], cwd: &Path) -> Option<Option<Call>> {
     let mut c = Call {
         dir: cwd.to_path_buf(),
-        file: None,
+        files: Vec::new(),
+        include_dirs: Vec::new(),
         targets: Vec::new(),
         vars: Vec::new(),
     };
@@ -53,13 +52,15 @@ fn call(args: &[String], cwd: &Path) -> Option<Option<Call>> {
             .strip_prefix("--file=")
             .or_else(|| t.strip_prefix("--makefile="))
         {
-            c.file = Some(v.to_owned());
-        } else if matches!(t, "--directory" | "--file" | "--makefile") {
+            c.files.push(v.to_owned());
+        } else if let Some(v) = t.strip_prefix("--include-dir=") {
+            c.include_dirs.push(v.into());
+        } else if matches!(t, "--directory" | "--file" | "--makefile" | "--include-dir") {
             let v = it.next()?.clone();
-            if t == "--directory" {
-                c.dir = c.dir.join(v);
-            } else {
-                c.file = Some(v);
+            match t {
+                "--directory" => c.dir = c.dir.join(v),
+                "--include-dir" => c.include_dirs.push(v.into()),
+                _ => c.files.push(v),
             }
         } else if matches!(
             t,
@@ -79,10 +80,14 @@ fn call(args: &[String], cwd: &Path) -> Option<Option<Call>> {
                         break;
                     }
                     'f' => {
-                        c.file = Some(value(&mut it, rest)?);
+                        c.files.push(value(&mut it, rest)?);
                         break;
                     }
-                    'I' | 'o' | 'W' => {
+                    'I' => {
+                        c.include_dirs.push(value(&mut it, rest)?.into());
+                        break;
+                    }
+                    'o' | 'W' => {
                         value(&mut it, rest)?;
                         break;
                     }
@@ -109,115 +114,6 @@ fn call(args: &[String], cwd: &Path) -> Option<Option<Call>> {
     Some(Some(c))
 }
 
-/// A makefile's text parsed; `None` when it uses what this does not follow.
-fn parse(text: &str) -> Option<Makefile> {
-    let mut mk = Makefile::default();
-    let mut current: Vec<String> = Vec::new();
-    let joined = text.replace("\\\n", " ");
-    for line in joined.lines() {
-        if let Some(recipe) = line.strip_prefix('\t') {
-            if current.is_empty() {
-                continue;
-            }
-            for t in &current {
-                mk.rules
-                    .entry(t.clone())
-                    .or_default()
-                    .1
-                    .push(recipe.to_owned());
-            }
-            continue;
-        }
-        let line = line.split('#').next().unwrap_or("");
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let word = trimmed.split_whitespace().next().unwrap_or("");
-        if matches!(
-            word,
-            "include"
-                | "-include"
-                | "sinclude"
-                | "ifeq"
-                | "ifneq"
-                | "ifdef"
-                | "ifndef"
-                | "else"
-                | "endif"
-                | "define"
-                | "endef"
-                | "vpath"
-                | "load"
-                | "-load"
-        ) || trimmed.starts_with(".RECIPEPREFIX")
-        {
-            return None;
-        }
-        let body = trimmed
-            .strip_prefix("export ")
-            .or_else(|| trimmed.strip_prefix("override "))
-            .unwrap_or(trimmed);
-        let eq = body.find('=');
-        let colon = body.find(':');
-        match (eq, colon) {
-            (Some(e), c) if c.is_none_or(|c| c + 2 >= e) => {
-                current.clear();
-                let (name, op) = match body[..e].chars().last() {
-                    Some(op @ ('?' | '+' | ':' | '!')) => (&body[..e - 1], Some(op)),
-                    _ => (&body[..e], None),
-                };
-                let name = name.trim_end_matches(':').trim().to_owned();
-                let value = body[e + 1..].trim().to_owned();
-                match op {
-                    Some('!') => return None,
-                    Some('?') if mk.vars.contains_key(&name) => {}
-                    Some('+') => {
-                        let v = mk.vars.entry(name).or_default();
-                        if !v.is_empty() {
-                            v.push(' ');
-                        }
-                        v.push_str(&value);
-                    }
-                    _ => {
-                        mk.vars.insert(name, value);
-                    }
-                }
-            }
-            (_, Some(c)) => {
-                let targets: Vec<String> =
-                    body[..c].split_whitespace().map(str::to_owned).collect();
-                let rest = body[c..].trim_start_matches(':');
-                let (prereqs, inline) = match rest.split_once(';') {
-                    Some((p, r)) => (p, Some(r.trim())),
-                    None => (rest, None),
-                };
-                if prereqs.contains('=') {
-                    return None; // a target-specific variable
-                }
-                let prereqs: Vec<String> = prereqs
-                    .split_whitespace()
-                    .filter(|p| *p != "|")
-                    .map(str::to_owned)
-                    .collect();
-                for t in &targets {
-                    let rule = mk.rules.entry(t.clone()).or_default();
-                    rule.0.extend(prereqs.iter().cloned());
-                    if let Some(r) = inline.filter(|r| !r.is_empty()) {
-                        rule.1.push(r.to_owned());
-                    }
-                    if mk.first.is_none() && !t.starts_with('.') && !t.contains('%') {
-                        mk.first = Some(t.clone());
-                    }
-                }
-                current = targets;
-            }
-            _ => return None,
-        }
-    }
-    Some(mk)
-}
-
 /// Make's own defaults for the variables recipes use most.
 fn default_var(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -235,7 +131,7 @@ fn default_var(name: &str) -> Option<&'static str> {
 
 /// Variables as make sees them for one target: the command line's, the makefile's, the
 /// environment's, make's defaults, and the automatic ones.
-struct Scope<'a> {
+pub(super) struct Scope<'a> {
     call: &'a [(String, String)],
     mk: &'a Makefile,
     target: &'a str,
@@ -264,7 +160,7 @@ impl Scope<'_> {
 
     /// `text` with its variables expanded; `None` on a function or an expansion this does not
     /// follow.
-    fn expand(&self, text: &str, depth: usize) -> Option<String> {
+    pub(super) fn expand(&self, text: &str, depth: usize) -> Option<String> {
         if depth > MAX_EXPANSION {
             return None;
         }
@@ -295,6 +191,23 @@ impl Scope<'_> {
                     }
                     if let Some(pattern) = inner.strip_prefix("wildcard ") {
                         out.push_str(pattern.trim());
+                        continue;
+                    }
+                    if let Some((var, subst)) = inner.split_once(':')
+                        && let Some((from, to)) = subst.split_once('=')
+                        && !var.contains([' ', ',', '='])
+                        && !from.contains(['%', ' ', ','])
+                    {
+                        // `$(VAR:.o=.d)`: the suffix replaced in each word.
+                        let value = self.expand(&self.lookup(var), depth + 1)?;
+                        let words: Vec<String> = value
+                            .split_whitespace()
+                            .map(|w| match w.strip_suffix(from) {
+                                Some(stem) => format!("{stem}{to}"),
+                                None => w.to_owned(),
+                            })
+                            .collect();
+                        out.push_str(&words.join(" "));
                         continue;
                     }
                     if inner.contains([' ', ',', ':', '=']) {
@@ -356,82 +269,123 @@ pub(super) fn makefile(dir: &Path, file: Option<&str>) -> Option<PathBuf> {
     }
 }
 
-/// What `make ARGS` runs: `Some((folder, recipe lines))` when its makefile is followed
-/// (`Some` with no lines: it runs nothing), `None` when it is not (then its recipes are looked
-/// at as a whole). `text` reads a makefile's text (as written earlier in the line, or on disk).
+/// What `make ARGS` runs, as far as its makefiles can be read.
+pub(super) enum Recipes {
+    /// The folder make runs in and the recipe lines of what it builds (none: it runs none).
+    Lines(PathBuf, Vec<String>),
+    /// Why what it builds may get its recipe from a makefile git-dibs cannot read.
+    Unread(String),
+    /// The makefiles it reads, one of which uses what this does not follow: their text, to be
+    /// looked at as a whole.
+    Whole(Vec<(PathBuf, String)>),
+    /// Its makefile is not read here (standard input, a pipe, an option not followed).
+    NotRead,
+}
+
+/// What `make ARGS` runs; `env` is the command's environment prefix (for `MAKEFILES`), `text`
+/// reads a makefile (as written earlier in the line, or on disk).
 pub(super) fn recipes(
     args: &[String],
     cwd: &Path,
-    text: impl Fn(&Path) -> Option<String>,
-) -> Option<(PathBuf, Vec<String>)> {
-    let Some(c) = call(args, cwd)? else {
-        return Some((cwd.to_path_buf(), Vec::new()));
+    env: &[(String, String)],
+    text: Text<'_>,
+) -> Recipes {
+    let Some(c) = call(args, cwd) else {
+        return Recipes::NotRead;
     };
-    let Some(path) = makefile(&c.dir, c.file.as_deref()) else {
-        return Some((c.dir, Vec::new()));
+    let Some(c) = c else {
+        return Recipes::Lines(cwd.to_path_buf(), Vec::new());
     };
-    let mk = parse(&text(&path)?)?;
-    let targets = if c.targets.is_empty() {
-        mk.first.iter().cloned().collect()
+    let mut reader = Reader {
+        dir: &c.dir,
+        include_dirs: &c.include_dirs,
+        call: &c.vars,
+        text,
+        stack: Vec::new(),
+    };
+    let mut mk = Makefile::default();
+    // `MAKEFILES` (the command line's, the environment's): read first, missing ones skipped,
+    // never the default goal.
+    let listed = c
+        .vars
+        .iter()
+        .chain(env)
+        .rev()
+        .find(|(k, _)| k == "MAKEFILES")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var("MAKEFILES").ok());
+    if let Some(listed) = listed.filter(|l| !l.trim().is_empty()) {
+        reader.include_line(&mut mk, &listed);
+        mk.first = None;
+        mk.goal_unknown = false;
+    }
+    let files: Vec<PathBuf> = if c.files.is_empty() {
+        makefile(&c.dir, None).into_iter().collect()
     } else {
+        c.files.iter().map(|f| c.dir.join(f)).collect()
+    };
+    if files.is_empty() {
+        return Recipes::Lines(c.dir, Vec::new());
+    }
+    for f in &files {
+        match (reader.text)(f) {
+            Some(Some(_)) => {
+                reader.read(&mut mk, f);
+            }
+            Some(None) => return Recipes::NotRead,
+            None => {}
+        }
+    }
+    judge(&mk, &c)
+}
+
+/// The recipes `make` runs once its makefiles are read.
+fn judge(mk: &Makefile, c: &Call) -> Recipes {
+    let named = !c.targets.is_empty();
+    let targets: Vec<String> = if named {
         c.targets.clone()
+    } else {
+        mk.first.iter().cloned().collect()
     };
     let mut lines = Vec::new();
     let mut seen = HashSet::new();
-    for t in &targets {
-        gather(&mk, &c.vars, t, &mut seen, &mut lines)?;
+    // A missing included makefile that a rule makes: make runs that rule first, then reads
+    // what it made.
+    let mut unresolved = mk.unresolved.clone();
+    let mut goal_unknown = mk.goal_unknown;
+    for (m, before) in &mk.missing {
+        if mk.rules.contains_key(m) {
+            goal_unknown |= before;
+            if gather(mk, &c.vars, m, &mut seen, &mut lines).is_none() {
+                return Recipes::Whole(mk.texts.clone());
+            }
+            unresolved.push(m.clone());
+        }
     }
-    Some((c.dir, lines))
+    if let Some(inc) = unresolved.first() {
+        let shown: String = inc.chars().take(80).collect();
+        let why = |t: &str| {
+            format!(
+                "`make` may take the recipe of {t} from `{shown}`, a makefile git-dibs cannot read,                  and it may"
+            )
+        };
+        if !named && (goal_unknown || mk.first.is_none()) {
+            return Recipes::Unread(why("its default target"));
+        }
+        if let Some(t) = targets.iter().find(|t| !mk.rules.contains_key(*t)) {
+            return Recipes::Unread(why(&format!("`{t}`")));
+        }
+    }
+    if mk.unsupported {
+        return Recipes::Whole(mk.texts.clone());
+    }
+    for t in &targets {
+        if gather(mk, &c.vars, t, &mut seen, &mut lines).is_none() {
+            return Recipes::Whole(mk.texts.clone());
+        }
+    }
+    Recipes::Lines(c.dir.clone(), lines)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recipes_of_the_targets_built() {
-        let mk = "RM_ALL = $(RM) -r\nOUT := build\n\nall: build\n\nbuild: gen\n\tcargo build\n\
-                  gen:\n\t@echo gen > $@.txt\nclean:\n\t-$(RM_ALL) $(OUT) *.txt\n\
-                  clean2: ; rm -rf .worktrees\n.PHONY: all clean\n";
-        let mkfile = |args: &str| {
-            let args: Vec<String> = args.split_whitespace().map(str::to_owned).collect();
-            recipes(&args, Path::new("/nonexistent"), |_| Some(mk.to_owned())).map(|(_, l)| l)
-        };
-        assert_eq!(
-            mkfile("-f Makefile").unwrap(),
-            ["echo gen > gen.txt", "cargo build"]
-        );
-        assert_eq!(
-            mkfile("-fMakefile clean clean2").unwrap(),
-            ["rm -f -r build *.txt", "rm -rf .worktrees"]
-        );
-        assert_eq!(
-            mkfile("-f Makefile clean OUT=dist").unwrap(),
-            ["rm -f -r dist *.txt"]
-        );
-        assert_eq!(
-            mkfile("-f Makefile -n clean").unwrap(),
-            Vec::<String>::new()
-        );
-        assert_eq!(
-            mkfile("-f Makefile -j 4 test").unwrap(),
-            Vec::<String>::new()
-        );
-        assert!(mkfile("-f Makefile -sk clean").is_some());
-    }
-
-    #[test]
-    fn what_is_not_followed_is_left_to_the_whole_look() {
-        for mk in [
-            "include common.mk\nclean:\n\trm -f x\n",
-            "ifeq ($(A),1)\nX=1\nendif\nclean:\n\trm -f x\n",
-            "clean:\n\trm -f $(shell ls)\n",
-            "X != ls\nclean:\n\trm -f x\n",
-            "clean: X = 1\nclean:\n\trm -f x\n",
-        ] {
-            let args = vec!["-f".to_owned(), "M".to_owned(), "clean".to_owned()];
-            let got = recipes(&args, Path::new("/n"), |_| Some(mk.to_owned()));
-            assert!(got.is_none(), "{mk}");
-        }
-    }
-}
+mod tests;
