@@ -421,3 +421,27 @@ fn sessions_cross_machines_through_sync_in_every_format() {
         assert_eq!(held_paths(s), ["src/lib.rs"], "{name}: {status}");
     }
 }
+
+#[test]
+fn a_snapshot_ref_deleted_from_outside_comes_back_in_every_format() {
+    for format in &FORMATS {
+        let Some((_tmp, root)) = clone_in(format) else {
+            continue;
+        };
+        let name = format.0;
+        let agent = Agent::new("kept-on", &root);
+        agent.write("notes.md", b"only copy\n");
+        let refs = snapshot_refs(&root);
+        assert_eq!(refs.lines().count(), 1, "{name}: {refs}");
+        sh(&root, &format!("git update-ref -d {refs}"));
+        agent.write("more.md", b"more\n");
+        assert_eq!(snapshot_refs(&root), refs, "{name}");
+        sh(&root, "rm notes.md");
+        collect_garbage(&root);
+        assert_recovers(
+            &root,
+            &["notes.md"],
+            &[(root.join("notes.md"), b"only copy\n".to_vec())],
+        );
+    }
+}

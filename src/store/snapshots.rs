@@ -41,6 +41,17 @@ pub(crate) struct Stamp {
 }
 
 impl Stamp {
+    /// The stamp of a file an edit tool is about to create (no file has it): whatever is there
+    /// later counts as changed, so a host that dies before its post-tool hook leaves the
+    /// written file to the next sweep, not to nobody.
+    pub(crate) const WRITING: Stamp = Stamp {
+        len: 0,
+        mtime: 0,
+        ctime: 0,
+        ino: 0,
+        mode: 0,
+    };
+
     /// The stamp of `meta` (from `symlink_metadata`).
     #[cfg(unix)]
     pub(crate) fn of(meta: &fs::Metadata) -> Stamp {

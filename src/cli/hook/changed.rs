@@ -4,8 +4,8 @@
 //! the next command destroys is still in the object store. Found by state, not by reading the
 //! command: the dirty and untracked (not ignored) files of each worktree the command ran in
 //! whose change time is recent (a line that can only read, `ls` or `git status`, is not
-//! scanned). A file another live session watches is left to it: the sweep
-//! before the next shell command puts its change in that session's snapshot. Recent files git
+//! scanned). A file another live session watches goes into that session's snapshot, as the
+//! sweep before the next shell command would put it. Recent files git
 //! ignores are listed as left out (a few per call); ignore rules that hide everything (`*` in
 //! `.git/info/exclude`) hide nothing (see `git::shell_made`). Where the budget stops a scan, a
 //! mark is left that the next command of any session that may destroy finishes first.
@@ -225,6 +225,7 @@ pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Op
     let claims = scan.session == event.session_id;
     let mut mine = Vec::new();
     let mut files = Vec::new();
+    let mut peers: Vec<(usize, String)> = Vec::new();
     let mut bytes = 0u64;
     let mut over = false;
     for path in dirty {
@@ -233,7 +234,20 @@ pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Op
         };
         let stamp = Stamp::of(&meta);
         let changed = stamp.ctime.max(stamp.mtime);
-        if changed < scan.since || others.iter().any(|s| s.watched(&wt.root, &path).is_some()) {
+        if changed < scan.since {
+            continue;
+        }
+        // A file another session watches goes into that session's snapshot now, as the sweep
+        // before the next shell command would put it: a revert by an actor no hook sees (a
+        // person's editor, a hook-less agent) may come first.
+        if let Some(peer) = others
+            .iter()
+            .position(|s| s.watched(&wt.root, &path).is_some())
+        {
+            let theirs = others[peer].watched(&wt.root, &path);
+            if theirs.is_some_and(|w| w.stamp != stamp) && files.len() + peers.len() < MAX_FILES {
+                peers.push((peer, path));
+            }
             continue;
         }
         if claims && scan.claim_since.is_some_and(|t| changed >= t) {
@@ -290,6 +304,30 @@ pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Op
         )
     {
         failed(Some(&store), now, &e);
+    }
+    for (i, state) in others.iter().enumerate() {
+        let theirs: Vec<Pending> = peers
+            .iter()
+            .filter(|(p, _)| *p == i)
+            .map(|(_, path)| Pending {
+                worktree: wt.root.clone(),
+                path: path.clone(),
+            })
+            .collect();
+        if theirs.is_empty() {
+            continue;
+        }
+        let host = super::snap::host_or_person(&state.host);
+        let their_batch = Batch {
+            session: &state.session,
+            host,
+            now,
+            files: &theirs,
+            source: Source::Sweep,
+        };
+        if let Err(e) = snapshot(&store, &wt.common_dir, their_batch) {
+            failed(Some(&store), now, &e);
+        }
     }
     if files.is_empty() {
         return Some(over);

@@ -58,6 +58,7 @@ pub(crate) fn before(
     if ctx.event.event_name != "AfterTool" {
         // What the edit replaces may be a change nobody's snapshot has yet (a person's editor).
         super::pre_edit::keep_changed(ctx.event, &store, &located, &watchers);
+        super::pre_edit::mark_writing(ctx.event, &store, &located);
     }
     // The actor's own record, read only when someone else holds one of the files.
     let me = if holders.iter().any(|h| !h.is_empty()) {

@@ -146,6 +146,12 @@ impl<'a> Ctx<'a> {
         if store.prune_if_due(|| self.ttl(wt), self.now)? {
             let expiry = self.settings(wt).duration("dibs.snapshotExpiry");
             super::snap::expire(store, wt, expiry, self.now);
+            let kept_since = self.now.saturating_sub(
+                expiry
+                    .unwrap_or(crate::store::DEFAULT_SNAPSHOT_EXPIRY)
+                    .as_secs(),
+            );
+            super::snap::reattach_all(store, wt, kept_since, self.now);
         }
         let first = matches!(
             self.event.kind,

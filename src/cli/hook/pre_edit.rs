@@ -1,13 +1,15 @@
 //! Before an edit tool changes a file: a change nobody's snapshot has yet (a person's editor, a
 //! formatter, found by stat data) is snapshotted first, so the edit does not replace the only
-//! copy of it.
+//! copy of it; and a file the session's snapshots do not watch yet is watched from then on, so
+//! that when the tool's end never comes (the host died, the call was killed) the next sweep
+//! takes what it wrote.
 
 use std::fs;
 
 use super::snap::{Batch, Pending, Source, failed, snapshot};
 use crate::git::Located;
 use crate::protocol::{Event, Host};
-use crate::store::{self, Stamp, Store};
+use crate::store::{self, SnapState, Stamp, Store, Watched};
 
 /// Before an edit tool writes `located` (the files of `store`'s clone among them count): each
 /// one that the snapshots of the event's session or of `holders` (the other sessions holding
@@ -66,5 +68,45 @@ pub(crate) fn keep_changed(
         if let Err(e) = result {
             failed(Some(store), now, &e);
         }
+    }
+}
+
+/// Before an edit tool writes `located`: each file (of the first one's clone) that the event's
+/// session's snapshots do not watch yet is watched from now on, at its stat data now (or, when
+/// there is no file yet, [`Stamp::WRITING`]), so that whatever the tool writes counts as
+/// changed until the tool's end snapshots it. Without it, a host that dies between writing and
+/// its post-tool hook (or a call killed there) leaves a file no snapshot has and no session
+/// watches. A declined call changes nothing, so nothing is snapshotted for it. A file watched
+/// already needs nothing: [`keep_changed`] just brought its stat data up to date. At most one
+/// append to the session's snapshot log.
+pub(crate) fn mark_writing(event: &Event, store: &Store, located: &[Located]) {
+    let Some(first) = located.first() else {
+        return;
+    };
+    let session = event.session_id.as_str();
+    let mut state = store.snapshot_state(session).unwrap_or_else(|| SnapState {
+        session: session.to_owned(),
+        host: event.host.name().to_owned(),
+        ..SnapState::default()
+    });
+    let marks: Vec<Watched> = located
+        .iter()
+        .filter(|l| l.worktree.common_dir == first.worktree.common_dir)
+        .filter(|l| state.watched(&l.worktree.root, &l.relative).is_none())
+        .map(|l| Watched {
+            worktree: l.worktree.root.clone(),
+            path: l.relative.clone(),
+            stamp: fs::symlink_metadata(l.worktree.root.join(&l.relative))
+                .map_or(Stamp::WRITING, |m| Stamp::of(&m)),
+            skipped: None,
+            blob: None,
+        })
+        .collect();
+    if marks.is_empty() {
+        return;
+    }
+    let now = store::now_secs();
+    if let Err(e) = store.add_snapshot_state(&mut state, None, now, marks) {
+        failed(Some(store), now, &e.to_string());
     }
 }

@@ -210,12 +210,34 @@ pub(super) fn snapshot_into(
         host: host.to_owned(),
         ..SnapState::default()
     });
+    let key = Store::snapshot_key(session);
+    // A chain whose ref and commits are gone holds nothing: every file the state watches is
+    // taken again, whatever its stat data says.
+    let lost = chain_lost(store, common_dir, &key, &state, now);
+    let again: Vec<Pending> = if lost {
+        state
+            .files
+            .iter()
+            .filter(|w| w.skipped.is_none())
+            .filter(|w| {
+                !files
+                    .iter()
+                    .any(|f| f.worktree == w.worktree && f.path == w.path)
+            })
+            .map(|w| Pending {
+                worktree: w.worktree.clone(),
+                path: w.path.clone(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut puts = Vec::new();
     let mut skipped = Vec::new();
     let mut watched = Vec::new();
     let mut touched = Vec::new();
     let mut repos: BTreeMap<PathBuf, Option<LaneRepo>> = BTreeMap::new();
-    for f in files {
+    for f in files.iter().chain(&again) {
         let full = f.worktree.join(crate::pathtext::to_path(&f.path));
         let taken = if source == Source::ShellIgnored {
             take_ignored(&full)
@@ -225,8 +247,11 @@ pub(super) fn snapshot_into(
         let Some((taken, stamp)) = taken else {
             continue;
         };
-        let before = state.watched(&f.worktree, &f.path);
-        if before.is_some_and(|w| w.stamp == stamp) {
+        let before = state.watched(&f.worktree, &f.path).filter(|_| !lost);
+        // An edit tool's file is read whatever its stat data says: its pre-tool hook took the
+        // stat data of the file it was about to change, and a write of the same size within
+        // the same clock tick would leave them equal.
+        if source != Source::Edit && before.is_some_and(|w| w.stamp == stamp) {
             continue;
         }
         let taken = match taken {
@@ -318,7 +343,6 @@ pub(super) fn snapshot_into(
             }
         })
         .collect();
-    let key = Store::snapshot_key(session);
     let new = NewSnapshot {
         session,
         host,
@@ -336,6 +360,89 @@ pub(super) fn snapshot_into(
         .add_snapshot_state(&mut state, Some(&commit), now, watched)
         .map_err(|e| e.to_string())?;
     Ok(Some(commit))
+}
+
+/// Whether the chain of `state`'s session (store key `key`) is gone, ref and commits: then
+/// its files must be taken anew. A ref deleted from outside git-dibs whose newest commit is
+/// still here is put back on it (and so reported). One `lstat` when the ref is a loose file.
+fn chain_lost(store: &Store, common_dir: &Path, key: &str, state: &SnapState, now: u64) -> bool {
+    let Some(commit) = state.commit.as_deref() else {
+        return false;
+    };
+    if snapshot::loose_ref_exists(common_dir, key) {
+        return false;
+    }
+    let found = snapshot::Snapshots::open(common_dir).and_then(|s| s.reattach(key, commit));
+    let session = &state.session;
+    match found {
+        Ok(snapshot::Reattach::Present) => false,
+        Ok(snapshot::Reattach::Restored) => {
+            chain_note(
+                store,
+                now,
+                &format!(
+                    "session {session}'s snapshot ref was deleted outside git-dibs; \
+                     it is back on its newest snapshot {}",
+                    git::lanes::short_sha(commit)
+                ),
+            );
+            false
+        }
+        Ok(snapshot::Reattach::Lost) => {
+            chain_note(
+                store,
+                now,
+                &format!(
+                    "session {session}'s snapshot ref and commit {} were deleted outside \
+                     git-dibs; its files are snapshotted again as they are now",
+                    git::lanes::short_sha(commit)
+                ),
+            );
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Say what happened to a session's chain: one line on stderr, and a note for `doctor`.
+fn chain_note(store: &Store, now: u64, what: &str) {
+    eprintln!("git-dibs: {what}");
+    store.note_snapshot_failure(now, what);
+}
+
+/// When the store prunes: the chain of every session snapshotted since `since` whose ref was
+/// deleted from outside git-dibs is put back (or, its commits gone too, its files are taken
+/// again), so that a session that snapshots nothing more does not lose its chain to the next
+/// `git gc`. Best effort.
+pub(crate) fn reattach_all(store: &Store, wt: &Worktree, since: u64, now: u64) {
+    for state in store.snapshot_states_since(since) {
+        if state.commit.is_none()
+            || snapshot::loose_ref_exists(&wt.common_dir, &Store::snapshot_key(&state.session))
+        {
+            continue;
+        }
+        let host = host_or_person(&state.host);
+        let batch = Batch {
+            session: &state.session,
+            host,
+            now,
+            files: &[],
+            source: Source::Sweep,
+        };
+        if let Err(e) = snapshot_into(store, &wt.common_dir, batch) {
+            failed(Some(store), now, &e);
+        }
+    }
+}
+
+/// The host a snapshot state names, or a person's when it names none (a state the sweep
+/// began: anyone may have made the change).
+pub(super) fn host_or_person(host: &str) -> &str {
+    if host.is_empty() {
+        Host::Person.name()
+    } else {
+        host
+    }
 }
 
 /// Report a snapshot failure: one line on stderr, and a note for `doctor`.
@@ -449,11 +556,7 @@ pub(crate) fn sweep(event: &Event, here: Option<&Worktree>, cmds: &[SimpleComman
                 .into_iter()
                 .map(|(worktree, path)| Pending { worktree, path })
                 .collect();
-            let host = if state.host.is_empty() {
-                Host::Person.name()
-            } else {
-                state.host.as_str()
-            };
+            let host = host_or_person(&state.host);
             let batch = Batch {
                 session: &state.session,
                 host,

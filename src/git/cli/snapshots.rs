@@ -84,6 +84,29 @@ impl Cli {
         Err(SnapshotError::Raced(name))
     }
 
+    /// [`snapshot::Snapshots::reattach`] through git: ref `name` created on `commit` when it
+    /// is gone and the commit is still here (`update-ref` with an empty old value refuses a
+    /// ref another call made meanwhile).
+    pub(crate) fn reattach(
+        &self,
+        name: &str,
+        commit: &str,
+    ) -> Result<snapshot::Reattach, SnapshotError> {
+        use snapshot::Reattach;
+        if self.tip_and_message(name)?.is_some() {
+            return Ok(Reattach::Present);
+        }
+        let spec = format!("{commit}^{{commit}}");
+        if run_text(&self.common_dir, &["cat-file", "-e", &spec]).is_err() {
+            return Ok(Reattach::Lost);
+        }
+        match run_text(&self.common_dir, &["update-ref", name, commit, ""]) {
+            Ok(_) => Ok(Reattach::Restored),
+            Err(_) if self.tip_and_message(name)?.is_some() => Ok(Reattach::Present),
+            Err(e) => Err(self.err()(e)),
+        }
+    }
+
     /// The commit ref `name` points at, and its message; `None` when there is no such ref.
     fn tip_and_message(&self, name: &str) -> Result<Option<(String, String)>, SnapshotError> {
         let out = run(

@@ -20,12 +20,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use reattach::{Reattach, loose_ref_exists};
 pub(crate) use tree::{file_at, newest_entries, tree_path};
 pub(crate) use write::write;
 #[cfg(test)]
 use write::write_through_libgit2;
 
 mod loose;
+mod reattach;
 #[cfg(test)]
 mod tests;
 mod tree;

@@ -1,0 +1,296 @@
+//! Work whose hooks did not all run is not lost for good either: an edit tool's write whose
+//! post-tool hook never came (the host died, the call was killed), a shell command's change to
+//! a file another session watches (then reverted by an actor no hook sees), and a session whose
+//! snapshot ref was deleted from outside git-dibs. Each comes back byte for byte after
+//! `reflog expire` and `gc --prune=now`; a declined edit and a packed ref make no snapshot and
+//! no report.
+
+mod common;
+mod recover_support;
+
+use common::*;
+use recover_support::*;
+
+/// The snapshot refs and their tips.
+fn tips(root: &std::path::Path) -> String {
+    git_out(
+        root,
+        &[
+            "for-each-ref",
+            "--format=%(refname) %(objectname)",
+            "refs/dibs/snapshots/",
+        ],
+    )
+}
+
+/// The edit tool's PreToolUse for `rel` in session `id` (it must exit 0).
+fn pre_edit(agent: &Agent, tool: &str, rel: &str) {
+    let pre = edit_event(
+        "PreToolUse",
+        tool,
+        &agent.id,
+        &agent.cwd,
+        &agent.cwd.join(rel),
+    );
+    assert_eq!(hook(&agent.cwd, &pre).code, 0);
+}
+
+/// [`pre_edit`] from a host process that is gone right after (`python3` runs the hook and
+/// exits), as a host that crashed before the tool's end is.
+fn pre_edit_then_die(agent: &Agent, tool: &str, rel: &str) {
+    let pre = edit_event(
+        "PreToolUse",
+        tool,
+        &agent.id,
+        &agent.cwd,
+        &agent.cwd.join(rel),
+    );
+    let mut cmd = std::process::Command::new("python3");
+    cmd.args([
+        "-c",
+        "import subprocess,sys; sys.exit(subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read()).returncode)",
+    ])
+    .arg(bin())
+    .arg("hook")
+    .current_dir(&agent.cwd)
+    .stdin(std::process::Stdio::piped());
+    let mut child = with_git_env(&mut cmd).spawn().expect("python3 runs");
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{pre}\n").as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn an_edit_whose_post_tool_hook_never_came_is_kept_before_a_peer_destroys_it() {
+    let repo = TestRepo::new();
+    let crashed = Agent::new("crashed", &repo.root);
+    crashed.write("notes.md", b"earlier, snapshotted\n");
+    // The host writes a new file and edits a tracked one, then dies: no PostToolUse.
+    pre_edit_then_die(&crashed, "Write", "src/new.rs");
+    std::fs::write(repo.root.join("src/new.rs"), b"fn only_copy() {}\n").unwrap();
+    pre_edit_then_die(&crashed, "Edit", "src/lib.rs");
+    std::fs::write(repo.root.join("src/lib.rs"), b"pub fn edited() {}\n").unwrap();
+    pre_edit_then_die(&crashed, "Edit", "notes.md");
+    std::fs::write(repo.root.join("notes.md"), b"later, never snapshotted\n").unwrap();
+
+    // Its session is dead, so a peer's cleanup is allowed: it is the sweep before it that
+    // keeps what the dead session wrote.
+    let other = Agent::new("cleaner", &repo.root);
+    let cleanup = "git reset -q --hard && git clean -fdq && rm -f notes.md";
+    other.pre_bash(cleanup).assert_silent();
+    sh(&repo.root, cleanup);
+    assert_eq!(other.post_bash(cleanup).code, 0);
+    collect_garbage(&repo.root);
+    assert!(!repo.root.join("src/new.rs").exists());
+
+    assert_recovers(
+        &repo.root,
+        &["src/new.rs"],
+        &[(
+            repo.root.join("src/new.rs"),
+            b"fn only_copy() {}\n".to_vec(),
+        )],
+    );
+    assert_recovers(
+        &repo.root,
+        &["notes.md"],
+        &[(
+            repo.root.join("notes.md"),
+            b"later, never snapshotted\n".to_vec(),
+        )],
+    );
+    // The committed content is back; the edit is written beside it.
+    let (code, out, err) = recover(&repo.root, &["src/lib.rs"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let listing = recover_json(&repo.root, &[]);
+    let lib: Vec<_> = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["path"] == "src/lib.rs")
+        .collect();
+    assert_eq!(lib.len(), 1, "{listing}");
+    assert_eq!(lib[0]["session"], "crashed", "{listing}");
+    let (code, out, err) = recover(&repo.root, &["src/lib.rs", "--force"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(
+        repo.root.join("src/lib.rs"),
+        b"pub fn edited() {}\n".to_vec(),
+    )]);
+}
+
+#[test]
+fn a_declined_edit_makes_no_snapshot() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("declined", &repo.root);
+    agent.write("notes.md", b"plan\n");
+    let before = tips(&repo.root);
+    // The person declines both at the permission prompt: nothing is written, no PostToolUse.
+    pre_edit(&agent, "Edit", "src/lib.rs");
+    pre_edit(&agent, "Write", "src/never.rs");
+    let other = Agent::new("builder", &repo.root);
+    for cmd in ["true", "git clean -n", "rm -f nothing.txt"] {
+        other.pre_bash(cmd).assert_silent();
+        sh(&repo.root, cmd);
+        other.post_bash(cmd).assert_silent();
+    }
+    assert_eq!(tips(&repo.root), before);
+    let listing = recover_json(&repo.root, &[]);
+    let paths: Vec<&str> = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["notes.md"], "{listing}");
+}
+
+#[test]
+fn a_shell_commands_change_to_a_watched_file_is_kept_before_any_later_tool_call() {
+    let repo = TestRepo::new();
+    let holder = Agent::new("holder", &repo.root);
+    holder.write("src/shared.rs", b"// holder's line\n");
+    let formatter = Agent::new("formatter", &repo.root);
+    std::fs::write(
+        repo.root.join("fmt.py"),
+        "open('src/shared.rs','a').write('// formatter\\'s line\\n')\n",
+    )
+    .unwrap();
+    formatter.bash("python3 fmt.py && rm fmt.py");
+    // A person's "discard changes" in an editor: no hook runs before it.
+    sh(&repo.root, "git checkout -- . && rm src/shared.rs");
+    collect_garbage(&repo.root);
+
+    assert_recovers(
+        &repo.root,
+        &["src/shared.rs"],
+        &[(
+            repo.root.join("src/shared.rs"),
+            b"// holder's line\n// formatter's line\n".to_vec(),
+        )],
+    );
+    // The earlier version is the holder's own, still there by session and time.
+    let listing = recover_json(&repo.root, &[]);
+    let shared = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["path"] == "src/shared.rs")
+        .count();
+    assert!(shared >= 1, "{listing}");
+}
+
+#[test]
+fn a_snapshot_ref_deleted_from_outside_is_put_back_on_the_next_snapshot() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("keeper", &repo.root);
+    agent.write("a.txt", b"first, only copy\n");
+    let name = snapshot_refs(&repo.root);
+    assert_eq!(name.lines().count(), 1, "{name}");
+    sh(&repo.root, &format!("git update-ref -d {name}"));
+
+    // The session goes on: its next snapshot finds the chain gone, puts it back, says so.
+    let file = repo.root.join("b.txt");
+    let pre = edit_event("PreToolUse", "Write", &agent.id, &agent.cwd, &file);
+    assert_eq!(hook(&agent.cwd, &pre).code, 0);
+    std::fs::write(&file, b"second\n").unwrap();
+    let post = agent.post_edit(&file);
+    assert_eq!(post.code, 0);
+    assert!(post.stdout.is_empty(), "{}", post.stdout);
+    assert!(
+        post.stderr
+            .contains("snapshot ref was deleted outside git-dibs"),
+        "{}",
+        post.stderr
+    );
+    let doctor = out_text(&dibs(&repo.root, &["doctor"]));
+    assert!(doctor.contains("deleted outside git-dibs"), "{doctor}");
+
+    sh(&repo.root, "rm a.txt");
+    collect_garbage(&repo.root);
+    assert_recovers(
+        &repo.root,
+        &["a.txt"],
+        &[(repo.root.join("a.txt"), b"first, only copy\n".to_vec())],
+    );
+}
+
+#[test]
+fn a_chain_deleted_and_collected_is_taken_again_from_the_files_as_they_are() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("rebuilt", &repo.root);
+    agent.write("a.txt", b"still on disk\n");
+    agent.write("b.txt", b"also on disk\n");
+    let name = snapshot_refs(&repo.root);
+    sh(&repo.root, &format!("git update-ref -d {name}"));
+    collect_garbage(&repo.root);
+
+    agent.write("c.txt", b"new\n");
+    sh(&repo.root, "rm a.txt b.txt");
+    collect_garbage(&repo.root);
+    assert_recovers(
+        &repo.root,
+        &["a.txt"],
+        &[(repo.root.join("a.txt"), b"still on disk\n".to_vec())],
+    );
+    assert_recovers(
+        &repo.root,
+        &["b.txt"],
+        &[(repo.root.join("b.txt"), b"also on disk\n".to_vec())],
+    );
+}
+
+#[test]
+fn an_idle_sessions_deleted_ref_is_put_back_when_the_store_prunes() {
+    let repo = TestRepo::new();
+    let idle = Agent::new("idle", &repo.root);
+    idle.write("a.txt", b"idle's work\n");
+    let name = snapshot_refs(&repo.root);
+    sh(&repo.root, &format!("git update-ref -d {name}"));
+    // Another session's call when the store is due to prune (ten minutes since the last).
+    sh(&repo.root, "touch -d '-1 hour' .git/dibs/pruned");
+    let other = Agent::new("other", &repo.root);
+    other.write("other.txt", b"other's\n");
+    assert!(
+        snapshot_refs(&repo.root).lines().any(|l| l == name),
+        "{name}"
+    );
+    sh(&repo.root, "rm a.txt");
+    collect_garbage(&repo.root);
+    assert_recovers(
+        &repo.root,
+        &["a.txt"],
+        &[(repo.root.join("a.txt"), b"idle's work\n".to_vec())],
+    );
+}
+
+#[test]
+fn packed_snapshot_refs_are_not_taken_for_deleted_ones() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("packed", &repo.root);
+    agent.write("a.txt", b"one\n");
+    sh(&repo.root, "git pack-refs --all");
+    let file = repo.root.join("b.txt");
+    let pre = edit_event("PreToolUse", "Write", &agent.id, &agent.cwd, &file);
+    assert_eq!(hook(&agent.cwd, &pre).code, 0);
+    std::fs::write(&file, b"two\n").unwrap();
+    let post = agent.post_edit(&file);
+    assert_eq!(post.code, 0);
+    assert!(post.stderr.is_empty(), "{}", post.stderr);
+    let doctor = out_text(&dibs(&repo.root, &["doctor"]));
+    assert!(!doctor.contains("deleted outside"), "{doctor}");
+    let listing = recover_json(&repo.root, &[]);
+    let mut paths: Vec<&str> = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    paths.sort();
+    assert_eq!(paths, ["a.txt", "b.txt"], "{listing}");
+}
