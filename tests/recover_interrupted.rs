@@ -291,6 +291,6 @@ fn packed_snapshot_refs_are_not_taken_for_deleted_ones() {
         .iter()
         .map(|f| f["path"].as_str().unwrap())
         .collect();
-    paths.sort();
+    paths.sort_unstable();
     assert_eq!(paths, ["a.txt", "b.txt"], "{listing}");
 }
