@@ -1,5 +1,6 @@
 //! Which of a few files differ from HEAD, settled by their stat data where git's index vouches
-//! for them: one read of the index file, one `lstat` per file, and no repository opened.
+//! for them: one read of the index file, one `lstat` per file (looked up in its folder, opened
+//! once), and no repository opened.
 //!
 //! Why: a session start names its peers' uncommitted files. Hashing each file against its blob
 //! in HEAD's trees costs a repository open, a walk of HEAD's trees and a read and a hash per file;
@@ -15,10 +16,12 @@ use std::fs;
 use std::io::{ErrorKind, Read, Seek};
 use std::path::Path;
 
+use super::index::{self, Entry, MODE_EXEC, MODE_FILE, Stamp, same_stat};
 #[cfg(test)]
-use super::index::Window;
-use super::index::{self, Entry, MODE_EXEC, MODE_FILE, Stamp, Stat, same_stat};
+use super::index::{Stat, Window};
 use super::{GitError, Worktree, uncommitted_among, worktree_at};
+
+mod at;
 
 /// Of `paths` (relative, `/`-separated) in the worktree at `root`, those whose content differs
 /// from HEAD: changed, deleted, or new and not ignored, as [`super::uncommitted_among`] tells,
@@ -87,13 +90,15 @@ fn settle(
     wanted.dedup();
     let (entries, stamp) = read_index(wt, &wanted, head_tree)?;
     let mut out = Settled::default();
+    // Each file looked up in its folder, opened once for all the files asked about there.
+    let mut at = at::Lookups::new(root);
     for (rel, entry) in wanted.iter().zip(entries) {
-        let state = match (entry, fs::symlink_metadata(root.join(rel))) {
+        let state = match (entry, at.lstat(rel)) {
             (Some(e), _) if e.special || (e.mode != MODE_FILE && e.mode != MODE_EXEC) => None,
             // In HEAD (the index holds HEAD's tree), gone from the worktree.
             (Some(_), Err(err)) if err.kind() == ErrorKind::NotFound => Some(true),
-            (Some(e), Ok(m)) if m.file_type().is_file() => {
-                if same_stat(&e, &Stat::from(&m), stamp) {
+            (Some(e), Ok((true, stat))) => {
+                if same_stat(&e, &stat, stamp) {
                     Some(false)
                 } else {
                     let bytes = super::read_worktree_file(&root.join(rel))?;
