@@ -249,28 +249,15 @@ pub(crate) enum ProtocolError {
 /// Read all of stdin (always to the end, so the host never sees a broken pipe), up to
 /// [`MAX_INPUT`] bytes kept.
 pub(crate) fn read_input(mut input: impl Read) -> Result<Vec<u8>, ProtocolError> {
-    let mut buf = Vec::new();
-    #[allow(
-        clippy::large_stack_arrays,
-        reason = "64 KB on the main thread's stack, once per hook call"
-    )]
-    let mut chunk = [0u8; 64 * 1024];
-    let mut too_large = false;
-    loop {
-        let n = match input.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e.into()),
-        };
-        if buf.len() + n > MAX_INPUT {
-            too_large = true;
-            buf.clear();
-        } else if !too_large {
-            buf.extend_from_slice(&chunk[..n]);
-        }
-    }
-    if too_large {
+    // Read into the heap as it comes: a large buffer on the stack costs a page fault for each
+    // of its pages before the first byte is read.
+    let mut buf = Vec::with_capacity(4096);
+    (&mut input)
+        .take(MAX_INPUT as u64 + 1)
+        .read_to_end(&mut buf)?;
+    if buf.len() > MAX_INPUT {
+        drop(buf);
+        std::io::copy(&mut input, &mut std::io::sink())?;
         return Err(ProtocolError::TooLarge);
     }
     Ok(buf)

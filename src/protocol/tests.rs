@@ -208,3 +208,19 @@ fn explicit_host_wins() {
     let e = parse_event(v.to_string().as_bytes(), Some(Host::Codex)).unwrap();
     assert_eq!(e.host, Host::Codex);
 }
+
+#[test]
+fn input_is_read_to_its_end_and_refused_past_the_cap() {
+    use std::io::Read;
+    let small = read_input(&b"{\"a\":1}"[..]).unwrap();
+    assert_eq!(small, b"{\"a\":1}");
+    // Past the cap: refused, and the rest read all the same (the host never sees a broken pipe).
+    let mut over = std::io::repeat(b' ').take(MAX_INPUT as u64 + 5000);
+    assert!(matches!(
+        read_input(&mut over),
+        Err(ProtocolError::TooLarge)
+    ));
+    assert_eq!(over.limit(), 0);
+    let exactly = read_input(std::io::repeat(b' ').take(MAX_INPUT as u64)).unwrap();
+    assert_eq!(exactly.len(), MAX_INPUT);
+}
