@@ -68,6 +68,7 @@ pub(crate) fn run(args: Args) -> ExitCode {
     // One hook call resolves the same few paths many times over; it changes none of them.
     crate::git::remember_paths();
     crate::agent::remember_liveness();
+    facts::remember_settings();
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| handle(args)));
     let output = match outcome {
         Ok(out) => out,

@@ -22,6 +22,7 @@ mod erased;
 mod fence;
 mod fsio;
 mod health;
+mod lease;
 mod locks;
 mod makers;
 mod nested;
@@ -51,6 +52,7 @@ pub(crate) use changes::COALESCE;
 pub(crate) use claimlist::ListedClaim;
 pub(crate) use fence::Writer;
 pub(crate) use health::{Kind as AsideKind, SetAside};
+pub(crate) use lease::Lease;
 pub(crate) use record::fnv1a;
 pub(crate) use record::{
     Change, Claim, FileKey, FileTouch, Origin, SeenFile, Session, SessionHead, Target, short_id,

@@ -160,16 +160,16 @@ impl Store {
 
     /// Every actor's markers in this clone but those of the actor keyed `except` (see
     /// [`mark_key`]), one entry per actor: its calls' markers merged (the earliest start, every
-    /// root). A marker last written `ttl` seconds or more before `now` is stale (its session
+    /// root). A marker last written `lease` or more before `now` is stale (its session
     /// died mid-command, or its host never reported the call's end, as for a call the person
     /// declined) and is removed unread into the answer. The actor's own names and stale
     /// markers count toward no cap, so no number of them crowds out a live one.
-    pub(crate) fn running_except(
+    pub(crate) fn running_except<F: FnOnce() -> u64>(
         &self,
         marks: Marks,
         except: Option<&str>,
         now: u64,
-        ttl: u64,
+        lease: &mut super::Lease<F>,
     ) -> Vec<Running> {
         let Ok(entries) = std::fs::read_dir(self.marks_dir(marks)) else {
             return Vec::new();
@@ -192,7 +192,7 @@ impl Store {
             let Some(run) = read_marker(&entry.path()).filter(|r| r.file_name() == name) else {
                 continue;
             };
-            if now.saturating_sub(run.at) >= ttl {
+            if !lease.within(now.saturating_sub(run.at)) {
                 let _ = std::fs::remove_file(entry.path());
                 read -= 1;
                 continue;
@@ -249,7 +249,7 @@ mod tests {
 
     /// What `except` is shown at time 1000 with a lease of an hour.
     fn seen(store: &Store, marks: Marks, except: Option<&str>) -> Vec<Running> {
-        store.running_except(marks, except, 1000, 3600)
+        store.running_except(marks, except, 1000, &mut crate::store::lease::known(3600))
     }
 
     #[test]
@@ -347,7 +347,12 @@ mod tests {
             store.mark_running(Marks::Running, call("s3", 100), 60);
         }
         store.mark_running(Marks::Running, run("s1", 4990, "/a"), 60);
-        let live = store.running_except(Marks::Running, Some("s2"), 5000, 3600);
+        let live = store.running_except(
+            Marks::Running,
+            Some("s2"),
+            5000,
+            &mut crate::store::lease::known(3600),
+        );
         assert_eq!(
             live.iter().map(|r| r.session.as_str()).collect::<Vec<_>>(),
             ["s1"]

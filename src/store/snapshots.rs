@@ -319,7 +319,7 @@ impl Store {
 
     /// The bytes of each snapshot state log written since `since` (seconds).
     fn state_logs_since(&self, since: u64) -> Vec<Vec<u8>> {
-        self.state_logs_listed(since)
+        self.state_logs_listed(|mtime| mtime >= since)
             .iter()
             .filter_map(|(path, _)| read_log(path))
             .collect()

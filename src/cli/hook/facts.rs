@@ -2,13 +2,14 @@
 //! lease from git config (read only when needed), and whether a peer is alive.
 
 use std::cell::OnceCell;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::agent::{self, AgentProcess};
 use crate::git::{self, Located, Settings, Worktree};
 use crate::protocol::{Event, EventKind, Response};
-use crate::store::{self, Actor, Change, Session, Store, StoreError, Writer};
+use crate::store::{self, Actor, Change, Lease, Session, Store, StoreError, Writer};
 
 /// The `dibs.*` settings of the worktree `wt`, kept in the store while the config files stay
 /// the same: no config parser (and no libgit2 start-up) on the hooks' path.
@@ -18,6 +19,23 @@ pub(crate) fn settings_of(wt: &Worktree) -> Settings {
 
 /// [`settings_of`], the clone's store (where they are kept) open already.
 pub(crate) fn settings_in(wt: &Worktree, store: Option<&Store>) -> Settings {
+    if let Some(kept) = with_kept(|k| {
+        k.iter()
+            .find(|(d, _)| *d == wt.git_dir)
+            .map(|(_, s)| s.clone())
+    }) {
+        return kept;
+    }
+    let settings = settings_read(wt, store);
+    with_kept(|k| {
+        k.push((wt.git_dir.clone(), settings.clone()));
+        Some(())
+    });
+    settings
+}
+
+/// [`settings_in`] from the files (or the store's copy).
+fn settings_read(wt: &Worktree, store: Option<&Store>) -> Settings {
     let fingerprint = Settings::fingerprint(&wt.git_dir);
     if let (Some(fp), Some(store)) = (&fingerprint, store)
         && let Some(values) = store.cached_settings(fp)
@@ -29,6 +47,47 @@ pub(crate) fn settings_in(wt: &Worktree, store: Option<&Store>) -> Settings {
         store.cache_settings(fp, settings.values());
     }
     settings
+}
+
+/// The settings this process read, by git dir, once [`remember_settings`] was called.
+static KEPT: Mutex<Option<Vec<(PathBuf, Settings)>>> = Mutex::new(None);
+
+/// Keep the settings read for the rest of this process: a hook call asks for them up to three
+/// times (the sweep, the marks of running commands, the record) and writes no config.
+pub(crate) fn remember_settings() {
+    if let Ok(mut kept) = KEPT.lock() {
+        kept.get_or_insert_with(Vec::new);
+    }
+}
+
+fn with_kept<T>(f: impl FnOnce(&mut Vec<(PathBuf, Settings)>) -> Option<T>) -> Option<T> {
+    KEPT.lock().ok()?.as_mut().and_then(f)
+}
+
+/// The session lease at `wt` (`dibs.ttl`, default 2 h), its settings read (through `store`
+/// when open) only once an age is past the shortest lease any setting gives.
+pub(crate) fn lease_in<'a>(
+    wt: &'a Worktree,
+    store: Option<&'a Store>,
+) -> Lease<impl FnOnce() -> u64 + 'a> {
+    let least = git::DURATION_FLOORS
+        .iter()
+        .find(|(key, _)| *key == "dibs.ttl")
+        .map_or(0, |(_, floor)| floor.as_secs());
+    Lease::new(least, move || {
+        match store {
+            Some(store) => settings_in(wt, Some(store)),
+            None => settings_of(wt),
+        }
+        .duration("dibs.ttl")
+        .unwrap_or(store::DEFAULT_TTL)
+        .as_secs()
+    })
+}
+
+/// [`lease_in`], the store not open.
+pub(crate) fn lease_of(wt: &Worktree) -> Lease<impl FnOnce() -> u64 + '_> {
+    lease_in(wt, None)
 }
 
 /// The context of one hook call.

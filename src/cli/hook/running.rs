@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::changed::{Scan, scan_worktree};
-use super::jobs::ttl_of;
 use crate::cli::guard::Judgement;
 use crate::git::{self, Worktree};
 use crate::policy::readers;
@@ -152,9 +151,9 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
         return;
     };
     let now = store::now_secs();
-    let ttl = ttl_of(here).as_secs();
-    let running = store.running_except(Marks::Running, Some(&own_key(event)), now, ttl);
-    let pending = store.running_except(Marks::Pending, None, now, ttl);
+    let mut lease = super::facts::lease_of(here);
+    let running = store.running_except(Marks::Running, Some(&own_key(event)), now, &mut lease);
+    let pending = store.running_except(Marks::Pending, None, now, &mut lease);
     if running.is_empty() && pending.is_empty() {
         return;
     }

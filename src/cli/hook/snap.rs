@@ -534,10 +534,9 @@ pub(crate) fn sweep(event: &Event, here: Option<&Worktree>, cmds: &[SimpleComman
             continue;
         };
         let now = store::now_secs();
-        let ttl = super::facts::settings_in(&wt, Some(&store))
-            .duration("dibs.ttl")
-            .unwrap_or(store::DEFAULT_TTL);
-        let since = now.saturating_sub(ttl.as_secs());
+        // Sessions active within their lease: the config is read only for a log older than
+        // the shortest lease.
+        let mut lease = super::facts::lease_in(&wt, Some(&store));
         // Each folder is looked up once for all the files below it that are asked (they come
         // in path order), and no link below a worktree's root is followed: a file now reached
         // only through a link to a folder is gone from the worktree, its last content is in
@@ -550,7 +549,7 @@ pub(crate) fn sweep(event: &Event, here: Option<&Worktree>, cmds: &[SimpleComman
             };
             files.lstat(rel).is_some_and(|s| Stamp::from(s) != *stamp)
         };
-        for state in store.changed_watched(since, SWEEP_LIMIT, &mut changed) {
+        for state in store.changed_watched(now, &mut lease, SWEEP_LIMIT, &mut changed) {
             let changed: Vec<Pending> = state
                 .files
                 .into_iter()

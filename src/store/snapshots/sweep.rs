@@ -7,14 +7,17 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use super::super::{Store, snaplog, sweepcache};
+use super::super::{Lease, Store, snaplog, sweepcache};
 use super::{ChangedWatched, Stamp, read_log, text_of};
 use crate::platform::below::Lstat;
 
 impl Store {
-    /// Each snapshot state log written since `since` (seconds), with its stat data: one
-    /// listing of `snapshots/`, one `stat` per log.
-    pub(super) fn state_logs_listed(&self, since: u64) -> Vec<(PathBuf, Lstat)> {
+    /// Each snapshot state log whose modification time (seconds) `keep` keeps, with its stat
+    /// data: one listing of `snapshots/`, one `stat` per log.
+    pub(super) fn state_logs_listed(
+        &self,
+        mut keep: impl FnMut(u64) -> bool,
+    ) -> Vec<(PathBuf, Lstat)> {
         let Ok(entries) = fs::read_dir(self.snapshots_dir()) else {
             return Vec::new();
         };
@@ -32,7 +35,7 @@ impl Store {
                 .modified()
                 .ok()
                 .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .is_some_and(|d| d.as_secs() >= since);
+                .is_some_and(|d| keep(d.as_secs()));
             if recent {
                 out.push((entry.path(), Lstat::of(&meta)));
             }
@@ -47,13 +50,16 @@ impl Store {
     /// (in id order). A log whose sweep copy ([`sweepcache`]) is fresh is not read unless a
     /// file of it changed; one that is read gets a fresh copy. Nothing is allocated for a file
     /// that did not change.
-    pub(crate) fn changed_watched(
+    pub(crate) fn changed_watched<F: FnOnce() -> u64>(
         &self,
-        since: u64,
+        now: u64,
+        lease: &mut Lease<F>,
         limit: usize,
         mut changed: impl FnMut(&Path, &[u8], &Stamp) -> bool,
     ) -> Vec<ChangedWatched> {
-        let listed = self.state_logs_listed(since);
+        // Written at the lease's start or since (the lease is read only for a log older than
+        // the shortest lease).
+        let listed = self.state_logs_listed(|mtime| lease.reaches(now.saturating_sub(mtime)));
         let mut cached: Vec<(usize, sweepcache::Cache)> = Vec::new();
         let mut logs: Vec<(usize, Vec<u8>)> = Vec::new();
         for (i, (path, key)) in listed.iter().enumerate() {

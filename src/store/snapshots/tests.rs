@@ -1,6 +1,7 @@
 //! Tests of the snapshot state: appends, compactions, bounds, reads in place.
 
 use super::*;
+use crate::store::lease::known;
 use std::os::unix::ffi::OsStrExt;
 
 #[test]
@@ -63,7 +64,7 @@ fn states_round_trip_through_appends_and_compactions_and_stay_bounded() {
     assert_eq!(store.snapshot_state("s/2"), None);
     // Read in place: the files `changed` picks, taken newest first, within the limit.
     let mut asked = Vec::new();
-    let changed = store.changed_watched(0, 3, |root, rel, stamp| {
+    let changed = store.changed_watched(0, &mut known(0), 3, |root, rel, stamp| {
         let full = root.join(std::ffi::OsStr::from_bytes(rel));
         asked.push(full.clone());
         *stamp == Stamp::of(&meta) && !full.ends_with("d/f1001")
@@ -86,10 +87,14 @@ fn states_round_trip_through_appends_and_compactions_and_stay_bounded() {
     assert_eq!(asked.len(), state.files.len());
     let in_w: Vec<&PathBuf> = asked.iter().filter(|p| p.starts_with("/w")).collect();
     assert!(in_w.windows(2).all(|p| p[0] < p[1]), "in path order");
-    assert!(store.changed_watched(0, 9, |_, _, _| false).is_empty());
     assert!(
         store
-            .changed_watched(u64::MAX, 9, |_, _, _| true)
+            .changed_watched(0, &mut known(0), 9, |_, _, _| false)
+            .is_empty()
+    );
+    assert!(
+        store
+            .changed_watched(u64::MAX, &mut known(0), 9, |_, _, _| true)
             .is_empty()
     );
     let commit = state.commit.clone().unwrap();

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::platform::below::Below;
+use crate::store::lease::known;
 use crate::store::{SnapState, Store, Watched};
 
 /// A store and a worktree with `n` files below two folders, all snapshotted by session `s`.
@@ -74,14 +75,16 @@ impl Setup {
     fn sweep(&self) -> (Vec<String>, usize) {
         let mut below: Option<Below> = None;
         let mut asked = 0;
-        let found = self.store.changed_watched(0, 512, |root, rel, stamp| {
-            asked += 1;
-            let files = match &mut below {
-                Some(b) if b.root() == root => b,
-                slot => slot.insert(Below::new(root)),
-            };
-            files.lstat(rel).is_some_and(|s| Stamp::from(s) != *stamp)
-        });
+        let found = self
+            .store
+            .changed_watched(0, &mut known(0), 512, |root, rel, stamp| {
+                asked += 1;
+                let files = match &mut below {
+                    Some(b) if b.root() == root => b,
+                    slot => slot.insert(Below::new(root)),
+                };
+                files.lstat(rel).is_some_and(|s| Stamp::from(s) != *stamp)
+            });
         let mut paths: Vec<String> = found
             .into_iter()
             .flat_map(|c| c.files.into_iter().map(|(_, p)| p))
