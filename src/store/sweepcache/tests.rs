@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::*;
 use crate::platform::below::Below;
 use crate::store::lease::known;
-use crate::store::{SnapState, Store, Watched};
+use crate::store::{Lease, SnapState, Store, Watched};
 
 /// A store and a worktree with `n` files below two folders, all snapshotted by session `s`.
 struct Setup {
@@ -73,11 +73,16 @@ impl Setup {
     /// What the sweep finds changed, by real `lstat` as the hook asks it, and how many files
     /// it asked about.
     fn sweep(&self) -> (Vec<String>, usize) {
+        self.sweep_at(0, &mut known(0))
+    }
+
+    /// [`Setup::sweep`] at `now`, sessions active within `lease`.
+    fn sweep_at<F: FnOnce() -> u64>(&self, now: u64, lease: &mut Lease<F>) -> (Vec<String>, usize) {
         let mut below: Option<Below> = None;
         let mut asked = 0;
         let found = self
             .store
-            .changed_watched(0, &mut known(0), 512, |root, rel, stamp| {
+            .changed_watched(now, lease, 512, |root, rel, stamp| {
                 asked += 1;
                 let files = match &mut below {
                     Some(b) if b.root() == root => b,
@@ -241,4 +246,80 @@ fn a_compacted_log_is_a_new_log() {
             assert_eq!(s.sweep().0, vec!["src/f000.rs".to_owned()], "round {round}");
         }
     }
+}
+
+#[test]
+fn the_lease_is_read_only_for_a_log_older_than_the_shortest_lease() {
+    let s = setup(6);
+    fs::write(s.root.join("src/f002.rs"), "changed!\n").unwrap();
+    let written = fs::symlink_metadata(s.log())
+        .unwrap()
+        .modified()
+        .unwrap()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let reads = std::cell::Cell::new(0);
+    let at = |age: u64, lease: u64| {
+        let mut lease = Lease::new(600, || {
+            reads.set(reads.get() + 1);
+            lease
+        });
+        s.sweep_at(written + age, &mut lease).0
+    };
+    let changed = vec!["src/f002.rs".to_owned()];
+    // Younger than any lease can be: swept, and no setting read.
+    assert_eq!(at(0, 3600), changed);
+    assert_eq!(at(600, 3600), changed);
+    assert_eq!(reads.get(), 0);
+    // Older: the lease read says (once per sweep), to its last second.
+    assert_eq!(at(1200, 3600), changed);
+    assert_eq!(at(3600, 3600), changed);
+    assert_eq!(at(3601, 3600), Vec::<String>::new());
+    assert_eq!(at(1200, 900), Vec::<String>::new());
+    assert_eq!(reads.get(), 4);
+    // A setting under the floor is the floor.
+    assert_eq!(at(600, 5), changed);
+    assert_eq!(at(601, 5), Vec::<String>::new());
+}
+
+#[test]
+fn a_folder_or_file_swapped_for_a_link_is_never_followed_and_a_new_folder_is_new_files() {
+    let s = setup(8);
+    assert_eq!(s.sweep().0, Vec::<String>::new());
+    // `src/deep` becomes a link to a folder whose files all differ: nothing is read through
+    // it (the files' last content is in the snapshot already).
+    let deep = s.root.join("src/deep");
+    let moved = s.root.join("moved");
+    fs::rename(&deep, &moved).unwrap();
+    for f in fs::read_dir(&moved).unwrap() {
+        fs::write(f.unwrap().path(), "other content, other size\n").unwrap();
+    }
+    std::os::unix::fs::symlink(&moved, &deep).unwrap();
+    assert_eq!(s.sweep().0, Vec::<String>::new());
+    // A real folder again, holding the same names anew (new inodes): all changed.
+    fs::remove_file(&deep).unwrap();
+    fs::create_dir(&deep).unwrap();
+    for i in [1, 3, 5, 7] {
+        fs::write(
+            deep.join(format!("f{i:03}.rs")),
+            format!("content {i:03}\n"),
+        )
+        .unwrap();
+    }
+    let deep_files: Vec<String> = [1, 3, 5, 7]
+        .iter()
+        .map(|i| format!("src/deep/f{i:03}.rs"))
+        .collect();
+    assert_eq!(s.sweep().0, deep_files);
+    // A file swapped for a link to a copy of itself: a change (the link is what is there).
+    let file = s.root.join("src/f000.rs");
+    let copy = s.root.join("copy");
+    fs::copy(&file, &copy).unwrap();
+    fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(&copy, &file).unwrap();
+    let mut expected = deep_files;
+    expected.insert(0, "src/f000.rs".to_owned());
+    expected.sort();
+    assert_eq!(s.sweep().0, expected);
 }
