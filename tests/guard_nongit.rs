@@ -430,3 +430,55 @@ fn a_solo_session_runs_its_own_cleanups_in_silence() {
         allowed(r, cmd);
     }
 }
+
+#[test]
+fn regression_renamers_and_desktop_removers_of_a_peers_file_are_refused() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    for cmd in [
+        "mmv notes.txt old.txt",
+        "mmv 'notes.*' 'old.#1'",
+        "mmv -d 'src/*.rs' 'src/#1.bak'",
+        "mmv -r notes.txt n.txt",
+        "gio trash notes.txt",
+        "gio remove -f src/lib.rs",
+        "gio move notes.txt /tmp/x.txt",
+        "gio rename notes.txt n.txt",
+        "gvfs-trash notes.txt",
+        "kioclient5 move notes.txt trash:/",
+        "kioclient5 remove notes.txt",
+        "kde-mv notes.txt /tmp/",
+        "srm -f notes.txt",
+        "wipe -f notes.txt",
+        "safe-rm notes.txt",
+        "rmw notes.txt",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(reason.contains("[guard:peer-files]"), "{cmd}: {reason}");
+    }
+    for cmd in [
+        "mcp notes.txt src/lib.rs",
+        "mmv -c mine.rs notes.txt",
+        "ruby -i -pe 'gsub(/a/, \"b\")' notes.txt",
+        "patch -o notes.txt mine.rs /dev/null",
+        "gio copy mine.rs notes.txt",
+        "printf x | gio save notes.txt",
+    ] {
+        warned(r, cmd);
+    }
+    for cmd in [
+        "mmv mine.rs mine2.rs",
+        "mmv 'nothing.*' 'x.#1'",
+        "mcp notes.txt /tmp/copy.txt",
+        "mmv -n notes.txt x.txt",
+        "gio info notes.txt",
+        "gio trash --empty",
+        "gio copy notes.txt /tmp/copy.txt",
+        "kioclient5 cat notes.txt",
+        "ruby -e 'p 1' notes.txt",
+        "srm -f mine.rs",
+    ] {
+        allowed(r, cmd);
+    }
+}

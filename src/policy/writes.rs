@@ -72,6 +72,23 @@ fn in_place(args: &[String], perl: bool) -> Vec<&str> {
     if edits { files } else { Vec::new() }
 }
 
+/// `patch -o FILE` / `-oFILE` / `--output[=]FILE`: the file it writes its result to.
+fn patch_output(args: &[String]) -> Option<&str> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "-o" || a == "--output" {
+            return it.next().map(String::as_str);
+        }
+        if let Some(v) = a.strip_prefix("--output=") {
+            return Some(v);
+        }
+        if let Some(v) = a.strip_prefix("-o").filter(|v| !v.is_empty()) {
+            return Some(v);
+        }
+    }
+    None
+}
+
 /// `cp -r`/`-a`/`-R`/`--recursive`/`--archive`: each source folder with the destination.
 fn copied_trees(args: &[String]) -> Vec<(&str, &str)> {
     let recursive = args.iter().any(|a| {
@@ -104,7 +121,14 @@ fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
     let out_ref = &mut plain;
     match basename(first) {
         "sed" => out_ref.extend(in_place(args, false)),
-        "perl" => out_ref.extend(in_place(args, true)),
+        "perl" | "ruby" => out_ref.extend(in_place(args, true)),
+        "patch" => out_ref.extend(patch_output(args)),
+        // mmv's family: TO, when it names one file.
+        "mmv" | "mcp" | "mad" | "mln" => out_ref.extend(
+            operands(args, &[])
+                .get(1)
+                .filter(|t| !t.contains(['#', '*', '?', '[', ';'])),
+        ),
         "tee" | "touch" | "rm" | "shred" | "sponge" | "dos2unix" | "unix2dos" | "mac2unix"
         | "unix2mac" => out_ref.extend(operands(args, &[])),
         "fallocate" => out_ref.extend(operands(args, &["-o", "--offset", "-l", "--length"])),
@@ -240,6 +264,12 @@ mod tests {
             ("sed 's/a/b/' x.rs", &[]),
             ("perl -pi -e 's/a/b/' y.rs", &["y.rs"]),
             ("perl -e 'print 1' y.rs", &[]),
+            ("ruby -i -pe 'gsub(/a/,\"b\")' y.rs", &["y.rs"]),
+            ("ruby -e 'p 1' y.rs", &[]),
+            ("patch -o out.rs a.rs fix.diff", &["out.rs"]),
+            ("patch --output=out.rs a.rs", &["out.rs"]),
+            ("mcp a.rs b.rs", &["b.rs"]),
+            ("mmv -c 'a.*' 'b.#1'", &[]),
             (
                 "echo hi > out.txt && cat a >> log.txt 2>/dev/null",
                 &["out.txt", "log.txt"],

@@ -14,6 +14,7 @@ mod emit;
 mod eval;
 mod ex;
 mod expand;
+mod file_tools;
 mod js_runners;
 mod lex;
 mod parse;

@@ -149,7 +149,9 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
         let Some(first) = argv.first() else { break };
         let name = basename(&first.text).to_string();
         let rest = &argv[1..];
-        if let Some(run) = super::js_runners::rewrite(&name, rest) {
+        if let Some(run) = super::js_runners::rewrite(&name, rest)
+            .or_else(|| super::file_tools::rewrite(&name, rest))
+        {
             p.external = true;
             argv = run;
             continue;

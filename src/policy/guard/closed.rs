@@ -8,12 +8,12 @@ use super::{Finding, Guarded, Verdict};
 /// the guarded programs themselves and everything that runs other commands.
 const REACHING: &[&str] = &[
     "git", "rm", "find", "mv", "tar", "rsync", "unlink", "rmdir", "shred", "gh", "xargs", "eval",
-    "exec", "source", ".", "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox",
-    "env", "sudo", "doas", "su", "command", "builtin", "nohup", "setsid", "timeout", "nice",
-    "time", "watch", "script", "flock", "strace", "ltrace", "taskset", "chrt", "ionice", "unshare",
-    "stdbuf", "python", "python3", "python2", "perl", "ruby", "node", "deno", "bun", "php", "lua",
-    "tclsh", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "make", "gmake", "remake", "bmake",
-    "parallel", "coproc", "trap", "alias", "function",
+    "mmv", "gio", "srm", "exec", "source", ".", "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash",
+    "fish", "busybox", "env", "sudo", "doas", "su", "command", "builtin", "nohup", "setsid",
+    "timeout", "nice", "time", "watch", "script", "flock", "strace", "ltrace", "taskset", "chrt",
+    "ionice", "unshare", "stdbuf", "python", "python3", "python2", "perl", "ruby", "node", "deno",
+    "bun", "php", "lua", "tclsh", "awk", "gawk", "mawk", "nawk", "sed", "gsed", "make", "gmake",
+    "remake", "bmake", "parallel", "coproc", "trap", "alias", "function",
 ];
 
 /// Whether `text` may run a guarded operation, judged on its words alone. Used only where the

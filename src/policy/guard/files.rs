@@ -18,6 +18,13 @@ pub(crate) fn classify_paths(
     let name = first.rsplit('/').next()?;
     if let Some(operands) = super::removers::removed(name, &argv[1..]) {
         let paths: Vec<std::path::PathBuf> = operands.iter().map(|o| cwd.join(o)).collect();
+        if super::removers::is_pattern(name) {
+            let specs = paths.iter().map(|p| match p.to_str() {
+                Some(t) if t.contains(['*', '?', '[']) => format!(":(glob){t}"),
+                _ => format!(":(literal){}", p.display()),
+            });
+            return Some((Op::Take(vec![Take::removal(specs.collect())]), operands));
+        }
         return Some(taken(&paths, operands));
     }
     if !matches!(name, "rm" | "unlink" | "shred" | "mv" | "ln") {

@@ -1,7 +1,8 @@
 //! Programs that remove the files they are given, beyond `rm`: compressors (`gzip`, `bzip2`,
 //! `xz`, `lzma`, `lzip`, `pigz`, `compress` unless `-k`/`-c`; `zstd`/`lz4` with `--rm`),
 //! archivers that move files in (`tar --remove-files`, `zip -m`, `7z a -sdel`, `rar m`) and
-//! perl's and util-linux's `rename`. What they remove, as operands, for the `rm` rule ([`super::files`]).
+//! perl's and util-linux's `rename`, and `mmv` (its FROM pattern renamed away; [`is_pattern`]).
+//! What they remove, as operands, for the `rm` rule ([`super::files`]).
 
 /// The operands `name` (a basename) removes with `args`; `None` when it removes nothing.
 pub(crate) fn removed(name: &str, args: &[String]) -> Option<Vec<String>> {
@@ -15,9 +16,42 @@ pub(crate) fn removed(name: &str, args: &[String]) -> Option<Vec<String>> {
         "7z" | "7za" | "7zr" | "7zz" | "7zzs" => seven_zip(args),
         "rar" => rar(args),
         "rename" | "prename" | "perl-rename" | "file-rename" | "rename.ul" => rename(args),
+        "mmv" => mmv(args),
         _ => None,
     }?;
     (!ops.is_empty()).then_some(ops)
+}
+
+/// Whether the operands `name` removes are patterns matched against the files there (mmv's
+/// `*`, `?`, `[...]`, and `;` for any folder), not names.
+pub(crate) fn is_pattern(name: &str) -> bool {
+    name == "mmv"
+}
+
+/// `mmv [-m|-x|-r] FROM TO`: the files FROM matches are renamed away (as a glob, `;` any
+/// folder), and TO, when it names one file, is written over. Copying, appending and linking
+/// (`-c`, `-o`, `-a`, `-l`, `-s`: `mcp`, `mad`, `mln`) and `-n` remove nothing; pairs read from
+/// standard input are not known here.
+fn mmv(args: &[String]) -> Option<Vec<String>> {
+    let mut operands = Vec::new();
+    let mut rest = false;
+    for a in args {
+        if rest || !a.starts_with('-') {
+            operands.push(a.as_str());
+        } else if a == "--" {
+            rest = true;
+        } else if a[1..].contains(['c', 'o', 'a', 'l', 's', 'n']) {
+            return None;
+        }
+    }
+    let [from, to] = operands[..] else {
+        return None;
+    };
+    let mut out = vec![from.replace(';', "*")];
+    if !to.contains(['#', '*', '?', '[', ';']) {
+        out.push(to.to_owned());
+    }
+    Some(out)
 }
 
 /// `rar m ARCHIVE FILES...` (`mf`: move files in) and `rar a -df ARCHIVE FILES...`: the files
@@ -197,6 +231,9 @@ mod tests {
             ),
             ("rename -e s/a/b/ a", &["a"]),
             ("rename .txt .md a.txt", &["a.txt"]),
+            ("mmv new.txt old.txt", &["new.txt", "old.txt"]),
+            ("mmv -d new.* old.#1", &["new.*"]),
+            ("mmv -r ;*.txt #1#2.md", &["**.txt"]),
         ];
         for (line, expected) in yes {
             assert_eq!(
@@ -229,6 +266,10 @@ mod tests {
             "rar a x.rar a.txt",
             "rar x x.rar",
             "7zz a x.7z a.txt",
+            "mmv -c a b",
+            "mmv -n a b",
+            "mmv",
+            "mcp a b",
         ] {
             assert_eq!(r(line), None, "{line}");
         }
