@@ -400,7 +400,7 @@ pub(super) fn worktree(
         // is not rebuilt; its files come back by path, its commits from refs/dibs/nested/.
         let word = crate::shell::quote_word(&root.to_string_lossy());
         let why = format!(
-            "{} is a repository of its own inside {}: git dibs recover {word} brings its files back (clone it again first to have its history; git dibs recover lists its kept commits)",
+            "{} is a repository of its own inside {}: git dibs recover {word} brings its files back, and the repository too when its history is kept here as a bundle (else clone it again first to have its history; git dibs recover lists its kept commits)",
             root.display(),
             home.display()
         );
