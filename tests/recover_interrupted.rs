@@ -294,3 +294,77 @@ fn packed_snapshot_refs_are_not_taken_for_deleted_ones() {
     paths.sort_unstable();
     assert_eq!(paths, ["a.txt", "b.txt"], "{listing}");
 }
+
+/// Delete the loose object `id` of the clone at `root`, as a `git gc --prune=now` that ran
+/// while it was unreferenced does.
+fn prune_object(root: &std::path::Path, id: &str) {
+    let file = root.join(".git/objects").join(&id[..2]).join(&id[2..]);
+    std::fs::remove_file(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+}
+
+#[test]
+fn a_chain_whose_newest_objects_were_pruned_mid_write_is_repaired_and_goes_on() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("raced", &repo.root);
+    agent.write("a.txt", b"first\n");
+    agent.write("b.txt", b"second\n");
+    let name = snapshot_refs(&repo.root);
+    let tip = git_out(&repo.root, &["rev-parse", &name]);
+    // The newest commit is gone: its parent cannot be found from it.
+    prune_object(&repo.root, &tip);
+    let (code, out, err) = recover(&repo.root, &[]);
+    assert!(code == 0 || code == 1, "recover must not fail: {out}{err}");
+
+    let file = repo.root.join("c.txt");
+    let pre = edit_event("PreToolUse", "Write", &agent.id, &agent.cwd, &file);
+    assert_eq!(hook(&agent.cwd, &pre).code, 0);
+    std::fs::write(&file, b"third\n").unwrap();
+    let post = agent.post_edit(&file);
+    assert_eq!(post.code, 0);
+    assert!(
+        post.stderr.contains("lost their objects") && post.stderr.contains("back on"),
+        "{}",
+        post.stderr
+    );
+    // git's own gc works again, and every file comes back.
+    sh(&repo.root, "rm a.txt b.txt c.txt");
+    collect_garbage(&repo.root);
+    for (rel, bytes) in [
+        ("a.txt", "first\n"),
+        ("b.txt", "second\n"),
+        ("c.txt", "third\n"),
+    ] {
+        assert_recovers(
+            &repo.root,
+            &[rel],
+            &[(repo.root.join(rel), bytes.as_bytes().to_vec())],
+        );
+    }
+}
+
+#[test]
+fn a_chain_whose_newest_tree_was_pruned_goes_back_to_its_parent() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("treeless", &repo.root);
+    agent.write("a.txt", b"first\n");
+    std::fs::write(repo.root.join("a.txt"), b"first, changed\n").unwrap();
+    agent.post_edit(&repo.root.join("a.txt")).assert_silent();
+    let name = snapshot_refs(&repo.root);
+    let tree = git_out(&repo.root, &["rev-parse", &format!("{name}^{{tree}}")]);
+    prune_object(&repo.root, &tree);
+    // An idle session: the store's next prune repairs it.
+    sh(&repo.root, "touch -d '-1 hour' .git/dibs/pruned");
+    Agent::new("other", &repo.root).write("o.txt", b"o\n");
+    // Back on the parent, then the same files taken again: the same tree, written anew.
+    let kind = git_out(&repo.root, &["cat-file", "-t", &format!("{name}^{{tree}}")]);
+    assert_eq!(kind, "tree");
+    let doctor = out_text(&dibs(&repo.root, &["doctor"]));
+    assert!(doctor.contains("lost their objects"), "{doctor}");
+    sh(&repo.root, "rm a.txt");
+    collect_garbage(&repo.root);
+    assert_recovers(
+        &repo.root,
+        &["a.txt"],
+        &[(repo.root.join("a.txt"), b"first, changed\n".to_vec())],
+    );
+}

@@ -190,6 +190,24 @@ pub(crate) fn decode(text: &str) -> Option<(SnapState, usize)> {
     Some((state, view.lines))
 }
 
+/// Every snapshot commit a log's text names, oldest first (until the log is compacted, older
+/// commits of the chain are still named).
+pub(super) fn commits(text: &str) -> Vec<String> {
+    let whole = text.rfind('\n').map_or("", |end| &text[..end]);
+    whole
+        .split('\n')
+        .filter_map(|line| {
+            let mut fields = pieces(line, b'\t');
+            match (fields.next(), fields.next(), fields.next()) {
+                (Some("c"), Some(c), Some(when)) if when.parse::<u64>().is_ok() => {
+                    Some(unescape(c))
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// What a log's text says of its session's newest snapshot: the session (escaped), the commit
 /// (escaped) and the roots (escaped) that a well-formed file line names, each once. Lighter than
 /// a [`View`]: no stat data parsed, no file told apart from another.

@@ -198,6 +198,22 @@ impl Store {
         snaplog::last_file(&text, &wid, root, path)
     }
 
+    /// The snapshot commits session `id`'s log still names, newest first (older ones until
+    /// the log is compacted): where a broken chain can be picked up again.
+    pub(crate) fn snapshot_commits(&self, id: &str) -> Vec<String> {
+        let Ok(bytes) = crate::platform::files::read_regular(
+            &self.state_path(id),
+            crate::platform::files::Links::Refuse,
+            MAX_STATE_BYTES,
+        ) else {
+            return Vec::new();
+        };
+        let mut all = snaplog::commits(&String::from_utf8_lossy(&bytes));
+        all.reverse();
+        all.dedup();
+        all
+    }
+
     /// Record in `state` (session `state.session`'s snapshot state as read before) that
     /// `commit` was made at `at`, when one was, and the newest stat data of `files`: `state`
     /// is updated as its log now reads, and the lines are appended to the log (one append, no

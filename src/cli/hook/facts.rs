@@ -210,7 +210,7 @@ impl<'a> Ctx<'a> {
                     .unwrap_or(crate::store::DEFAULT_SNAPSHOT_EXPIRY)
                     .as_secs(),
             );
-            super::snap::reattach_all(store, wt, kept_since, self.now);
+            super::chain::reattach_all(store, wt, kept_since, self.now);
         }
         let first = matches!(
             self.event.kind,

@@ -197,6 +197,35 @@ pub(super) fn snapshot_into(
     common_dir: &Path,
     batch: Batch<'_>,
 ) -> Result<Option<String>, String> {
+    match take_and_write(store, common_dir, batch, false) {
+        // A chain whose newest objects are gone (pruned while they were written) refuses
+        // every later snapshot: made whole again, this one is tried once more.
+        Err(e) if super::chain::repaired(store, common_dir, batch.session, batch.now) => {
+            take_and_write(store, common_dir, batch, true)
+                .map_err(|again| format!("{e}; after repairing the chain: {again}"))
+        }
+        done => done,
+    }
+}
+
+/// [`snapshot_into`] with every file the session's state watches read again, whatever its
+/// stat data says (its chain was just repaired).
+pub(super) fn snapshot_again(
+    store: &Store,
+    common_dir: &Path,
+    batch: Batch<'_>,
+) -> Result<Option<String>, String> {
+    take_and_write(store, common_dir, batch, true)
+}
+
+/// [`snapshot_into`] once: with `again_all`, every file the session's state watches is read
+/// again, whatever its stat data says.
+fn take_and_write(
+    store: &Store,
+    common_dir: &Path,
+    batch: Batch<'_>,
+    again_all: bool,
+) -> Result<Option<String>, String> {
     let Batch {
         session,
         host,
@@ -213,7 +242,7 @@ pub(super) fn snapshot_into(
     let key = Store::snapshot_key(session);
     // A chain whose ref and commits are gone holds nothing: every file the state watches is
     // taken again, whatever its stat data says.
-    let lost = chain_lost(store, common_dir, &key, &state, now);
+    let lost = again_all || super::chain::lost(store, common_dir, &key, &state, now);
     let again: Vec<Pending> = if lost {
         state
             .files
@@ -360,79 +389,6 @@ pub(super) fn snapshot_into(
         .add_snapshot_state(&mut state, Some(&commit), now, watched)
         .map_err(|e| e.to_string())?;
     Ok(Some(commit))
-}
-
-/// Whether the chain of `state`'s session (store key `key`) is gone, ref and commits: then
-/// its files must be taken anew. A ref deleted from outside git-dibs whose newest commit is
-/// still here is put back on it (and so reported). One `lstat` when the ref is a loose file.
-fn chain_lost(store: &Store, common_dir: &Path, key: &str, state: &SnapState, now: u64) -> bool {
-    let Some(commit) = state.commit.as_deref() else {
-        return false;
-    };
-    if snapshot::loose_ref_exists(common_dir, key) {
-        return false;
-    }
-    let found = snapshot::Snapshots::open(common_dir).and_then(|s| s.reattach(key, commit));
-    let session = &state.session;
-    match found {
-        Ok(snapshot::Reattach::Present) => false,
-        Ok(snapshot::Reattach::Restored) => {
-            chain_note(
-                store,
-                now,
-                &format!(
-                    "session {session}'s snapshot ref was deleted outside git-dibs; \
-                     it is back on its newest snapshot {}",
-                    git::lanes::short_sha(commit)
-                ),
-            );
-            false
-        }
-        Ok(snapshot::Reattach::Lost) => {
-            chain_note(
-                store,
-                now,
-                &format!(
-                    "session {session}'s snapshot ref and commit {} were deleted outside \
-                     git-dibs; its files are snapshotted again as they are now",
-                    git::lanes::short_sha(commit)
-                ),
-            );
-            true
-        }
-        Err(_) => false,
-    }
-}
-
-/// Say what happened to a session's chain: one line on stderr, and a note for `doctor`.
-fn chain_note(store: &Store, now: u64, what: &str) {
-    eprintln!("git-dibs: {what}");
-    store.note_snapshot_failure(now, what);
-}
-
-/// When the store prunes: the chain of every session snapshotted since `since` whose ref was
-/// deleted from outside git-dibs is put back (or, its commits gone too, its files are taken
-/// again), so that a session that snapshots nothing more does not lose its chain to the next
-/// `git gc`. Best effort.
-pub(crate) fn reattach_all(store: &Store, wt: &Worktree, since: u64, now: u64) {
-    for state in store.snapshot_states_since(since) {
-        if state.commit.is_none()
-            || snapshot::loose_ref_exists(&wt.common_dir, &Store::snapshot_key(&state.session))
-        {
-            continue;
-        }
-        let host = host_or_person(&state.host);
-        let batch = Batch {
-            session: &state.session,
-            host,
-            now,
-            files: &[],
-            source: Source::Sweep,
-        };
-        if let Err(e) = snapshot_into(store, &wt.common_dir, batch) {
-            failed(Some(store), now, &e);
-        }
-    }
 }
 
 /// The host a snapshot state names, or a person's when it names none (a state the sweep

@@ -172,7 +172,11 @@ impl Catalog {
                         *e = (w.clone(), s.meta.at);
                     }
                 }
-                let held = snapshots.files(&s.id)?;
+                // A commit whose tree a `git gc --prune=now` took mid-write is passed over:
+                // the older ones still hold what they held.
+                let Ok(held) = snapshots.files(&s.id) else {
+                    continue;
+                };
                 for c in &s.meta.changed {
                     // A description is local data, but nothing it names may leave its worktree.
                     if !is_plain_relative(&c.path) {

@@ -96,7 +96,7 @@ impl Cli {
         if self.tip_and_message(name)?.is_some() {
             return Ok(Reattach::Present);
         }
-        let spec = format!("{commit}^{{commit}}");
+        let spec = format!("{commit}^{{tree}}");
         if run_text(&self.common_dir, &["cat-file", "-e", &spec]).is_err() {
             return Ok(Reattach::Lost);
         }
@@ -105,6 +105,39 @@ impl Cli {
             Err(_) if self.tip_and_message(name)?.is_some() => Ok(Reattach::Present),
             Err(e) => Err(self.err()(e)),
         }
+    }
+
+    /// [`snapshot::Snapshots::repair`] through git.
+    pub(crate) fn repair(&self, name: &str) -> Result<snapshot::Repair, SnapshotError> {
+        use snapshot::Repair;
+        let Ok(tip) = run_text(&self.common_dir, &["rev-parse", "--verify", "-q", name]) else {
+            return Ok(Repair::Intact);
+        };
+        let intact = |id: &str| {
+            let tree = format!("{id}^{{tree}}");
+            run_text(&self.common_dir, &["cat-file", "-e", &tree]).is_ok()
+        };
+        let mut id = tip.clone();
+        for _ in 0..snapshot::HISTORY_LIMIT {
+            let commit = format!("{id}^{{commit}}");
+            if run_text(&self.common_dir, &["cat-file", "-e", &commit]).is_err() {
+                break;
+            }
+            if intact(&id) {
+                if id == tip {
+                    return Ok(Repair::Intact);
+                }
+                run_text(&self.common_dir, &["update-ref", name, &id, &tip]).map_err(self.err())?;
+                return Ok(Repair::BackTo(id));
+            }
+            let parent = format!("{id}^1");
+            match run_text(&self.common_dir, &["rev-parse", "--verify", "-q", &parent]) {
+                Ok(p) => id = p,
+                Err(_) => break,
+            }
+        }
+        run_text(&self.common_dir, &["update-ref", "-d", name, &tip]).map_err(self.err())?;
+        Ok(Repair::Cut)
     }
 
     /// The commit ref `name` points at, and its message; `None` when there is no such ref.

@@ -1,0 +1,158 @@
+//! A session's snapshot chain made whole again when something outside git-dibs broke it: its
+//! ref deleted (`git update-ref -d`, a mirror fetch with `--prune`), or its newest commits'
+//! objects pruned by a `git gc --prune=now` that ran while the snapshot was being written.
+//! The ref is put back on the newest intact commit; where nothing intact is left, the
+//! session's watched files are taken again as they are now. Each repair is said on stderr and
+//! noted for `doctor`.
+
+use std::path::Path;
+
+use super::snap::{Batch, Source, failed, host_or_person, snapshot_again, snapshot_into};
+use crate::git::{self, Worktree, snapshot};
+use crate::store::{SnapState, Store};
+
+/// Whether the chain of `state`'s session (store key `key`) is gone, ref and commits: then
+/// its files must be taken anew. A ref deleted from outside git-dibs whose newest commit is
+/// still here is put back on it (and so reported). One `lstat` when the ref is a loose file.
+pub(super) fn lost(
+    store: &Store,
+    common_dir: &Path,
+    key: &str,
+    state: &SnapState,
+    now: u64,
+) -> bool {
+    let Some(commit) = state.commit.as_deref() else {
+        return false;
+    };
+    if snapshot::loose_ref_exists(common_dir, key) {
+        return false;
+    }
+    let found = snapshot::Snapshots::open(common_dir).and_then(|s| s.reattach(key, commit));
+    let session = &state.session;
+    match found {
+        Ok(snapshot::Reattach::Present) => false,
+        Ok(snapshot::Reattach::Restored) => {
+            note(
+                store,
+                now,
+                &format!(
+                    "session {session}'s snapshot ref was deleted outside git-dibs; \
+                     it is back on its newest snapshot {}",
+                    git::lanes::short_sha(commit)
+                ),
+            );
+            false
+        }
+        Ok(snapshot::Reattach::Lost) => {
+            note(
+                store,
+                now,
+                &format!(
+                    "session {session}'s snapshot ref and commit {} were deleted outside \
+                     git-dibs; its files are snapshotted again as they are now",
+                    git::lanes::short_sha(commit)
+                ),
+            );
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Say what happened to a session's chain: one line on stderr, and a note for `doctor`.
+fn note(store: &Store, now: u64, what: &str) {
+    eprintln!("git-dibs: {what}");
+    store.note_snapshot_failure(now, what);
+}
+
+/// When the store prunes: the chain of every session snapshotted since `since` whose ref was
+/// deleted from outside git-dibs is put back (or, its commits gone too, its files are taken
+/// again), and one left on a commit whose objects were pruned is repaired, so that a session
+/// that snapshots nothing more does not lose its chain to the next `git gc`. Best effort.
+pub(crate) fn reattach_all(store: &Store, wt: &Worktree, since: u64, now: u64) {
+    let mut opened: Option<Option<snapshot::Snapshots>> = None;
+    for state in store.snapshot_states_since(since) {
+        if state.commit.is_none() {
+            continue;
+        }
+        let key = Store::snapshot_key(&state.session);
+        let again = if snapshot::loose_ref_exists(&wt.common_dir, &key) {
+            let snapshots = opened
+                .get_or_insert_with(|| snapshot::Snapshots::open(&wt.common_dir).ok())
+                .as_ref();
+            let Some(snapshots) = snapshots else {
+                return;
+            };
+            if !repaired_in(store, snapshots, &state.session, now) {
+                continue;
+            }
+            true
+        } else {
+            false
+        };
+        let batch = Batch {
+            session: &state.session,
+            host: host_or_person(&state.host),
+            now,
+            files: &[],
+            source: Source::Sweep,
+        };
+        let made = if again {
+            snapshot_again(store, &wt.common_dir, batch)
+        } else {
+            snapshot_into(store, &wt.common_dir, batch)
+        };
+        if let Err(e) = made {
+            failed(Some(store), now, &e);
+        }
+    }
+}
+
+/// Whether the chain of `session` in the clone at `common_dir` was broken (its newest commit or
+/// that commit's tree missing) and is repaired now: its ref moved back to the newest intact
+/// commit, or deleted when none is left. Said on stderr and noted for `doctor`.
+pub(super) fn repaired(store: &Store, common_dir: &Path, session: &str, now: u64) -> bool {
+    snapshot::Snapshots::open(common_dir).is_ok_and(|s| repaired_in(store, &s, session, now))
+}
+
+/// [`repaired`] with the clone's snapshots open already.
+fn repaired_in(store: &Store, snapshots: &snapshot::Snapshots, session: &str, now: u64) -> bool {
+    let key = Store::snapshot_key(session);
+    let what = match snapshots.repair(&key) {
+        Ok(snapshot::Repair::Intact) | Err(_) => return false,
+        Ok(snapshot::Repair::BackTo(commit)) => format!(
+            "session {session}'s newest snapshots lost their objects (a `git gc --prune=now` \
+             while they were written?); its ref is back on {}, and its files are taken again",
+            git::lanes::short_sha(&commit)
+        ),
+        Ok(snapshot::Repair::Cut) => match older_intact(store, snapshots, session, &key) {
+            Some(commit) => format!(
+                "session {session}'s newest snapshots lost their objects (a `git gc \
+                 --prune=now` while they were written?); its ref is back on {}, and its files \
+                 are taken again",
+                git::lanes::short_sha(&commit)
+            ),
+            None => format!(
+                "session {session}'s snapshot chain lost its objects (a `git gc --prune=now` \
+                 while it was written?); its files are taken again as they are now"
+            ),
+        },
+    };
+    note(store, now, &what);
+    true
+}
+
+/// After a chain was cut (its newest commit gone, so its parents cannot be found from it): the
+/// ref of `session` (store key `key`) put back on the newest older snapshot its log still
+/// names that is intact, so the versions before the loss stay recoverable.
+fn older_intact(
+    store: &Store,
+    snapshots: &snapshot::Snapshots,
+    session: &str,
+    key: &str,
+) -> Option<String> {
+    store
+        .snapshot_commits(session)
+        .into_iter()
+        .find(|c| matches!(snapshots.reattach(key, c), Ok(snapshot::Reattach::Restored)))
+}
