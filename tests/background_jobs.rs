@@ -1,8 +1,9 @@
-//! A job a shell command leaves running (Claude Code's `run_in_background`, `cmd &`, a script
-//! that starts a server) writes after its PostToolUse ran. Its files still reach the object
-//! store before any later tool call that may destroy them: the session's own later calls scan
-//! whatever they run, and any session's shell command that may write is preceded by a scan of
-//! the job's worktree; the mark ends once the job's processes are gone.
+//! A job a shell command leaves running (Claude Code's `run_in_background`, Gemini CLI's
+//! `is_background`, `cmd &`, a script that starts a server) writes after its PostToolUse ran.
+//! Its files still reach the object store before any later tool call that may destroy them: the
+//! session's own later calls scan whatever they run, and any session's shell command that may
+//! write is preceded by a scan of the job's worktree; the mark ends once the job's processes
+//! are gone.
 
 mod common;
 mod recover_support;
@@ -174,4 +175,49 @@ fn a_peers_read_only_line_costs_no_scan_and_no_job_means_no_mark() {
     assert!(!has_late(&listing), "{listing}");
     peer.bash("touch x.tmp");
     assert!(has_late(&recover_json(&repo.root, &[])));
+}
+
+/// A `run_shell_command` call of Gemini CLI session `session`: BeforeTool, then AfterTool at
+/// once (Gemini gives no run time), `is_background` as given.
+fn gemini_shell(session: &str, cwd: &Path, command: &str, is_background: bool) {
+    for event in ["BeforeTool", "AfterTool"] {
+        let input = json!({"session_id": session, "transcript_path": "", "cwd": cwd,
+            "hook_event_name": event, "timestamp": "2026-12-01T22:00:00Z",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": command, "is_background": is_background},
+            "tool_response": {"llmContent": "started"}});
+        let run = hook_host(cwd, "gemini", &input, &[]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+}
+
+#[test]
+fn a_gemini_is_background_job_is_marked_and_its_later_output_kept() {
+    let repo = TestRepo::new();
+    // Without the flag (no `&`, no run time) nothing says a job runs: no mark.
+    gemini_shell("gm-plain", &repo.root, "python3 tool.py", false);
+    assert_eq!(marks(&repo), 0);
+    // With it, the host starts the command in the background and AfterTool comes at once;
+    // the job writes afterwards.
+    let job = "sleep 1; echo 'gemini job output' > out.txt; sleep 5";
+    gemini_shell("gm-job", &repo.root, job, true);
+    assert_eq!(marks(&repo), 1, "is_background marks the job");
+    sh(&repo.root, &format!("({job}) >/dev/null 2>&1 &"));
+    let out = repo.root.join("out.txt");
+    wait_for(&out, "gemini job output\n");
+    // A peer's clean is refused: the job's session holds its file.
+    let peer = Agent::new("gm-peer", &repo.root);
+    let run = peer.pre_bash("git clean -fdq");
+    let (decision, reason, _) = hook_decision(&run).expect("the guard answers");
+    assert_eq!(decision, "deny", "{reason}");
+    assert!(reason.contains("out.txt"), "{reason}");
+    // Run deliberately anyway, then gc: the job's file comes back.
+    peer.bash("WT_GUARD_BYPASS=1 git clean -fdq");
+    collect_garbage(&repo.root);
+    assert!(!out.exists());
+    assert_recovers(
+        &repo.root,
+        &["out.txt"],
+        &[(out, b"gemini job output\n".to_vec())],
+    );
 }

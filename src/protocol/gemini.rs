@@ -86,10 +86,13 @@ pub(super) fn parse(value: Value) -> Result<Event, ProtocolError> {
                     if before {
                         EventKind::BeforeShell { command }
                     } else {
+                        // `is_background: true`: the host started it in the background and
+                        // AfterTool comes at once, so the job writes after it.
                         EventKind::AfterShell {
                             command,
                             took: None,
-                            background: false,
+                            background: input.tool_input.get("is_background")
+                                == Some(&Value::Bool(true)),
                         }
                     }
                 }

@@ -129,7 +129,8 @@ pub(crate) enum EventKind {
         /// How long it ran, when the host says (Claude Code's `duration_ms`, Cursor's
         /// `duration`); at most a day, else unknown.
         took: Option<std::time::Duration>,
-        /// Whether the host ran it as a background job (Claude Code's `run_in_background`).
+        /// Whether the host ran it as a background job (Claude Code's `run_in_background`,
+        /// Gemini CLI's `is_background`).
         background: bool,
     },
     /// A tool git-dibs does not know by name (an MCP server's tool) is about to run: it may

@@ -110,6 +110,45 @@ fn cursor_events() {
 }
 
 #[test]
+fn gemini_background_flag() {
+    let g = |event: &str, input: Value| {
+        parse(
+            &json!({"session_id": "g", "cwd": "/r", "hook_event_name": event,
+            "tool_name": "run_shell_command", "tool_input": input,
+            "tool_response": {"llmContent": "started"}}),
+        )
+        .kind
+    };
+    let after = |command: &str, background: bool| EventKind::AfterShell {
+        command: command.into(),
+        took: None,
+        background,
+    };
+    // `is_background: true`: the host runs it in the background, AfterTool comes at once.
+    let job = json!({"command": "python3 job.py", "is_background": true});
+    assert_eq!(g("AfterTool", job.clone()), after("python3 job.py", true));
+    // BeforeTool is the guard's as for any command line.
+    assert_eq!(
+        g("BeforeTool", job),
+        EventKind::BeforeShell {
+            command: "python3 job.py".into()
+        }
+    );
+    // Absent, false, or not a boolean: not said.
+    for input in [
+        json!({"command": "make"}),
+        json!({"command": "make", "is_background": false}),
+        json!({"command": "make", "is_background": "true"}),
+        json!({"command": "make", "is_background": null}),
+    ] {
+        assert_eq!(g("AfterTool", input), after("make", false));
+    }
+    // Claude Code's spelling means nothing to Gemini's tool.
+    let claude = json!({"command": "make", "run_in_background": true});
+    assert_eq!(g("AfterTool", claude), after("make", false));
+}
+
+#[test]
 fn gemini_events() {
     let g = |extra: Value| {
         let mut v = json!({"session_id": "g", "cwd": "/r", "timestamp": "2026-11-29T06:31:12Z",
