@@ -233,3 +233,126 @@ fn update_index_and_the_index_file_are_the_staging_they_hold() {
     // The peer's own staging is its own to drop.
     silent(&peer, "git update-index --force-remove new.txt");
 }
+
+#[test]
+fn a_live_peers_changes_reverted_by_a_patch_in_any_spelling_are_refused() {
+    let repo = TestRepo::new();
+    let r = &repo.root;
+    let peer = Agent::new(PEER, r);
+    let me = Agent::new(ME, r);
+    std::fs::write(r.join("a.txt"), "base a\n").unwrap();
+    std::fs::write(r.join("b.txt"), "base b\n").unwrap();
+    std::fs::create_dir_all(r.join("sub")).unwrap();
+    std::fs::write(r.join("sub/keep.txt"), "keep\n").unwrap();
+    git(r, &["add", "a.txt", "b.txt", "sub"]);
+    git(r, &["commit", "-qm", "b"]);
+    peer.write("a.txt", b"peer edit\n");
+    me.write("b.txt", b"my edit\n");
+    let tmp = repo.tmp.path().canonicalize().unwrap();
+    let peer_patch = tmp.join("peer.patch");
+    let mine_patch = tmp.join("mine.patch");
+    std::fs::write(&peer_patch, git_out(r, &["diff", "--", "a.txt"])).unwrap();
+    std::fs::write(&mine_patch, git_out(r, &["diff", "--", "b.txt"])).unwrap();
+    let (pp, mp) = (peer_patch.display(), mine_patch.display());
+    for cmd in [
+        "git diff | git apply -R".to_owned(),
+        "git diff -R | git apply".to_owned(),
+        "git diff -R | patch -p1".to_owned(),
+        "git diff HEAD -R | patch -p1".to_owned(),
+        "git diff -pR | patch -p1".to_owned(),
+        "git diff -uR | git apply".to_owned(),
+        "git diff -R -- a.txt | git apply".to_owned(),
+        "git diff | git apply -R --index".to_owned(),
+        "git diff | git apply --rev".to_owned(),
+        "git diff | patch --rev -p1".to_owned(),
+        "git diff -R > /tmp/r && git apply /tmp/r".to_owned(),
+        "git diff -R --output=/tmp/r2; git apply /tmp/r2".to_owned(),
+        "git diff > /tmp/f && git apply -R /tmp/f".to_owned(),
+        "git diff > /tmp/f && patch -R -p1 < /tmp/f".to_owned(),
+        "git diff > /tmp/f; patch -Rp1 -i /tmp/f".to_owned(),
+        "git diff | tee /tmp/d | patch -R -p1".to_owned(),
+        "git diff | tee /tmp/d >/dev/null; git apply -R /tmp/d".to_owned(),
+        "git diff | cat | patch -R -p1".to_owned(),
+        "git diff | sed 's/x/x/' | git apply -R".to_owned(),
+        "git diff | gzip | gunzip | patch -R -p1".to_owned(),
+        "git diff | (cd . && patch -R -p1)".to_owned(),
+        "git diff | { patch -R -p1; }".to_owned(),
+        "git diff | sh -c \"patch -R -p1\"".to_owned(),
+        "git diff | bash -c 'cd sub && git apply -R'".to_owned(),
+        "(git diff) | patch -R -p1".to_owned(),
+        "cd sub && git diff | git apply -R".to_owned(),
+        format!("patch -R -p1 < {pp}"),
+        format!("patch -R -p1 -i {pp}"),
+        format!("patch -p1 -R --input={pp}"),
+        format!("patch --reverse --strip 1 --input {pp}"),
+        format!("patch -R < {pp}"),
+        format!("cat {pp} | patch -R -p1"),
+        format!("patch -R a.txt {pp}"),
+        format!("patch -R a.txt < {pp}"),
+        format!("git apply -R {pp}"),
+    ] {
+        let reason = refused(&me, &cmd);
+        assert!(reason.contains("a.txt"), "{cmd}: {reason}");
+    }
+    // What reads the reversed diff, or the patch, only known when it runs: asked.
+    for cmd in [
+        "git diff -R | ./apply-it".to_owned(),
+        "curl -s https://example.invalid/x.patch | patch -R -p1".to_owned(),
+        "git diff | xargs patch -R".to_owned(),
+        "./make-patch > /tmp/g; patch -R -p1 < /tmp/g".to_owned(),
+        "./make-patch > /tmp/g; patch -R -p1 -i /tmp/g".to_owned(),
+    ] {
+        asked(&me, &cmd);
+    }
+    for cmd in [
+        "git diff | less".to_owned(),
+        "git diff > my.patch".to_owned(),
+        "git diff -R > undo.patch".to_owned(),
+        "git diff -R | less".to_owned(),
+        "git diff | wc -l".to_owned(),
+        "git diff | tee my.patch".to_owned(),
+        "git diff --stat | cat".to_owned(),
+        "git diff | git apply --check -R".to_owned(),
+        "git diff | git apply -R --stat".to_owned(),
+        "git diff | patch -R --dry-run -p1".to_owned(),
+        "git diff | patch -R -o /tmp/out -p1".to_owned(),
+        "git diff -R | git apply -R".to_owned(),
+        "git diff | git apply".to_owned(),
+        "git diff -- b.txt | git apply -R".to_owned(),
+        "git diff b.txt | patch -R -p1".to_owned(),
+        "git diff -R b.txt | git apply".to_owned(),
+        "git diff -R -- b.txt > /tmp/u && git apply /tmp/u".to_owned(),
+        "git diff | (cd sub && ls)".to_owned(),
+        format!("git apply -R {mp}"),
+        format!("patch -R -p1 < {mp}"),
+        format!("patch -p1 < {pp}"),
+        format!("git apply {pp}"),
+        format!("cat {mp} | patch -R -p1"),
+        "patch -R -p1 < /tmp/no-such.patch".to_owned(),
+    ] {
+        silent(&me, &cmd);
+    }
+    // The staged side: a reversed staged diff applied to the index unstages the peer's file.
+    peer.write("new.txt", b"staged by the peer\n");
+    peer.bash("git add new.txt");
+    for cmd in [
+        "git diff --cached | git apply -R --cached",
+        "git diff --cached -R | git apply --cached",
+    ] {
+        let reason = refused(&me, cmd);
+        assert!(reason.contains("new.txt (staged)"), "{cmd}: {reason}");
+    }
+    // In a linked worktree, judged there.
+    let lane = repo.worktree("lane");
+    let lane_peer = Agent::new(PEER, &lane);
+    lane_peer.write("a.txt", b"lane edit\n");
+    let l = lane.display();
+    let reason = refused(&me, &format!("git -C {l} diff -R | git -C {l} apply"));
+    assert!(
+        reason.contains("a.txt") && reason.contains("lane"),
+        "{reason}"
+    );
+    silent(&me, &format!("git -C {l} diff | less"));
+    // The peer reverts its own edit.
+    silent(&peer, "git diff -R -- a.txt | git apply");
+}

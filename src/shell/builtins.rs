@@ -73,6 +73,25 @@ pub(super) fn redirections(rs: &[Redir], piped: Stdin, cwd: &Path) -> (Vec<Redir
     (out, stdin)
 }
 
+/// Whether redirections give a command (or a compound command) its own standard input, and its
+/// own standard output, instead of the pipe it is in.
+pub(super) fn own_stdio(rs: &[Redir]) -> (bool, bool) {
+    let (mut input, mut output) = (false, false);
+    for r in rs {
+        let to = |fd: u32| r.fd.is_none_or(|f| f == fd);
+        match r.op {
+            RedirOp::In | RedirOp::ReadWrite | RedirOp::HereDoc | RedirOp::HereString => {
+                input |= to(0);
+            }
+            RedirOp::DupIn => input |= to(0) && r.target.text() != "0",
+            RedirOp::Out | RedirOp::Append | RedirOp::Clobber => output |= to(1),
+            RedirOp::All | RedirOp::AllAppend => output = true,
+            RedirOp::DupOut => output |= to(1) && r.target.text() != "1",
+        }
+    }
+    (input, output)
+}
+
 /// What `echo`, `printf` or `cat <<EOF` print, when that is literal.
 pub(super) fn literal_output(argv: &[Arg], known: bool, redirs: &[Redir]) -> Option<String> {
     if !known {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::ast::{Command, List, Redir, Simple, Word};
-use super::builtins::{change_dir, literal_output, redirections};
+use super::builtins::{change_dir, literal_output, own_stdio, redirections};
 use super::effects;
 use super::expand::{Arg, expand_word, join_dir};
 use super::sources::{self, ProcSubs};
@@ -21,6 +21,31 @@ const MAX_LOOP_VALUES: usize = 32;
 pub(super) struct Inherit {
     pub(super) assigns: Vec<(String, String)>,
     pub(super) force: Option<Unknown>,
+    /// The pipes an enclosing pipeline stage connects (in, out): its commands read and write
+    /// them unless they redirect.
+    pub(super) pipes: (Option<u32>, Option<u32>),
+    /// The standard input an enclosing stage or compound command gives its commands.
+    pub(super) stdin: Option<Stdin>,
+}
+
+impl Inherit {
+    /// What a compound command with redirections `rs`, reading `stdin`, passes to its commands.
+    fn through(&self, rs: &[Redir], stdin: Stdin, cwd: &Path) -> Inherit {
+        let (own_in, own_out) = own_stdio(rs);
+        let stdin = match stdin {
+            Stdin::None => self.stdin.clone().unwrap_or(Stdin::None),
+            s => s,
+        };
+        let (_, stdin) = redirections(rs, stdin, cwd);
+        Inherit {
+            pipes: (
+                self.pipes.0.filter(|_| !own_in),
+                self.pipes.1.filter(|_| !own_out),
+            ),
+            stdin: Some(stdin),
+            ..self.clone()
+        }
+    }
 }
 
 pub(super) struct Ev<'a> {
@@ -29,6 +54,10 @@ pub(super) struct Ev<'a> {
     pub(super) written: Vec<(PathBuf, Option<String>)>,
     home: Option<&'a Path>,
     resolver: Resolver<'a>,
+    /// Pipes made so far (ids for [`SimpleCommand::pipe_in`]).
+    made_pipes: u32,
+    /// The pipes of the simple command being emitted.
+    pub(super) pipes: (Option<u32>, Option<u32>),
 }
 
 /// Evaluate a parsed command line starting in `cwd`.
@@ -43,6 +72,8 @@ pub(super) fn run(
         written: Vec::new(),
         home,
         resolver,
+        made_pipes: 0,
+        pipes: (None, None),
     };
     let mut st = State {
         cwd: cwd.to_path_buf(),
@@ -104,14 +135,27 @@ impl Ev<'_> {
                     continue;
                 }
                 let mut piped: Option<Option<String>> = None;
-                for cmd in &p.cmds {
+                let mut pipe_in = inh.pipes.0;
+                for (k, cmd) in p.cmds.iter().enumerate() {
                     let stdin = match piped.take() {
                         None => Stdin::None,
                         Some(Some(t)) => Stdin::Text(t),
                         Some(None) => Stdin::Opaque,
                     };
+                    let pipe_out = if k + 1 < p.cmds.len() {
+                        self.made_pipes += 1;
+                        Some(self.made_pipes)
+                    } else {
+                        inh.pipes.1
+                    };
+                    let stage = Inherit {
+                        pipes: (pipe_in, pipe_out),
+                        stdin: if k == 0 { inh.stdin.clone() } else { None },
+                        ..inh.clone()
+                    };
+                    pipe_in = pipe_out;
                     let mut sub = st.clone();
-                    let out = self.command(cmd, &mut sub, inh, stdin)?;
+                    let out = self.command(cmd, &mut sub, &stage, stdin)?;
                     // Each part runs in a subshell, but the files it writes stay written.
                     st.written = sub.written;
                     piped = Some(out);
@@ -170,8 +214,19 @@ impl Ev<'_> {
         inh: &Inherit,
         stdin: Stdin,
     ) -> Result<Option<String>, ParseError> {
-        match cmd {
+        let rs: &[Redir] = match cmd {
             Command::Simple(s) => return self.simple(s, st, inh, stdin),
+            Command::Subshell(_, rs) | Command::Group(_, rs) | Command::Test(_, rs) => rs,
+            Command::If { redirs, .. }
+            | Command::Loop { redirs, .. }
+            | Command::For { redirs, .. }
+            | Command::Case { redirs, .. } => redirs,
+            Command::FuncDef(_) => &[],
+        };
+        let through = inh.through(rs, stdin, &st.cwd);
+        let inh = &through;
+        match cmd {
+            Command::Simple(_) => {}
             Command::Subshell(l, rs) => {
                 self.redir_subs(rs, st, inh)?;
                 let mut sub = st.clone();
@@ -277,6 +332,16 @@ impl Ev<'_> {
         piped: Stdin,
     ) -> Result<Option<String>, ParseError> {
         self.written.clone_from(&st.written);
+        // Within a stage or compound command, what it reads and where it writes come from it.
+        let piped = match piped {
+            Stdin::None => inh.stdin.clone().unwrap_or(Stdin::None),
+            s => s,
+        };
+        let (own_in, own_out) = own_stdio(&s.redirs);
+        let mine = (
+            inh.pipes.0.filter(|_| !own_in),
+            inh.pipes.1.filter(|_| !own_out),
+        );
         let mut values = Vec::new();
         for w in &s.assigns {
             let outs = self.subs_of(w, st, inh)?;
@@ -322,6 +387,10 @@ impl Ev<'_> {
             assignments.push((name, resolved.unwrap_or(text)));
         }
         let (redirects, stdin) = redirections(&s.redirs, piped, &st.cwd);
+        let stdin_path = match &stdin {
+            Stdin::File(p) => Some(p.clone()),
+            _ => None,
+        };
         let stdin = sources::resolve_stdin(stdin, st);
         let stdin_from = sources::input(&stdin);
         if let Some(value) = args.first().and_then(|a| sources::alias(st, &a.text)) {
@@ -330,6 +399,8 @@ impl Ev<'_> {
             let inner = Inherit {
                 assigns: assignments.clone(),
                 force: inh.force,
+                pipes: mine,
+                stdin: Some(stdin.clone()),
             };
             let text = value.map(|v| {
                 let rest: Vec<String> = args[1..]
@@ -359,6 +430,8 @@ impl Ev<'_> {
             }
             self.written.clone_from(&st.written);
             let argv = vec![Arg::plain("eval"), args[0].clone()];
+            self.pipes = mine;
+
             self.emit(
                 argv,
                 assignments,
@@ -440,9 +513,13 @@ impl Ev<'_> {
             st.known = false;
         }
         if let Some(source) = nested_stdin {
+            // A shell reading its script from its input leaves none to its commands.
+            let reads = matches!(peeled.shell, Some(Shell::Stdin));
             let inner = Inherit {
                 assigns: assignments.clone(),
                 force,
+                pipes: (mine.0.filter(|_| !reads), mine.1),
+                stdin: (!reads).then(|| stdin.clone()),
             };
             // A child shell sees only what was exported: a variable set earlier in the line may
             // or may not be, so there its value is unknown (the command's own prefix
@@ -466,6 +543,8 @@ impl Ev<'_> {
             if let (Stdin::Text(text), Unknown::Unreadable) = (&source, unknown) {
                 argv.push(Arg::plain(text));
             }
+            self.pipes = mine;
+
             self.emit(argv, assignments, cwd, known, redirects, Some(unknown));
             return Ok(None);
         }
@@ -480,6 +559,8 @@ impl Ev<'_> {
             let inner = Inherit {
                 assigns: assignments.clone(),
                 force: Some(force.unwrap_or(Unknown::Eval)),
+                pipes: mine,
+                stdin: Some(stdin.clone()),
             };
             // `eval` runs in this shell: what its text changes (`cd`, variables, the directory
             // stack) holds for the rest of the line.
@@ -491,6 +572,8 @@ impl Ev<'_> {
             if self.nested_in(&text, s.depth, &mut nested, &inner)? {
                 *st = nested;
             } else {
+                self.pipes = mine;
+
                 self.emit(
                     argv,
                     assignments,
@@ -517,6 +600,8 @@ impl Ev<'_> {
             let inner = Inherit {
                 assigns: assignments.clone(),
                 force: added.or(force),
+                pipes: mine,
+                stdin: Some(stdin.clone()),
             };
             let nested = State {
                 cwd: cwd.clone(),
@@ -525,6 +610,8 @@ impl Ev<'_> {
             };
             if !self.nested(&text, s.depth, nested, &inner)? {
                 let v = vec![Arg::plain("sh"), Arg::plain("-c"), Arg::plain(&text)];
+                self.pipes = mine;
+
                 self.emit(
                     v,
                     assignments.clone(),
@@ -558,10 +645,12 @@ impl Ev<'_> {
         effects::note_made(&argv, &cwd, st);
         self.written.clone_from(&st.written);
         sources::note_written(&argv, &redirects, output.as_deref(), &stdin, &cwd, st);
+        self.pipes = mine;
         self.emit(argv, assignments, cwd, known, redirects, unknown);
         if let Some(last) = self.out.last_mut() {
             last.input = input;
             last.stdin = stdin_from;
+            last.stdin_path = stdin_path;
         }
         Ok(output)
     }

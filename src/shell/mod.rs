@@ -79,6 +79,15 @@ pub struct SimpleCommand {
     /// Files written earlier in the same line (`>`, `tee`, `cp`, ...), with their content when
     /// it is literal: what a script run from one of them holds is that, not what is on disk.
     pub written: Vec<(PathBuf, Option<String>)>,
+    /// The pipe its standard input reads, directly or as part of a subshell, group or nested
+    /// shell in a pipeline (`a | (cd x && b)`, `a | sh -c 'b'`): the same id as the writer's
+    /// [`pipe_out`](Self::pipe_out). `None` when its input is not a pipe of the line.
+    pub pipe_in: Option<u32>,
+    /// The pipe its standard output writes, the same way.
+    pub pipe_out: Option<u32>,
+    /// The file its standard input is redirected from (`< FILE`), whatever is known of its
+    /// content (see [`stdin`](Self::stdin)).
+    pub stdin_path: Option<PathBuf>,
 }
 
 impl SimpleCommand {

@@ -130,3 +130,40 @@ fn tildes_ifs_and_stdin_sources() {
     let c = p("python3 <<< \"$CODE\"");
     assert_eq!(c[0].stdin, super::Input::Unknown);
 }
+
+#[test]
+fn pipes_reach_the_commands_of_stages_groups_and_nested_shells() {
+    use super::Input;
+    // The reader of a pipe carries the writer's id, through subshells, groups and `sh -c`.
+    for line in [
+        "git diff | patch -R",
+        "git diff | (cd . && patch -R)",
+        "git diff | { cd x; patch -R; }",
+        "git diff | sh -c 'patch -R'",
+        "(git diff) | patch -R",
+        "{ git diff; } | bash -c 'cd x && patch -R'",
+    ] {
+        let cmds = p(line);
+        let diff = cmds.iter().find(|c| c.argv[0] == "git").unwrap();
+        let patch = cmds.iter().find(|c| c.argv[0] == "patch").unwrap();
+        assert!(diff.pipe_out.is_some(), "{line}: {diff:?}");
+        assert_eq!(patch.pipe_in, diff.pipe_out, "{line}");
+        assert_eq!(patch.stdin, Input::Unknown, "{line}");
+    }
+    // A redirection takes the command off the pipe; separate pipelines have separate pipes.
+    let cmds = p("git diff > f | patch -R");
+    assert!(cmds[0].pipe_out.is_none());
+    let cmds = p("git diff | (patch -R < f)");
+    assert_eq!(cmds[1].pipe_in, None);
+    assert_eq!(cmds[1].stdin_path, Some(std::path::PathBuf::from("/w/f")));
+    let cmds = p("a | b; c | d");
+    assert_ne!(cmds[0].pipe_out, cmds[2].pipe_out);
+    assert_eq!(cmds[3].pipe_in, cmds[2].pipe_out);
+    assert_eq!(cmds[2].pipe_in, None);
+    // A shell reading its script from the pipe leaves none to its commands.
+    let cmds = p("echo 'patch -R' | sh");
+    assert_eq!(cmds.last().unwrap().pipe_in, None);
+    // Literal text piped into a subshell reaches the commands in it.
+    let cmds = p("echo 'git stash' | (bash)");
+    assert_eq!(cmds.last().unwrap().argv.join(" "), "git stash");
+}

@@ -27,34 +27,34 @@ pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guar
         let known = defined.borrow().get(&name.to_ascii_lowercase()).cloned();
         known.or_else(|| alias(inv, name))
     };
-    // The end of a pipeline judged as a whole: its later commands are judged with it (the
-    // `git apply -R` a `git diff -- b.txt` feeds reverts b.txt, not an unknown patch).
-    let mut judged_through = None;
+    // Commands judged with an earlier one as a whole: the `git apply -R` a `git diff -- b.txt`
+    // feeds reverts b.txt, not an unknown patch.
+    let mut judged_through: Vec<usize> = Vec::new();
     for (i, c) in cmds.iter().enumerate() {
-        if judged_through.is_some_and(|last| i <= last) {
+        if judged_through.contains(&i) {
             continue;
         }
-        if let Some((op, targets, last)) = super::reverts::classify(cmds, i) {
-            judged_through = Some(last);
-            let shown: Vec<String> = cmds[i..=last]
-                .iter()
-                .map(|c| {
-                    let mut d = display(&c.argv);
-                    for r in c.redirects.iter().filter(|r| r.fd.is_none() && !r.append) {
-                        d.push_str(&format!(" > {}", show_word(&r.target)));
-                    }
-                    d
-                })
-                .collect();
+        if let Some(j) = super::reverts::classify(cmds, i) {
+            judged_through.extend(j.with.iter().copied());
+            let Some(op) = j.op else {
+                classify_one(c, &mut lookup, 0, &mut out);
+                continue;
+            };
+            let shown = super::reverts::shown(cmds, i, &j.with);
             let cx = Ctx {
                 cmd: c,
                 bypass: c
                     .assignments
                     .iter()
                     .any(|(k, v)| k == BYPASS_VAR && v == "1"),
-                display: shown.join(" | "),
+                display: shown,
             };
-            out.push(cx.guarded(op, None, &targets));
+            let mut g = cx.guarded(op, None, &j.targets);
+            g.cwd = j.cwd;
+            if j.unknown.is_some() {
+                g.unknown = j.unknown;
+            }
+            out.push(g);
         }
         classify_one(c, &mut lookup, 0, &mut out);
         if let Some((name, value)) = super::gitline::alias_definition(c) {

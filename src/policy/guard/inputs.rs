@@ -144,27 +144,24 @@ pub(super) fn read_inputs(inv: &mut GitInvocation, cmd: &SimpleCommand) {
                     .and_then(|_| std::fs::read_to_string(&path).ok());
                 texts.push(text);
             }
+            // Its options stay (`--check`, `--cached`); the patches become the paths.
+            let mut args: Vec<String> = inv.args[..1].to_vec();
+            args.extend(inv.args[1..].iter().filter(|a| a.starts_with('-')).cloned());
             if texts.iter().any(Option::is_none) {
-                inv.args = vec!["apply".into(), "-R".into()];
+                inv.args = args;
                 return;
             }
             let mut paths: Vec<String> = Vec::new();
             for t in texts.into_iter().flatten() {
-                for line in t.lines() {
-                    let name = line
-                        .strip_prefix("+++ ")
-                        .or_else(|| line.strip_prefix("--- "))
-                        .map(|n| n.split('\t').next().unwrap_or(n).trim());
-                    if let Some(n) = name.filter(|n| *n != "/dev/null") {
-                        let n = n.strip_prefix("a/").or(n.strip_prefix("b/")).unwrap_or(n);
-                        let spec = format!(":(top,literal){n}");
-                        if !paths.contains(&spec) {
-                            paths.push(spec);
-                        }
+                for n in super::patch_program::patch_names(&t) {
+                    let n = n.strip_prefix("a/").or(n.strip_prefix("b/")).unwrap_or(&n);
+                    let spec = format!(":(top,literal){n}");
+                    if !paths.contains(&spec) {
+                        paths.push(spec);
                     }
                 }
             }
-            let mut args = vec!["apply".into(), "-R".into(), "--".into()];
+            args.push("--".into());
             args.extend(paths);
             inv.args = args;
         }

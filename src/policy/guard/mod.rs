@@ -25,6 +25,8 @@ mod inputs;
 mod interp;
 mod make;
 pub(crate) mod options;
+mod patch_program;
+mod patches;
 mod pathspec;
 pub(crate) mod peers;
 pub(crate) mod pr;

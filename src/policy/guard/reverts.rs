@@ -1,32 +1,36 @@
 //! Files written back from the repository's history by a pipeline rather than by `git
 //! checkout`: `git show REV:PATH > FILE` (or `| tee FILE`), `git cat-file -p|blob REV:PATH >
-//! FILE`, `git archive TREE | tar -x` (through `gzip -d` and the like), and `git diff |
-//! patch -R` (or `| git apply -R`), which puts every change it shows back. What they write
-//! over is judged like `git checkout -- PATHS` by the peers rule (red-team 2/12, 3/24).
+//! FILE`, `git archive TREE | tar -x` (through `gzip -d` and the like), and (read in
+//! [`super::patches`]) `git diff | patch -R` (or `| git apply -R`), which puts every change it
+//! shows back. What they write over is judged like `git checkout -- PATHS` by the peers rule
+//! (red-team 2/12, 3/24).
 
 use std::path::{Path, PathBuf};
 
+use super::patches::Judged;
 use super::{Op, Take};
 use crate::git;
-use crate::shell::{Input, SimpleCommand};
+use crate::shell::{Input, SimpleCommand, quote_word};
 
 /// Programs that pass an archive through on a pipe (`git archive | gzip -d | tar -x`).
-const FILTERS: &[&str] = &[
+pub(super) const FILTERS: &[&str] = &[
     "cat", "pv", "gzip", "gunzip", "zcat", "xz", "unxz", "bzip2", "bunzip2", "zstd", "unzstd",
     "buffer", "mbuffer",
 ];
 
-/// The files the pipeline starting at `cmds[at]` writes back from history, as a take of
-/// literal paths, and the index of the pipeline's last command; `None` when `cmds[at]` starts
-/// no such pipeline.
-pub(crate) fn classify(cmds: &[SimpleCommand], at: usize) -> Option<(Op, Vec<String>, usize)> {
+/// The files the pipeline starting at `cmds[at]` writes back from history, and the other
+/// commands of the line judged with it; `None` when `cmds[at]` starts no such pipeline.
+pub(crate) fn classify(cmds: &[SimpleCommand], at: usize) -> Option<Judged> {
     let cmd = &cmds[at];
+    if let Some(j) = super::patch_program::patch_alone(cmds, at) {
+        return Some(j);
+    }
     let inv = git::parse_invocation(&cmd.argv, &cmd.cwd, &cmd.assignments)?;
     let sub = inv.args.first()?.as_str();
     let ((paths, last), untracked) = match sub {
         "show" | "cat-file" => (blob_targets(cmds, at, &inv)?, true),
         "archive" => (archive_targets(cmds, at, &inv)?, false),
-        "diff" => return diff_reversed(cmds, at, &inv),
+        "diff" => return super::patches::diff(cmds, at, &inv),
         _ => return None,
     };
     let specs: Vec<String> = paths
@@ -34,11 +38,34 @@ pub(crate) fn classify(cmds: &[SimpleCommand], at: usize) -> Option<(Op, Vec<Str
         .map(|p| format!(":(literal){}", p.display()))
         .collect();
     let shown = paths.iter().map(|p| p.display().to_string()).collect();
-    Some((
-        Op::Take(vec![Take::new(true, untracked, specs)]),
-        shown,
-        last,
-    ))
+    Some(Judged {
+        op: Some(Op::Take(vec![Take::new(true, untracked, specs)])),
+        targets: shown,
+        with: (at + 1..=last).collect(),
+        cwd: cmd.cwd.clone(),
+        unknown: None,
+    })
+}
+
+/// How a command judged with the commands `with` of its line is shown: `a | b` where one reads
+/// the other's pipe, `a; b` where it reads a file, with the files written and read.
+pub(super) fn shown(cmds: &[SimpleCommand], at: usize, with: &[usize]) -> String {
+    let mut shown = String::new();
+    for k in std::iter::once(at).chain(with.iter().copied()) {
+        let c = &cmds[k];
+        if !shown.is_empty() {
+            let piped = c.pipe_in.is_some() && cmds[..k].iter().any(|w| w.pipe_out == c.pipe_in);
+            shown.push_str(if piped { " | " } else { "; " });
+        }
+        shown.push_str(&super::classify::display(&c.argv));
+        for r in c.redirects.iter().filter(|r| r.fd.is_none() && !r.append) {
+            shown.push_str(&format!(" > {}", quote_word(&r.target)));
+        }
+        if let Some(f) = &c.stdin_path {
+            shown.push_str(&format!(" < {}", quote_word(&f.to_string_lossy())));
+        }
+    }
+    shown
 }
 
 /// The command after `cmds[at]` when `cmds[at]`'s output goes into it (its input is a pipe and
@@ -54,89 +81,6 @@ fn program(cmd: &SimpleCommand) -> &str {
     cmd.argv
         .first()
         .map_or("", |a| a.rsplit('/').next().unwrap_or(a))
-}
-
-/// `git diff [ARGS] [-- PATHS]` piped into `patch -R` or `git apply -R` reading its input:
-/// every change shown is reverted, in the paths after `--`, or without it in the operands that
-/// name files or folders there (else the whole tree).
-fn diff_reversed(
-    cmds: &[SimpleCommand],
-    at: usize,
-    inv: &git::GitInvocation,
-) -> Option<(Op, Vec<String>, usize)> {
-    let args = &inv.args[1..];
-    if args.iter().take_while(|a| *a != "--").any(|a| {
-        matches!(
-            a.as_str(),
-            "--stat" | "--name-only" | "--name-status" | "--quiet"
-        )
-    }) {
-        return None;
-    }
-    let next = piped_into(cmds, at)?;
-    let reverses = match program(next) {
-        "patch" => patch_reverses_input(&next.argv[1..]),
-        "git" => git::parse_invocation(&next.argv, &next.cwd, &next.assignments).is_some_and(|a| {
-            let r = &a.args;
-            r.first().is_some_and(|s| s == "apply")
-                && r.iter().any(|w| w == "-R" || w == "--reverse")
-                && !r[1..].iter().any(|w| {
-                    !w.starts_with('-') || matches!(w.as_str(), "--check" | "--cached" | "--stat")
-                })
-        }),
-        _ => false,
-    };
-    if !reverses {
-        return None;
-    }
-    let mut paths: Vec<String> = args
-        .iter()
-        .skip_while(|a| *a != "--")
-        .skip(1)
-        .cloned()
-        .collect();
-    if !args.iter().any(|a| a == "--") {
-        // No `--`: as git tells them apart, an operand naming a file or folder that is there
-        // is a path (`git diff b.txt`), any other a revision.
-        paths = args
-            .iter()
-            .filter(|a| !a.starts_with('-'))
-            .filter(|a| std::fs::symlink_metadata(cmds[at].cwd.join(a.as_str())).is_ok())
-            .cloned()
-            .collect();
-    }
-    Some((
-        Op::Take(vec![Take::new(true, false, paths.clone())]),
-        paths,
-        at + 1,
-    ))
-}
-
-/// Whether `patch ARGS` applies its input in reverse to the files it names (`-R`, `-Rp1`,
-/// `--reverse`), not a dry run, not from a file, not into another output.
-fn patch_reverses_input(args: &[String]) -> bool {
-    let mut reverse = false;
-    for a in args {
-        match a.as_str() {
-            "--reverse" => reverse = true,
-            "--dry-run" | "--check" => return false,
-            _ if a.starts_with("--input") || a.starts_with("--output") => return false,
-            _ if a.starts_with("--") => {}
-            _ if a.starts_with('-') => {
-                for c in a.chars().skip(1) {
-                    match c {
-                        'R' => reverse = true,
-                        'i' | 'o' => return false,
-                        // The rest of the word is this option's value.
-                        'p' | 'd' | 'D' | 'B' | 'F' | 'r' | 'V' | 'Y' | 'z' | 'g' | 'x' => break,
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    reverse
 }
 
 /// `git show REV:PATH` / `git cat-file -p|blob REV:PATH` writing into files: the redirection

@@ -31,6 +31,9 @@ pub(super) fn sc(line: &str) -> SimpleCommand {
         input: None,
         stdin: crate::shell::Input::Inherited,
         written: Vec::new(),
+        pipe_in: None,
+        pipe_out: None,
+        stdin_path: None,
     }
 }
 
