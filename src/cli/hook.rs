@@ -15,6 +15,7 @@ mod session;
 mod shell;
 pub(crate) mod snap;
 mod subagent;
+mod take;
 mod wiring;
 
 use std::io::Write;
