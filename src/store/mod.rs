@@ -22,6 +22,7 @@ mod erased;
 mod fence;
 mod fsio;
 mod health;
+mod kept;
 mod lease;
 mod locks;
 mod makers;
@@ -39,7 +40,6 @@ mod sweepcache;
 mod tips;
 mod write;
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, ErrorKind};
 use std::path::{Path, PathBuf};
@@ -201,16 +201,6 @@ fn read_small(path: &Path) -> Option<Vec<u8>> {
 /// A digest of file content, as kept in [`SeenFile`].
 pub(crate) fn content_digest(bytes: &[u8]) -> String {
     format!("{:016x}-{}", record::fnv1a(bytes), bytes.len())
-}
-
-/// How many commits' trees [`Store::remember_tree`] keeps.
-const MEMO_TREES: usize = 16;
-
-/// The settings kept in `settings.json`, with the fingerprint of the config they came from.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct KeptSettings {
-    fingerprint: String,
-    values: BTreeMap<String, String>,
 }
 
 /// Another session holding a file, with its touch of it.
@@ -430,54 +420,6 @@ impl Store {
             .into_iter()
             .filter(|s| s.claim_on(target, now).is_some())
             .collect())
-    }
-
-    /// The `dibs.*` settings kept for config files with this `fingerprint`, if they are the
-    /// ones kept (`settings.json`): a hook then needs no config parser.
-    pub(crate) fn cached_settings(&self, fingerprint: &str) -> Option<BTreeMap<String, String>> {
-        let bytes = read_small(&self.dir.join("settings.json"))?;
-        let kept: KeptSettings = serde_json::from_slice(&bytes).ok()?;
-        (kept.fingerprint == fingerprint).then_some(kept.values)
-    }
-
-    /// Keep `values` as the settings of config files with this `fingerprint`. Best effort: a
-    /// lost race or a failed write only means the next call reads the config again.
-    pub(crate) fn cache_settings(&self, fingerprint: &str, values: &BTreeMap<String, String>) {
-        let kept = KeptSettings {
-            fingerprint: fingerprint.to_owned(),
-            values: values.clone(),
-        };
-        if let Ok(bytes) = serde_json::to_vec(&kept) {
-            let _ = fsio::write_atomic(&self.dir.join("settings.json"), &bytes);
-        }
-    }
-
-    /// The tree (hex) of `commit`, as kept by [`Store::remember_tree`]: a commit never
-    /// changes, so this saves reading its object on a hook's path.
-    pub(crate) fn tree_of(&self, commit: &str) -> Option<String> {
-        let bytes = read_small(&self.dir.join("trees"))?;
-        let text = std::str::from_utf8(&bytes).ok()?;
-        text.lines()
-            .filter_map(|l| l.split_once(' '))
-            .find(|(c, _)| *c == commit)
-            .map(|(_, t)| t.to_owned())
-    }
-
-    /// Keep the tree of `commit` (the last few commits asked about). Best effort.
-    pub(crate) fn remember_tree(&self, commit: &str, tree: &str) {
-        let path = self.dir.join("trees");
-        let old = read_small(&path).unwrap_or_default();
-        let old = String::from_utf8_lossy(&old);
-        let mut text = format!("{commit} {tree}\n");
-        for line in old
-            .lines()
-            .filter(|l| !l.starts_with(commit))
-            .take(MEMO_TREES - 1)
-        {
-            text.push_str(line);
-            text.push('\n');
-        }
-        let _ = fsio::write_atomic(&path, text.as_bytes());
     }
 
     /// Append one line to the audit log (`audit.log`, JSON lines). A link there is set aside,
