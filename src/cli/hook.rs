@@ -159,6 +159,14 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
             if marks {
                 running::mark(event, here.as_ref(), reached);
             }
+            // Before a prune: what only refs that just moved (or are about to) hold is kept.
+            let refused = matches!(&judged, Ok(j) if matches!(j.response, Response::Deny { .. }));
+            if !refused {
+                let cmds = judged.as_ref().ok().and_then(|j| j.cmds.as_deref());
+                if let (true, fetches) = retain::prunes(cmds, command) {
+                    retain::before_prune(event, reached, fetches);
+                }
+            }
             let Ok(judged) = judged else {
                 return Ok(Response::Ask {
                     reason: "git-dibs failed while judging this command, so it cannot tell \
@@ -179,6 +187,9 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
             let parsed = crate::shell::parse(command, &event.cwd);
             let cmds = parsed.as_deref().unwrap_or_default();
             retain::retain_new_commits(event, cmds, *took);
+            if let (_, true) = retain::prunes(parsed.as_deref().ok(), command) {
+                retain::after_prune(event, cmds);
+            }
             let answer = shell::after(event, cmds);
             // After what the command line shows it wrote: whatever else it changed, and what a
             // job it started (or one started before) wrote meanwhile.

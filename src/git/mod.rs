@@ -44,12 +44,14 @@ pub(crate) mod landed;
 pub(crate) mod lanes;
 mod moves;
 pub(crate) mod porcelain;
+pub(crate) mod prekeep;
 mod push;
 pub(crate) mod reflog;
 pub(crate) mod retention;
 mod run;
 mod scan;
 pub(crate) mod snapshot;
+pub(crate) mod stashes;
 mod worktrees;
 
 pub(crate) use args::{

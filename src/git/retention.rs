@@ -244,8 +244,8 @@ fn sweep_with(dir: &Path, repo: &LaneRepo, keep: Option<&str>) -> Result<Retaine
 }
 
 /// A fingerprint of where the clone at `common_dir` keeps its local branches and remote-tracking
-/// refs: the stat data of `packed-refs`, of every folder under `refs/heads` and `refs/remotes`
-/// (a loose ref made, moved or deleted
+/// refs: the stat data of `packed-refs`, of `refs/stash` and its reflog, of every folder under
+/// `refs/heads` and `refs/remotes` (a loose ref made, moved or deleted
 /// renames a file in its folder) and of a reftable's table list. Equal fingerprints mean no
 /// branch moved. Reads no ref and opens no repository; `None` when the folders are too many to
 /// look at cheaply (then every call looks at the branches).
@@ -272,6 +272,9 @@ pub(crate) fn branch_fingerprint(common_dir: &Path) -> Option<String> {
     };
     stamp(&common_dir.join("packed-refs"));
     stamp(&common_dir.join("reftable/tables.list"));
+    // The stash and its entries (`git stash`, `drop`, `clear`): their commits are kept too.
+    stamp(&common_dir.join("refs/stash"));
+    stamp(&common_dir.join("logs/refs/stash"));
     let mut folders = vec![
         common_dir.join("refs/heads"),
         common_dir.join("refs/remotes"),

@@ -92,6 +92,7 @@ fn retain_moved_branches(store: &Store, wt: &Worktree) -> (bool, bool) {
     if fingerprint.is_some() && fingerprint.as_deref() == Some(before.fingerprint.as_str()) {
         return (false, false);
     }
+    keep_stashes(store, wt);
     match git::retention::retain_moved_branches(&wt.root, &before.tips) {
         Ok((_, tips, complete)) => {
             let moved = tips != before.tips;
@@ -108,5 +109,86 @@ fn retain_moved_branches(store: &Store, wt: &Worktree) -> (bool, bool) {
             );
             (false, true)
         }
+    }
+}
+
+/// The stash entries made within the snapshot expiry get refs of their own (`git stash drop`,
+/// `clear` and `reflog expire` leave them in no ref); those of entries gone and older go.
+fn keep_stashes(store: &Store, wt: &Worktree) {
+    let expiry = super::facts::settings_in(wt, Some(store))
+        .duration("dibs.snapshotExpiry")
+        .unwrap_or(crate::store::DEFAULT_SNAPSHOT_EXPIRY);
+    let now = i64::try_from(crate::store::now_secs()).unwrap_or(i64::MAX);
+    if let Err(e) = git::stashes::keep(&wt.root, expiry.as_secs(), now) {
+        eprintln!(
+            "git-dibs: cannot keep the stash commits in {}: {e}",
+            wt.root.display()
+        );
+    }
+}
+
+/// git subcommands (with the first argument that makes them one, or any) that may expire
+/// reflogs, prune objects or drop stash entries.
+const PRUNES: &[(&str, &[&str])] = &[
+    ("gc", &[]),
+    ("prune", &[]),
+    ("repack", &[]),
+    ("maintenance", &["run"]),
+    ("reflog", &["expire", "delete", "drop"]),
+    ("worktree", &["prune", "remove"]),
+    ("stash", &["drop", "clear", "pop"]),
+];
+
+/// git subcommands that may move remote-tracking refs.
+const FETCHES: &[&str] = &["fetch", "pull", "remote"];
+
+/// What a line's git commands may do to what only refs hold: (may prune, may also fetch first).
+/// A line that cannot be read may do both when it names git.
+pub(crate) fn prunes(cmds: Option<&[SimpleCommand]>, command: &str) -> (bool, bool) {
+    let Some(cmds) = cmds else {
+        let git = command.contains("git");
+        return (git, git);
+    };
+    let (mut prune, mut fetch) = (false, false);
+    for c in cmds {
+        let Some(inv) = git::parse_invocation(&c.argv, &c.cwd, &c.assignments) else {
+            continue;
+        };
+        let Some(sub) = inv.args.first().map(String::as_str) else {
+            continue;
+        };
+        let first = inv.args.get(1).map(String::as_str);
+        prune |= PRUNES
+            .iter()
+            .any(|(s, a)| *s == sub && (a.is_empty() || first.is_some_and(|f| a.contains(&f))));
+        fetch |= FETCHES.contains(&sub);
+    }
+    (prune, prune && fetch)
+}
+
+/// Before a line that may prune (see [`prunes`]): branches, remote-tracking refs and stash
+/// entries that moved since last looked at (a fetch, a stash or a commit without any hook) are
+/// kept as after a command, and when the line fetches first, the remote-tracking tips that
+/// nothing else holds are kept before the fetch can move them.
+pub(crate) fn before_prune(event: &Event, cmds: &[SimpleCommand], fetches: bool) {
+    for wt in super::snap::clones(event, cmds) {
+        let Ok(store) = Store::open(&wt.common_dir) else {
+            continue;
+        };
+        retain_moved_branches(&store, &wt);
+        if fetches && let Err(e) = git::prekeep::keep_tracking_tips(&wt.root) {
+            eprintln!(
+                "git-dibs: cannot keep remote-tracking tips before a prune in {}: {e}",
+                wt.root.display()
+            );
+        }
+    }
+}
+
+/// After a line that may have pruned: retention refs whose commits are on a remote again go
+/// (those [`before_prune`] made while the fetch left them where they were).
+pub(crate) fn after_prune(event: &Event, cmds: &[SimpleCommand]) {
+    for wt in super::snap::clones(event, cmds) {
+        let _ = git::retention::sweep(&wt.root);
     }
 }

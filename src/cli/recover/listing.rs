@@ -12,6 +12,7 @@ use super::nested::Kept;
 use super::{Args, Catalog, Skip, Version, session_matches, shown, when};
 use crate::git::retention::Unheld;
 use crate::git::snapshot::Origin;
+use crate::git::stashes::Dropped;
 use crate::store::short_id;
 
 /// How the working copy compares with a version.
@@ -65,6 +66,8 @@ struct Listing<'a> {
     skipped: Vec<&'a Skip>,
     /// Commits retention refs keep that no branch holds.
     commits: Vec<Unheld>,
+    /// Stash commits kept that are in no stash entry now.
+    stashes: Vec<Dropped>,
     /// What is kept here of nested repositories that they no longer have.
     #[serde(flatten)]
     nested: Kept,
@@ -73,7 +76,7 @@ struct Listing<'a> {
 pub(super) fn list(
     catalog: &Catalog,
     args: &Args,
-    commits: Vec<Unheld>,
+    (commits, stashes): (Vec<Unheld>, Vec<Dropped>),
     nested: Kept,
 ) -> Result<ExitCode> {
     let filter = args.session.as_deref();
@@ -135,8 +138,11 @@ pub(super) fn list(
         .iter()
         .filter(|s| session_matches(&s.session, filter) && !kept(s))
         .collect();
-    let found =
-        !files.is_empty() || !skipped.is_empty() || !commits.is_empty() || !nested.is_empty();
+    let found = !files.is_empty()
+        || !skipped.is_empty()
+        || !commits.is_empty()
+        || !stashes.is_empty()
+        || !nested.is_empty();
     if args.json {
         let listing = Listing {
             version: 1,
@@ -144,6 +150,7 @@ pub(super) fn list(
             files,
             skipped,
             commits,
+            stashes,
             nested,
         };
         println!("{}", serde_json::to_string_pretty(&listing)?);
@@ -154,12 +161,26 @@ pub(super) fn list(
             print_listing(&sessions, &files, &skipped);
         }
         print_commits(&commits);
+        print_stashes(&stashes);
         nested.print(&catalog.common_dir);
     }
     if !args.json {
         print_submodules(&catalog.common_dir);
     }
     Ok(ExitCode::from(if found { 0 } else { 1 }))
+}
+
+/// Stash commits in no stash entry now, each with the commands that bring it back.
+fn print_stashes(stashes: &[Dropped]) {
+    for d in stashes {
+        let short = crate::git::lanes::short_sha(&d.commit);
+        println!(
+            "stash commit {short} ({}) is in no stash entry now (kept by {}): git stash apply \
+             {short} (or list it again: git stash store {short})",
+            shown(&d.subject),
+            shown(&d.reference)
+        );
+    }
 }
 
 /// Commits no branch holds, each with the command that makes a branch of it again.

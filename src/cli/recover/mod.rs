@@ -349,15 +349,16 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         }
         return restore::files(&catalog, &cwd, path, &args, at, &rebuilt);
     }
-    let (commits, nested) = if args.session.is_some() {
-        (Vec::new(), nested::Kept::default())
+    let (commits, stashes, nested) = if args.session.is_some() {
+        (Vec::new(), Vec::new(), nested::Kept::default())
     } else {
         (
             retention::unheld(&wt.root).unwrap_or_default(),
+            crate::git::stashes::dropped(&wt.root).unwrap_or_default(),
             nested::Kept::load(&wt),
         )
     };
-    listing::list(&catalog, &args, commits, nested)
+    listing::list(&catalog, &args, (commits, stashes), nested)
 }
 
 impl Catalog {
