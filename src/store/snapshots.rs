@@ -333,11 +333,28 @@ impl Store {
         self.snapshot_states_since(0)
     }
 
-    /// The bytes of each snapshot state log written since `since` (seconds).
+    /// The bytes of each snapshot state log written since `since` (seconds). A log this
+    /// process read before and whose stat data (size, times, inode) are still what they were
+    /// then is not read again: a refusal reads every log for its audit line and again for the
+    /// line that says how to recover.
     fn state_logs_since(&self, since: u64) -> Vec<Vec<u8>> {
-        self.state_logs_listed(|mtime| mtime >= since)
-            .iter()
-            .filter_map(|(path, _)| read_log(path))
+        use std::collections::HashMap;
+        use std::sync::Mutex;
+        type Seen = HashMap<PathBuf, (Lstat, Vec<u8>)>;
+        static SEEN: Mutex<Option<Seen>> = Mutex::new(None);
+        let listed = self.state_logs_listed(|mtime| mtime >= since);
+        let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = seen.get_or_insert_with(HashMap::new);
+        listed
+            .into_iter()
+            .filter_map(|(path, stat)| match seen.get(&path) {
+                Some((was, bytes)) if *was == stat => Some(bytes.clone()),
+                _ => {
+                    let bytes = read_log(&path)?;
+                    seen.insert(path, (stat, bytes.clone()));
+                    Some(bytes)
+                }
+            })
             .collect()
     }
 

@@ -128,3 +128,44 @@ fn heads_and_failures_are_remembered() {
     let failed = store.last_snapshot_failure().unwrap();
     assert_eq!((failed.at, failed.what.as_str()), (7, "disk full"));
 }
+
+#[test]
+fn a_log_read_again_in_one_process_is_read_anew_once_it_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let meta = fs::symlink_metadata(dir.path()).unwrap();
+    let mut state = SnapState {
+        session: "s-memo".into(),
+        host: "claude".into(),
+        ..SnapState::default()
+    };
+    let file = |i: usize| Watched {
+        worktree: "/m".into(),
+        path: format!("f{i}"),
+        stamp: Stamp::of(&meta),
+        skipped: None,
+        blob: Some(format!("{i:040x}")),
+    };
+    let heads = |store: &Store| store.snapshot_heads_in(&[Path::new("/m")]);
+    store
+        .add_snapshot_state(&mut state, Some(&format!("{:040x}", 1)), 1, vec![file(1)])
+        .unwrap();
+    assert_eq!(
+        heads(&store),
+        vec![("s-memo".to_owned(), format!("{:040x}", 1))]
+    );
+    // The same answer from what was read, then the newer commit once the log grew.
+    assert_eq!(
+        heads(&store),
+        vec![("s-memo".to_owned(), format!("{:040x}", 1))]
+    );
+    store
+        .add_snapshot_state(&mut state, Some(&format!("{:040x}", 2)), 2, vec![file(2)])
+        .unwrap();
+    assert_eq!(
+        heads(&store),
+        vec![("s-memo".to_owned(), format!("{:040x}", 2))]
+    );
+    store.drop_snapshot_states_before(u64::MAX);
+    assert!(heads(&store).is_empty());
+}
