@@ -199,6 +199,7 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
                 parsed.as_deref().ok(),
                 *took,
                 job.as_ref().map(|j| j.since_ns),
+                running::began(event),
             );
             if let Some(job) = job {
                 job.finish(&event.session_id);
@@ -221,7 +222,7 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
         }
         EventKind::AfterOtherTool { name, took, .. } => {
             if !crate::policy::tools::only_reads(name) {
-                changed::after_shell(event, None, *took, None);
+                changed::after_shell(event, None, *took, None, None);
             }
             Ok(Response::Silent)
         }

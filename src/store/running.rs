@@ -216,6 +216,12 @@ impl Store {
         out
     }
 
+    /// When the command of actor `key` (see [`mark_key`]) for tool call `call` began, as its
+    /// marker says (seconds since the Unix epoch); `None` without one.
+    pub(crate) fn running_since(&self, marks: Marks, key: &str, call: Option<&str>) -> Option<u64> {
+        read_marker(&self.marks_dir(marks).join(marker_name(key, call))).map(|r| r.since)
+    }
+
     /// Remove the marker of actor `key` (see [`mark_key`]) for tool call `call` (its command
     /// ended, or it is stale).
     pub(crate) fn end_running(&self, marks: Marks, key: &str, call: Option<&str>) {

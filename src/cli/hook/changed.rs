@@ -142,12 +142,15 @@ pub(super) struct Scan<'a> {
 /// (`job`: it began then, in nanoseconds) or an earlier scan stopped at its budget. When the
 /// host said how long the command ran (`took`), the files changed within that time (and, with
 /// a job, since it began) also become the session's, as files an edit tool writes do, so the
-/// guard protects them from its peers. Best effort, never fails the hook.
+/// guard protects them from its peers. `began` is when the command's running mark says it
+/// began: a command longer than ten minutes on a host that gives no run time is still scanned
+/// back to its start (kept, not claimed). Best effort, never fails the hook.
 pub(crate) fn after_shell(
     event: &Event,
     cmds: Option<&[SimpleCommand]>,
     took: Option<Duration>,
     job: Option<i128>,
+    began: Option<i128>,
 ) {
     // After a line that only reads there is nothing new, unless an earlier scan of this
     // session's clone stopped at its budget.
@@ -167,7 +170,8 @@ pub(crate) fn after_shell(
     // ran longer.
     let since = recent
         .min(ran_since.unwrap_or(i128::MAX))
-        .min(job.unwrap_or(i128::MAX));
+        .min(job.unwrap_or(i128::MAX))
+        .min(began.unwrap_or(i128::MAX));
     let scan = Scan {
         session: &event.session_id,
         host: event.host.name(),

@@ -90,6 +90,16 @@ pub(crate) fn ended(event: &Event) {
     }
 }
 
+/// When the event's own shell command began, as its running mark says (nanoseconds since the
+/// Unix epoch): a host that gives no run time (Codex, Gemini CLI) still has the scan after a
+/// long command look back to its start. Read before [`ended`] removes the mark.
+pub(crate) fn began(event: &Event) -> Option<i128> {
+    let store = git::locate(&event.cwd, Path::new("."))
+        .and_then(|l| Store::existing(&l.worktree.common_dir))?;
+    let since = store.running_since(Marks::Running, &own_key(event), event.call.as_deref())?;
+    Some(i128::from(since) * 1_000_000_000)
+}
+
 /// The key of the event's own marker: its session's, or its sub-agent's.
 fn own_key(event: &Event) -> String {
     mark_key(

@@ -13,9 +13,6 @@ use crate::git::snapshot::{
     self, Held, IDENTITY, Meta, NewSnapshot, SNAPSHOT_PREFIX, Snapshot, SnapshotError,
 };
 
-/// How often a snapshot is tried when its ref keeps moving.
-const ATTEMPTS: usize = 5;
-
 /// The snapshots of one clone, through git.
 pub(crate) struct Cli {
     common_dir: PathBuf,
@@ -57,7 +54,7 @@ impl Cli {
     /// [`snapshot::write`]); returns the new commit's id.
     pub(crate) fn write(&self, key: &str, new: &NewSnapshot<'_>) -> Result<String, SnapshotError> {
         let name = snapshot::snapshot_ref(key);
-        for _ in 0..ATTEMPTS {
+        for _ in 0..snapshot::WRITE_ATTEMPTS {
             let parent = self.tip_and_message(&name)?;
             let meta = snapshot::describe(
                 new,

@@ -233,7 +233,7 @@ pub(super) fn write(
         l.push(".lock");
         PathBuf::from(l)
     };
-    for _ in 0..5 {
+    for _ in 0..super::WRITE_ATTEMPTS {
         let Some(parent) = read_ref(&ref_file) else {
             return Ok(Outcome::NotHere);
         };

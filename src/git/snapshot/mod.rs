@@ -40,6 +40,10 @@ pub(crate) const SNAPSHOT_PREFIX: &str = "refs/dibs/snapshots/";
 const SUBJECT: &str = "git-dibs snapshot";
 /// How many commits of one session's chain are read at most.
 pub(crate) const HISTORY_LIMIT: usize = 5000;
+/// How often a snapshot is tried when its ref keeps moving under it: sub-agents run in
+/// parallel on their session's one ref (sixteen at once seen), and a snapshot that gives up
+/// is left to the next sweep.
+pub(crate) const WRITE_ATTEMPTS: usize = 40;
 
 /// What can go wrong writing or reading snapshots.
 #[derive(Debug, thiserror::Error)]

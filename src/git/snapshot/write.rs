@@ -48,7 +48,7 @@ pub(super) fn write_through_libgit2(
             Ok((tree_path(p), id, p.content.mode()))
         })
         .collect::<Result<_, git2::Error>>()?;
-    for _ in 0..5 {
+    for _ in 0..super::WRITE_ATTEMPTS {
         let parent = repo
             .find_reference(&name)
             .ok()
