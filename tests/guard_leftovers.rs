@@ -356,3 +356,52 @@ fn a_live_peers_changes_reverted_by_a_patch_in_any_spelling_are_refused() {
     // The peer reverts its own edit.
     silent(&peer, "git diff -R -- a.txt | git apply");
 }
+
+#[test]
+fn a_lines_ref_deletions_are_judged_together() {
+    for reftable in [false, true] {
+        let repo = TestRepo::new();
+        let r = &repo.root;
+        if reftable {
+            // git migrates no reflogs yet: a fresh clone has nothing in them worth keeping.
+            sh_ok(
+                r,
+                "rm -rf .git/logs && git refs migrate --ref-format=reftable",
+            );
+        }
+        let me = Agent::new(ME, r);
+        // B's commit is on B and origin/B only; M's is on main too.
+        git(r, &["switch", "-q", "-c", "B"]);
+        std::fs::write(r.join("b.txt"), "only on B\n").unwrap();
+        git(r, &["add", "b.txt"]);
+        git(r, &["commit", "-qm", "only on B"]);
+        git(r, &["push", "-q", "origin", "B"]);
+        git(r, &["switch", "-q", "-c", "M", "main"]);
+        git(r, &["push", "-q", "origin", "M"]);
+        git(r, &["switch", "-q", "main"]);
+        // Each alone is fine: the other copy stays.
+        for cmd in ["git branch -D B", "git push origin --delete B"] {
+            silent(&me, cmd);
+        }
+        for cmd in [
+            "git push origin --delete B && git branch -D B",
+            "git branch -D B; git push origin :B",
+            "git push -d origin B; git branch -D B",
+            "git branch -D B && git push origin --delete B",
+            "git push origin :refs/heads/B && git branch -D B",
+            "git push --del origin B; git branch -D B",
+            "git branch -D B M && git push origin -d B M",
+        ] {
+            let reason = refused(&me, cmd);
+            assert!(reason.contains("only on B"), "{reftable} {cmd}: {reason}");
+        }
+        // Commits found on main stay found: both copies of M may go.
+        for cmd in [
+            "git push origin --delete M && git branch -D M",
+            "git branch -D M; git push origin :M",
+            "git push origin --delete M",
+        ] {
+            silent(&me, cmd);
+        }
+    }
+}

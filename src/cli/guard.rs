@@ -86,15 +86,18 @@ pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
     let mut verdicts = Vec::with_capacity(guarded.len());
     let mut anchors = Vec::with_capacity(guarded.len());
     let mut all_facts = Vec::with_capacity(guarded.len());
-    // Every branch the line deletes or moves: none of them keeps another's commits.
-    let going: Vec<String> = guarded
-        .iter()
-        .filter_map(|g| match &g.op {
-            guard::Op::BranchDelete { names, .. } => Some(names.iter().cloned()),
-            _ => None,
-        })
-        .flatten()
-        .collect();
+    // Every branch the line deletes or moves, locally or on a remote: none of them keeps
+    // another's commits.
+    let mut going = facts::Going::default();
+    for g in &guarded {
+        match &g.op {
+            guard::Op::BranchDelete { names, .. } => going.branches.extend(names.iter().cloned()),
+            guard::Op::PushDelete { remote, branches } => going
+                .pushed
+                .extend(branches.iter().map(|b| (remote.clone(), b.clone()))),
+            _ => {}
+        }
+    }
     for g in guarded {
         let (verdict, facts, anchor) = match gather(event, &g, &going) {
             Ok((facts, anchor)) => (guard::evaluate(&g, &facts), facts, anchor),

@@ -291,13 +291,15 @@ impl Repo {
         walk(&self.repo, tip, &hide, limit)
     }
 
-    /// Commits of `refs/remotes/<remote>/<branch>` that no other ref, and no worktree's
-    /// detached HEAD, contains (at most `limit`). `None` when that remote-tracking ref does not
+    /// Commits of `refs/remotes/<remote>/<branch>` that no other ref but the refs `gone` (full
+    /// names, deleted by the same command line), and no worktree's detached HEAD, contains (at
+    /// most `limit`). `None` when that remote-tracking ref does not
     /// exist here.
     pub(crate) fn only_on_remote_branch(
         &self,
         remote: &str,
         branch: &str,
+        gone: &[String],
         limit: usize,
     ) -> Result<Option<Vec<CommitInfo>>, ReadError> {
         let name = format!("refs/remotes/{remote}/{branch}");
@@ -305,9 +307,14 @@ impl Repo {
             let Some(tip) = cli.ref_tip(&name) else {
                 return Ok(None);
             };
-            let exclude = format!("--exclude={name}");
+            let mut hide: Vec<String> = std::iter::once(&name)
+                .chain(gone)
+                .map(|r| format!("--exclude={r}"))
+                .collect();
+            hide.push("--all".into());
+            let hide: Vec<&str> = hide.iter().map(String::as_str).collect();
             return cli
-                .log_not(&tip, &[&exclude, "--all"], limit)
+                .log_not(&tip, &hide, limit)
                 .map(Some)
                 .map_err(cli_err(cli, "cannot list the commits of a remote branch"));
         }
@@ -322,7 +329,7 @@ impl Repo {
         let mut hide: Vec<git2::Oid> = self
             .ref_targets()
             .into_iter()
-            .filter(|(n, _)| n != &name)
+            .filter(|(n, _)| n != &name && !gone.iter().any(|g| g == n))
             .map(|(_, oid)| oid)
             .collect();
         hide.extend(self.detached_heads());

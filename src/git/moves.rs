@@ -43,18 +43,25 @@ impl Repo {
     /// Commits reachable from `tip` that no remote-tracking ref, tag or local branch outside
     /// `going` contains, and that `onto` (a commit id) does not contain either, newest first, at
     /// most `limit`: what deleting a branch at `tip` (`onto` `None`), or pointing it at `onto`,
-    /// loses when the branches `going` go or move too (the branch itself among them). A
+    /// loses when the branches `going` go or move too (the branch itself among them), and the
+    /// remote-tracking refs `gone_remote` (full names) go with the same command line. A
     /// detached HEAD keeps nothing: the next checkout leaves its commits to the reflog.
     pub(crate) fn unpushed_not_in(
         &self,
         tip: &str,
         onto: Option<&str>,
         going: &[String],
+        gone_remote: &[String],
         limit: usize,
     ) -> Result<Vec<CommitInfo>, ReadError> {
         let every = going.iter().any(|g| g == "*");
         if let Some(cli) = &self.cli {
-            let mut hide: Vec<String> = vec!["--remotes".into(), "--tags".into()];
+            let mut hide: Vec<String> = gone_remote
+                .iter()
+                .filter_map(|r| r.strip_prefix("refs/remotes/"))
+                .map(|r| format!("--exclude={r}"))
+                .collect();
+            hide.extend(["--remotes".into(), "--tags".into()]);
             if !every {
                 hide.extend(going.iter().map(|g| format!("--exclude={g}")));
                 hide.push("--branches".into());
@@ -69,7 +76,7 @@ impl Repo {
             .ref_targets()
             .into_iter()
             .filter(|(name, _)| {
-                name.starts_with("refs/remotes/")
+                (name.starts_with("refs/remotes/") && !gone_remote.iter().any(|g| g == name))
                     || name.starts_with("refs/tags/")
                     || name
                         .strip_prefix("refs/heads/")

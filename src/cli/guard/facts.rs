@@ -24,13 +24,43 @@ pub(super) const SCAN_ENTRIES: usize = 5000;
 /// Up to this many files held by peers, their status is read file by file.
 pub(super) const PER_FILE_STATUS: usize = 256;
 
+/// Every ref the command line deletes or points elsewhere: none of them keeps another's
+/// commits (`git push origin --delete B && git branch -D B` drops the only two copies).
+#[derive(Debug, Default)]
+pub(super) struct Going {
+    /// Local branches (`HEAD`, `*` as the branch rule names them).
+    pub(super) branches: Vec<String>,
+    /// Remote branches a push deletes: the remote as written, and the branch.
+    pub(super) pushed: Vec<(String, String)>,
+}
+
+impl Going {
+    /// The full names of the refs going, as `repo` resolves the remotes: `refs/heads/B` and
+    /// `refs/remotes/R/B` (a push deleting B removes its remote-tracking ref too).
+    fn refs(&self, repo: &Repo) -> (Vec<String>, Vec<String>) {
+        let heads = self
+            .branches
+            .iter()
+            .filter(|b| *b != "*" && *b != "HEAD")
+            .map(|b| format!("refs/heads/{b}"))
+            .collect();
+        let remotes = self
+            .pushed
+            .iter()
+            .map(|(r, b)| {
+                let name = repo.remote_named(r).unwrap_or_else(|| r.clone());
+                format!("refs/remotes/{name}/{b}")
+            })
+            .collect();
+        (heads, remotes)
+    }
+}
+
 /// Gather the facts `g` needs, and the common dir of the clone it acts on (for the audit).
-/// `going`: every branch the command line deletes or points elsewhere, which keeps no commit
-/// of another.
 pub(super) fn gather(
     event: &Event,
     g: &Guarded,
-    going: &[String],
+    going: &Going,
 ) -> Result<(Facts, Option<PathBuf>)> {
     let peer_op = matches!(
         g.op,
@@ -79,7 +109,7 @@ pub(super) fn gather(
                     .into_iter()
                     .filter(|b| !local.contains(b))
                     .collect();
-                Facts::RemoteBranches(remote_branches(wt, remote, &gone)?)
+                Facts::RemoteBranches(remote_branches(wt, remote, &gone, going)?)
             }
             None => Facts::None,
         },
@@ -160,7 +190,7 @@ pub(super) fn gather(
         },
         Op::RepoDelete => Facts::None,
         Op::PushDelete { remote, branches } => match &wt {
-            Some(wt) => Facts::RemoteBranches(remote_branches(wt, remote, branches)?),
+            Some(wt) => Facts::RemoteBranches(remote_branches(wt, remote, branches, going)?),
             None => Facts::None,
         },
         Op::PrCreate { head } => {
@@ -277,10 +307,12 @@ pub(super) fn branches(
     wt: &Worktree,
     names: &[String],
     onto: Option<&str>,
-    going: &[String],
+    going: &Going,
     reset: bool,
 ) -> Result<Vec<BranchState>> {
     let repo = Repo::open(&wt.git_dir)?;
+    let (_, gone_remote) = going.refs(&repo);
+    let going = &going.branches;
     let onto = match onto {
         // A revision that names no commit may be anything: judged as a deletion. For `git
         // reset X`, an X that names no commit is a path: no branch moves.
@@ -305,7 +337,9 @@ pub(super) fn branches(
         let mut going = going.clone();
         going.push(name.clone());
         let unpushed = match &tip {
-            Some(t) => repo.unpushed_not_in(t, onto.as_deref(), &going, COMMIT_LIMIT)?,
+            Some(t) => {
+                repo.unpushed_not_in(t, onto.as_deref(), &going, &gone_remote, COMMIT_LIMIT)?
+            }
             None => Vec::new(),
         };
         out.push(BranchState {
@@ -382,14 +416,17 @@ pub(super) fn remote_branches(
     wt: &Worktree,
     remote: &str,
     branches: &[String],
+    going: &Going,
 ) -> Result<Vec<RemoteBranchState>> {
     let repo = Repo::open(&wt.git_dir)?;
     let name = repo
         .remote_named(remote)
         .unwrap_or_else(|| remote.to_owned());
+    let (heads, remotes) = going.refs(&repo);
+    let gone: Vec<String> = heads.into_iter().chain(remotes).collect();
     let mut out = Vec::new();
     for b in branches {
-        let only = repo.only_on_remote_branch(&name, b, COMMIT_LIMIT)?;
+        let only = repo.only_on_remote_branch(&name, b, &gone, COMMIT_LIMIT)?;
         let unfetched = only.is_none();
         let only_copy = only.unwrap_or_default();
         let pr = git::open_pull_request(&wt.root, b);

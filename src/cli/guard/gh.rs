@@ -17,7 +17,7 @@ pub(super) fn gh_facts(
     g: &Guarded,
     wt: &Worktree,
     d: &GhDelete,
-    going: &[String],
+    going: &super::facts::Going,
 ) -> Result<GhFacts> {
     let branch = match &d.branch {
         GhBranch::Current => wt
@@ -45,7 +45,7 @@ pub(super) fn gh_facts(
     };
     let remote = if d.remote {
         let name = remote_of(wt, &branch, d.repo.as_deref());
-        let mut states = remote_branches(wt, &name, std::slice::from_ref(&branch))?;
+        let mut states = remote_branches(wt, &name, std::slice::from_ref(&branch), going)?;
         // The pull request it closes does not count against closing it.
         for s in &mut states {
             s.pr = None;
