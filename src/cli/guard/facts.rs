@@ -326,7 +326,7 @@ pub(super) fn branches(
     };
     // `HEAD` in the line stands for the branch it names.
     let head = repo.head_target();
-    let mut going: Vec<String> = going.to_vec();
+    let mut going: Vec<String> = going.clone();
     if let Some(git::Head::Branch(b)) = &head
         && going.iter().any(|g| g == "HEAD")
     {
