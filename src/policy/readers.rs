@@ -8,7 +8,8 @@
 use crate::git::parse_invocation;
 use crate::shell::SimpleCommand;
 
-/// Programs that write no file whatever their arguments (shell builtins included).
+/// Programs that write no file and run no other program (shell builtins included), except by
+/// the spellings [`writes_by_option`] names.
 const READERS: &[&str] = &[
     "basename",
     "cat",
@@ -44,6 +45,7 @@ const READERS: &[&str] = &[
     "rg",
     "sha1sum",
     "sha256sum",
+    "sort",
     "stat",
     "tail",
     "test",
@@ -84,6 +86,72 @@ const FIND_WRITERS: &[&str] = &[
     "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls",
 ];
 
+/// xxd's options that take the next word as their value (so it is no file operand).
+const XXD_VALUES: &[&str] = &[
+    "-c",
+    "-cols",
+    "-g",
+    "-groupsize",
+    "-l",
+    "-len",
+    "-s",
+    "-seek",
+    "-o",
+    "-offset",
+    "-n",
+    "-name",
+    "-R",
+];
+
+/// Whether a short-option word (`-xyz`, not `--x`) holds any of `letters`: clusters and
+/// attached values are read as letters, which errs on the side of "may write".
+fn short_has(word: &str, letters: &[char]) -> bool {
+    word.len() > 1
+        && word.starts_with('-')
+        && !word.starts_with("--")
+        && word[1..].chars().any(|c| letters.contains(&c))
+}
+
+/// Whether a program on the reader list writes a file or runs another program by one of its
+/// own spellings: `xxd IN OUT`, `tree -o F` (and `-R`, which writes `00Tree.html` files),
+/// `rg --pre CMD`, `less -o F` / `--log-file`, `sort -o F` / `--compress-program`,
+/// `file -C` (writes `magic.mgc`). Long options are matched by prefix where the program takes
+/// abbreviations.
+fn writes_by_option(program: &str, args: &[String]) -> bool {
+    let any = |f: &dyn Fn(&str) -> bool| args.iter().any(|a| f(a));
+    match program {
+        "xxd" => {
+            let (mut operands, mut value, mut ended) = (0, false, false);
+            for a in args {
+                if value {
+                    value = false;
+                } else if ended || a == "-" || !a.starts_with('-') {
+                    operands += 1;
+                } else if a == "--" {
+                    ended = true;
+                } else {
+                    value = XXD_VALUES.contains(&a.as_str());
+                }
+            }
+            operands > 1
+        }
+        "tree" => any(&|a| short_has(a, &['o', 'R']) || a.starts_with("--o")),
+        "rg" => any(&|a| {
+            ["--pre", "--pre-glob", "--hostname-bin"]
+                .iter()
+                .any(|n| a == *n || a.strip_prefix(n).is_some_and(|r| r.starts_with('=')))
+        }),
+        "less" => any(&|a| {
+            short_has(a, &['o', 'O'])
+                || a.to_ascii_lowercase().starts_with("--lo")
+                || a.starts_with('+')
+        }),
+        "sort" => any(&|a| short_has(a, &['o']) || a.starts_with("--o") || a.starts_with("--com")),
+        "file" => any(&|a| short_has(a, &['C']) || a.starts_with("--c")),
+        _ => false,
+    }
+}
+
 fn basename(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
@@ -98,9 +166,6 @@ fn reads_only(cmd: &SimpleCommand) -> bool {
     };
     match basename(program) {
         "find" => !cmd.argv.iter().any(|a| FIND_WRITERS.contains(&a.as_str())),
-        "sort" => !cmd.argv.iter().any(|a| {
-            a == "-o" || a.starts_with("--output") || (a.starts_with("-o") && a.len() > 2)
-        }),
         "git" => parse_invocation(&cmd.argv, &cmd.cwd, &cmd.assignments).is_some_and(|inv| {
             inv.config.is_empty()
                 && inv.alias_from_env.is_empty()
@@ -108,9 +173,14 @@ fn reads_only(cmd: &SimpleCommand) -> bool {
                     .args
                     .first()
                     .is_some_and(|s| GIT_READERS.contains(&s.as_str()))
-                && !inv.args.iter().any(|a| a.starts_with("--output"))
+                // `--output=F` (and its abbreviations); `git grep -O CMD` runs CMD.
+                && !inv.args.iter().any(|a| {
+                    a.starts_with("--ou")
+                        || (inv.args[0] == "grep"
+                            && (a.starts_with("--op") || short_has(a, &['O'])))
+                })
         }),
-        name => READERS.contains(&name),
+        name => READERS.contains(&name) && !writes_by_option(name, &cmd.argv[1..]),
     }
 }
 
@@ -206,6 +276,82 @@ mod tests {
             "npm run build",
         ] {
             assert!(!reads(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn readers_spellings_that_write_or_run_others_do_not_read_only() {
+        for line in [
+            "xxd a.txt out.txt",
+            "xxd -r dump.hex a.bin",
+            "xxd -l 16 a.bin out.hex",
+            "xxd - out.hex",
+            "xxd -- -in -out",
+            "tree -o listing.txt",
+            "tree -ao listing.txt",
+            "tree --output=listing.txt",
+            "tree -R -H . -L 1",
+            "rg --pre ./conv.sh foo",
+            "rg --pre=./conv.sh foo",
+            "rg --pre-glob '*.pdf' foo",
+            "rg --hostname-bin ./h foo",
+            "less -o log.txt a.txt",
+            "less -olog.txt a.txt",
+            "less -O log.txt a.txt",
+            "less --log-file=log.txt a.txt",
+            "less --LOG-FILE log.txt a.txt",
+            "less --log log.txt a.txt",
+            "less '+!touch x' a.txt",
+            "sort -o out.txt in.txt",
+            "sort -no out.txt in.txt",
+            "sort --output=out.txt in.txt",
+            "sort --out=out.txt in.txt",
+            "sort --compress-program=./z in.txt",
+            "uniq a.txt out.txt",
+            "file -C -m magic",
+            "file --compile -m magic",
+            "git log --output=log.txt",
+            "git diff --out=patch.diff",
+            "git show --output patch.diff",
+            "git grep -O./x foo",
+            "git grep --open-files-in-pager=./x foo",
+            "git grep --open foo",
+        ] {
+            assert!(!reads(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn readers_plain_spellings_stay_read_only() {
+        for line in [
+            "xxd a.bin",
+            "xxd -l 16 a.bin",
+            "xxd -s 0x10 -c 8 a.bin | head",
+            "xxd -i a.bin",
+            "tree",
+            "tree -L 2 src",
+            "tree -a -I target",
+            "rg foo --glob '*.rs'",
+            "rg -n --type rust foo src",
+            "rg -z foo logs",
+            "less -R a.txt",
+            "less -N a.txt",
+            "sort -u a.txt",
+            "sort -k2 -t, a.csv",
+            "sort -rn a.txt | head",
+            "file a.bin",
+            "file -b --mime-type a.bin",
+            "git log --oneline -5",
+            "git diff --stat",
+            "git grep -n foo",
+            "git grep --only-matching foo",
+            "cut -d, -f1 --output-delimiter=: a.csv",
+            "head -n 5 a.txt",
+            "grep -rn foo src",
+            "du -sh .",
+            "diff -u a b",
+        ] {
+            assert!(reads(line), "{line}");
         }
     }
 }
