@@ -14,21 +14,6 @@ fn fs_write(dir: &std::path::Path, rel: &str, text: &str) {
     std::fs::write(dir.join(rel), text).unwrap();
 }
 
-/// The co-edit warning (never a refusal) naming the peer, for `command`.
-#[track_caller]
-fn warned(cwd: &std::path::Path, command: &str) {
-    let run = bash(cwd, command);
-    assert_eq!(run.code, 0, "{command}: {}", run.stderr);
-    assert!(!run.stdout.is_empty(), "`{command}` was silent");
-    let v = run.json();
-    let msg = v["systemMessage"].as_str().unwrap_or("");
-    assert!(msg.contains(&PEER[..8]), "{command}: {v}");
-    assert!(
-        v["hookSpecificOutput"].get("permissionDecision").is_none(),
-        "{command}: {v}"
-    );
-}
-
 #[test]
 fn regression_ex_commands_on_input_or_in_a_script_file_are_read() {
     let f = fixture();

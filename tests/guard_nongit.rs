@@ -12,22 +12,6 @@ use common::snap::answer;
 use common::*;
 use guard_support::*;
 
-/// The co-edit warning (never a refusal) naming the peer, for `command`.
-#[track_caller]
-fn warned(cwd: &std::path::Path, command: &str) -> String {
-    let run = bash(cwd, command);
-    assert_eq!(run.code, 0, "{command}: {}", run.stderr);
-    assert!(!run.stdout.is_empty(), "`{command}` was silent");
-    let v = run.json();
-    let msg = v["systemMessage"].as_str().unwrap_or("").to_owned();
-    assert!(msg.contains(&PEER[..8]), "{command}: {v}");
-    assert!(
-        v["hookSpecificOutput"].get("permissionDecision").is_none(),
-        "{command}: {v}"
-    );
-    msg
-}
-
 #[test]
 fn regression_removers_of_a_peers_file_are_refused_as_rm() {
     let f = fixture();

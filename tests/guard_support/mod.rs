@@ -177,3 +177,19 @@ pub fn two_sessions(f: &Fixture) {
         hook(r, &edit_event("PostToolUse", "Write", session, r, &path));
     }
 }
+
+/// The co-edit warning (never a refusal) naming the peer, for `command`.
+#[track_caller]
+pub fn warned(cwd: &Path, command: &str) -> String {
+    let run = bash(cwd, command);
+    assert_eq!(run.code, 0, "{command}: {}", run.stderr);
+    assert!(!run.stdout.is_empty(), "`{command}` was silent");
+    let v = run.json();
+    let msg = v["systemMessage"].as_str().unwrap_or("").to_owned();
+    assert!(msg.contains(&PEER[..8]), "{command}: {v}");
+    assert!(
+        v["hookSpecificOutput"].get("permissionDecision").is_none(),
+        "{command}: {v}"
+    );
+    msg
+}
