@@ -1,9 +1,9 @@
 //! Walking the syntax tree as bash would run it: the directory each command runs in, nested
-//! shells, `eval`, and the simple commands that come out.
+//! shells, `eval`, and the simple commands that come out (compound commands: [`super::compound`]).
 
 use std::path::{Path, PathBuf};
 
-use super::ast::{Command, List, Redir, Simple, Word};
+use super::ast::{List, Redir, Simple, Word};
 use super::builtins::{change_dir, literal_output, own_stdio, redirections};
 use super::effects;
 use super::expand::{Arg, expand_word, join_dir};
@@ -12,9 +12,6 @@ use super::state::{State, Stdin};
 use super::vars::{self, Resolver};
 use super::wrappers::{Shell, basename, peel};
 use super::{ParseError, SimpleCommand, Unknown};
-
-/// Most values a `for` loop is followed through one by one.
-const MAX_LOOP_VALUES: usize = 32;
 
 /// What an enclosing `bash -c`, `eval` or `xargs` passes down to the commands it runs.
 #[derive(Clone, Debug, Default)]
@@ -30,7 +27,7 @@ pub(super) struct Inherit {
 
 impl Inherit {
     /// What a compound command with redirections `rs`, reading `stdin`, passes to its commands.
-    fn through(&self, rs: &[Redir], stdin: Stdin, cwd: &Path) -> Inherit {
+    pub(super) fn through(&self, rs: &[Redir], stdin: Stdin, cwd: &Path) -> Inherit {
         let (own_in, own_out) = own_stdio(rs);
         let stdin = match stdin {
             Stdin::None => self.stdin.clone().unwrap_or(Stdin::None),
@@ -52,7 +49,7 @@ pub(super) struct Ev<'a> {
     pub(super) out: Vec<SimpleCommand>,
     /// Files written earlier in the line, as the command being evaluated sees them.
     pub(super) written: Vec<(PathBuf, Option<String>)>,
-    home: Option<&'a Path>,
+    pub(super) home: Option<&'a Path>,
     resolver: Resolver<'a>,
     /// Pipes made so far (ids for [`SimpleCommand::pipe_in`]).
     made_pipes: u32,
@@ -173,7 +170,7 @@ impl Ev<'_> {
     }
 
     /// Run the substitutions of a word; returns their literal outputs where known.
-    fn subs_of(
+    pub(super) fn subs_of(
         &mut self,
         w: &Word,
         st: &State,
@@ -188,13 +185,23 @@ impl Ev<'_> {
 
     /// The word with its variables and substitutions replaced by their values when all are
     /// known (`"$HOME/x"`, `"$(git rev-parse --show-toplevel)"`, `"$d"` after `d=build`).
-    fn substituted(&mut self, w: &Word, st: &State, inh: &Inherit) -> Result<Word, ParseError> {
+    pub(super) fn substituted(
+        &mut self,
+        w: &Word,
+        st: &State,
+        inh: &Inherit,
+    ) -> Result<Word, ParseError> {
         let outs = self.subs_of(w, st, inh)?;
         let cwd = st.known.then_some(st.cwd.as_path());
         Ok(vars::resolve(w, &outs, &st.vars, cwd).unwrap_or_else(|| w.clone()))
     }
 
-    fn redir_subs(&mut self, rs: &[Redir], st: &State, inh: &Inherit) -> Result<(), ParseError> {
+    pub(super) fn redir_subs(
+        &mut self,
+        rs: &[Redir],
+        st: &State,
+        inh: &Inherit,
+    ) -> Result<(), ParseError> {
         for r in rs {
             self.subs_of(&r.target, st, inh)?;
             if let Some(doc) = &r.heredoc {
@@ -206,125 +213,7 @@ impl Ev<'_> {
         Ok(())
     }
 
-    /// Run one command; returns its output when that is literal text (for `echo ... | sh`).
-    fn command(
-        &mut self,
-        cmd: &Command,
-        st: &mut State,
-        inh: &Inherit,
-        stdin: Stdin,
-    ) -> Result<Option<String>, ParseError> {
-        let rs: &[Redir] = match cmd {
-            Command::Simple(s) => return self.simple(s, st, inh, stdin),
-            Command::Subshell(_, rs) | Command::Group(_, rs) | Command::Test(_, rs) => rs,
-            Command::If { redirs, .. }
-            | Command::Loop { redirs, .. }
-            | Command::For { redirs, .. }
-            | Command::Case { redirs, .. } => redirs,
-            Command::FuncDef(_) => &[],
-        };
-        let through = inh.through(rs, stdin, &st.cwd);
-        let inh = &through;
-        match cmd {
-            Command::Simple(_) => {}
-            Command::Subshell(l, rs) => {
-                self.redir_subs(rs, st, inh)?;
-                let mut sub = st.clone();
-                self.list(l, &mut sub, inh)?;
-                st.written = sub.written;
-            }
-            Command::Group(l, rs) => {
-                self.redir_subs(rs, st, inh)?;
-                self.list(l, st, inh)?;
-            }
-            Command::If {
-                arms,
-                otherwise,
-                redirs,
-            } => {
-                self.redir_subs(redirs, st, inh)?;
-                let mut ends = Vec::new();
-                for (cond, body) in arms {
-                    self.list(cond, st, inh)?;
-                    let mut b = st.clone();
-                    self.list(body, &mut b, inh)?;
-                    ends.push(b);
-                }
-                if let Some(o) = otherwise {
-                    self.list(o, st, inh)?;
-                }
-                *st = st.clone().merge(&ends);
-            }
-            Command::Loop { cond, body, redirs } => {
-                self.redir_subs(redirs, st, inh)?;
-                self.list(cond, st, inh)?;
-                let mut b = st.clone();
-                self.list(body, &mut b, inh)?;
-                *st = st.clone().merge(&[b]);
-            }
-            Command::For {
-                var,
-                words,
-                body,
-                redirs,
-            } => {
-                self.redir_subs(redirs, st, inh)?;
-                let mut values: Option<Vec<String>> = Some(Vec::new());
-                for w in words {
-                    let w = self.substituted(w, st, inh)?;
-                    let args = expand_word(&w, &st.cwd, st.known, self.home, st.dotglob);
-                    if args.iter().any(|a| a.var || a.cmdsub || a.cut) {
-                        values = None;
-                    } else if let Some(v) = &mut values {
-                        v.extend(args.into_iter().map(|a| a.text));
-                    }
-                }
-                let values = values.filter(|v| v.len() <= MAX_LOOP_VALUES);
-                let mut b = st.clone();
-                match (var, values) {
-                    (Some(name), Some(values)) => {
-                        for value in values {
-                            b.vars.insert(name.clone(), Some(value));
-                            self.list(body, &mut b, inh)?;
-                        }
-                    }
-                    (name, _) => {
-                        if let Some(name) = name {
-                            b.vars.insert(name.clone(), None);
-                        }
-                        self.list(body, &mut b, inh)?;
-                    }
-                }
-                *st = st.clone().merge(&[b]);
-            }
-            Command::Case { word, arms, redirs } => {
-                self.redir_subs(redirs, st, inh)?;
-                self.subs_of(word, st, inh)?;
-                let mut ends = Vec::new();
-                for (pats, body) in arms {
-                    for p in pats {
-                        self.subs_of(p, st, inh)?;
-                    }
-                    let mut b = st.clone();
-                    self.list(body, &mut b, inh)?;
-                    ends.push(b);
-                }
-                *st = st.clone().merge(&ends);
-            }
-            Command::Test(words, redirs) => {
-                self.redir_subs(redirs, st, inh)?;
-                for w in words {
-                    self.subs_of(w, st, inh)?;
-                }
-            }
-            Command::FuncDef(body) => {
-                self.command(body, &mut st.clone(), inh, Stdin::None)?;
-            }
-        }
-        Ok(None)
-    }
-
-    fn simple(
+    pub(super) fn simple(
         &mut self,
         s: &Simple,
         st: &mut State,

@@ -7,6 +7,7 @@
 
 mod ast;
 mod builtins;
+mod compound;
 mod dollar;
 mod editors;
 mod effects;
