@@ -1,5 +1,6 @@
-//! Work whose hooks did not all run is not lost for good either: an edit tool's write whose
-//! post-tool hook never came (the host died, the call was killed), a shell command's change to
+//! Work whose hooks did not all run is not lost for good either: an edit tool's new file or
+//! rewrite of a file it snapshotted, whose post-tool hook never came (the host died, the call
+//! was killed), a shell command's output whose post-tool hook never came, a shell command's change to
 //! a file another session watches (then reverted by an actor no hook sees), and a session whose
 //! snapshot ref was deleted from outside git-dibs. Each comes back byte for byte after
 //! `reflog expire` and `gc --prune=now`; a declined edit and a packed ref make no snapshot and
@@ -70,11 +71,10 @@ fn an_edit_whose_post_tool_hook_never_came_is_kept_before_a_peer_destroys_it() {
     let repo = TestRepo::new();
     let crashed = Agent::new("crashed", &repo.root);
     crashed.write("notes.md", b"earlier, snapshotted\n");
-    // The host writes a new file and edits a tracked one, then dies: no PostToolUse.
+    // The host writes a new file and rewrites one it snapshotted before, then dies: no
+    // PostToolUse for either.
     pre_edit_then_die(&crashed, "Write", "src/new.rs");
     std::fs::write(repo.root.join("src/new.rs"), b"fn only_copy() {}\n").unwrap();
-    pre_edit_then_die(&crashed, "Edit", "src/lib.rs");
-    std::fs::write(repo.root.join("src/lib.rs"), b"pub fn edited() {}\n").unwrap();
     pre_edit_then_die(&crashed, "Edit", "notes.md");
     std::fs::write(repo.root.join("notes.md"), b"later, never snapshotted\n").unwrap();
 
@@ -104,24 +104,6 @@ fn an_edit_whose_post_tool_hook_never_came_is_kept_before_a_peer_destroys_it() {
             b"later, never snapshotted\n".to_vec(),
         )],
     );
-    // The committed content is back; the edit is written beside it.
-    let (code, out, err) = recover(&repo.root, &["src/lib.rs"]);
-    assert_eq!(code, 0, "{out}{err}");
-    let listing = recover_json(&repo.root, &[]);
-    let lib: Vec<_> = listing["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["path"] == "src/lib.rs")
-        .collect();
-    assert_eq!(lib.len(), 1, "{listing}");
-    assert_eq!(lib[0]["session"], "crashed", "{listing}");
-    let (code, out, err) = recover(&repo.root, &["src/lib.rs", "--force"]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert_files(&[(
-        repo.root.join("src/lib.rs"),
-        b"pub fn edited() {}\n".to_vec(),
-    )]);
 }
 
 #[test]
@@ -366,5 +348,36 @@ fn a_chain_whose_newest_tree_was_pruned_goes_back_to_its_parent() {
         &repo.root,
         &["a.txt"],
         &[(repo.root.join("a.txt"), b"first, changed\n".to_vec())],
+    );
+}
+
+#[test]
+fn a_commands_output_whose_post_tool_hook_never_came_is_kept_before_its_sessions_next_command() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("timed-out", &repo.root);
+    agent.write("notes.md", b"plan\n");
+    let long = "python3 gen.py";
+    std::fs::write(
+        repo.root.join("gen.py"),
+        "open('out.txt','w').write('generated, only copy\\n')\n",
+    )
+    .unwrap();
+    // Its PreToolUse ran; the command wrote; the PostToolUse was killed by the hook timeout.
+    agent.pre_bash(long).assert_silent();
+    sh(&repo.root, long);
+    // The same session's next command may destroy: its own earlier call is scanned first.
+    let clean = "git clean -fdq";
+    agent.pre_bash(clean).assert_silent();
+    sh(&repo.root, clean);
+    assert_eq!(agent.post_bash(clean).code, 0);
+    assert!(!repo.root.join("out.txt").exists());
+    collect_garbage(&repo.root);
+    assert_recovers(
+        &repo.root,
+        &["out.txt"],
+        &[(
+            repo.root.join("out.txt"),
+            b"generated, only copy\n".to_vec(),
+        )],
     );
 }

@@ -1,8 +1,7 @@
 //! Before an edit tool changes a file: a change nobody's snapshot has yet (a person's editor, a
 //! formatter, found by stat data) is snapshotted first, so the edit does not replace the only
-//! copy of it; and a file the session's snapshots do not watch yet is watched from then on, so
-//! that when the tool's end never comes (the host died, the call was killed) the next sweep
-//! takes what it wrote.
+//! copy of it; and a file it is about to create is watched from then on, so that when the
+//! tool's end never comes (the host died, the call was killed) the next sweep takes it.
 
 use std::fs;
 
@@ -71,14 +70,17 @@ pub(crate) fn keep_changed(
     }
 }
 
-/// Before an edit tool writes `located`: each file (of the first one's clone) that the event's
-/// session's snapshots do not watch yet is watched from now on, at its stat data now (or, when
-/// there is no file yet, [`Stamp::WRITING`]), so that whatever the tool writes counts as
+/// Before an edit tool writes `located`: each file (of the first one's clone) that does not
+/// exist yet and that the event's session's snapshots do not watch is watched from now on, at
+/// [`Stamp::WRITING`] (no file has it), so that whatever the tool creates there counts as
 /// changed until the tool's end snapshots it. Without it, a host that dies between writing and
-/// its post-tool hook (or a call killed there) leaves a file no snapshot has and no session
-/// watches. A declined call changes nothing, so nothing is snapshotted for it. A file watched
-/// already needs nothing: [`keep_changed`] just brought its stat data up to date. At most one
-/// append to the session's snapshot log.
+/// its post-tool hook (or a call killed there) leaves a new file, whose only copy it is, that
+/// no snapshot has and no session watches. A file the session watches already needs nothing
+/// (any write changes its stat data, which the sweep compares); an existing file it does not
+/// watch is left out, since its earlier content is in git or in a snapshot and marking every
+/// file a session is about to edit would make each sweep stat them all. A declined call
+/// creates nothing, so nothing is snapshotted for it. At most one append to the session's
+/// snapshot log.
 pub(crate) fn mark_writing(event: &Event, store: &Store, located: &[Located]) {
     let Some(first) = located.first() else {
         return;
@@ -93,11 +95,11 @@ pub(crate) fn mark_writing(event: &Event, store: &Store, located: &[Located]) {
         .iter()
         .filter(|l| l.worktree.common_dir == first.worktree.common_dir)
         .filter(|l| state.watched(&l.worktree.root, &l.relative).is_none())
+        .filter(|l| fs::symlink_metadata(l.worktree.root.join(&l.relative)).is_err())
         .map(|l| Watched {
             worktree: l.worktree.root.clone(),
             path: l.relative.clone(),
-            stamp: fs::symlink_metadata(l.worktree.root.join(&l.relative))
-                .map_or(Stamp::WRITING, |m| Stamp::of(&m)),
+            stamp: Stamp::WRITING,
             skipped: None,
             blob: None,
         })
