@@ -183,12 +183,27 @@ pub(crate) fn after_shell(
     };
     // Per clone scanned: the worktrees where the scan stopped at its budget.
     let mut stopped: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
-    for wt in worktrees(event, cmds) {
-        if let Some(over) = scan_worktree(event, &wt, &scan) {
+    let wts = worktrees(event, cmds);
+    for wt in &wts {
+        if let Some(over) = scan_worktree(event, wt, &scan) {
             let left = stopped.entry(wt.common_dir.clone()).or_default();
             if over {
                 left.push(wt.root.clone());
             }
+        }
+    }
+    // The worktrees past the cap were not looked at: pending, like a scan its budget stopped,
+    // so the next command that may destroy in that clone scans them first.
+    let mut clones: Vec<&PathBuf> = wts.iter().map(|w| &w.common_dir).collect();
+    clones.sort();
+    clones.dedup();
+    for common in clones {
+        let left: Vec<PathBuf> = git::worktree_roots(common)
+            .into_iter()
+            .filter(|r| !wts.iter().any(|w| &w.root == r))
+            .collect();
+        if !left.is_empty() {
+            stopped.entry(common.clone()).or_default().extend(left);
         }
     }
     for (common, over) in stopped {
