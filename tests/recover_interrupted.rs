@@ -24,6 +24,27 @@ fn tips(root: &std::path::Path) -> String {
     )
 }
 
+/// The edit tool writes `bytes` to `rel` with both hooks; the PostToolUse's answer.
+fn write_seen(agent: &Agent, rel: &str, bytes: &[u8]) -> HookRun {
+    let file = agent.cwd.join(rel);
+    let pre = edit_event("PreToolUse", "Write", &agent.id, &agent.cwd, &file);
+    assert_eq!(hook(&agent.cwd, &pre).code, 0);
+    std::fs::write(&file, bytes).unwrap();
+    let post = agent.post_edit(&file);
+    assert_eq!(post.code, 0);
+    assert!(post.stdout.is_empty(), "{}", post.stdout);
+    post
+}
+
+/// `rel` is deleted behind every hook's back, reflogs expire, garbage is collected: then
+/// `recover rel` brings back exactly `bytes`.
+#[track_caller]
+fn lost_then_recovered(root: &std::path::Path, rel: &str, bytes: &[u8]) {
+    sh(root, &format!("rm -f {rel}"));
+    collect_garbage(root);
+    assert_recovers(root, &[rel], &[(root.join(rel), bytes.to_vec())]);
+}
+
 /// The edit tool's PreToolUse for `rel` in session `id` (it must exit 0).
 fn pre_edit(agent: &Agent, tool: &str, rel: &str) {
     let pre = edit_event(
@@ -177,13 +198,7 @@ fn a_snapshot_ref_deleted_from_outside_is_put_back_on_the_next_snapshot() {
     sh(&repo.root, &format!("git update-ref -d {name}"));
 
     // The session goes on: its next snapshot finds the chain gone, puts it back, says so.
-    let file = repo.root.join("b.txt");
-    let pre = edit_event("PreToolUse", "Write", &agent.id, &agent.cwd, &file);
-    assert_eq!(hook(&agent.cwd, &pre).code, 0);
-    std::fs::write(&file, b"second\n").unwrap();
-    let post = agent.post_edit(&file);
-    assert_eq!(post.code, 0);
-    assert!(post.stdout.is_empty(), "{}", post.stdout);
+    let post = write_seen(&agent, "b.txt", b"second\n");
     assert!(
         post.stderr
             .contains("snapshot ref was deleted outside git-dibs"),
@@ -193,13 +208,7 @@ fn a_snapshot_ref_deleted_from_outside_is_put_back_on_the_next_snapshot() {
     let doctor = out_text(&dibs(&repo.root, &["doctor"]));
     assert!(doctor.contains("deleted outside git-dibs"), "{doctor}");
 
-    sh(&repo.root, "rm a.txt");
-    collect_garbage(&repo.root);
-    assert_recovers(
-        &repo.root,
-        &["a.txt"],
-        &[(repo.root.join("a.txt"), b"first, only copy\n".to_vec())],
-    );
+    lost_then_recovered(&repo.root, "a.txt", b"first, only copy\n");
 }
 
 #[test]
@@ -242,13 +251,7 @@ fn an_idle_sessions_deleted_ref_is_put_back_when_the_store_prunes() {
         snapshot_refs(&repo.root).lines().any(|l| l == name),
         "{name}"
     );
-    sh(&repo.root, "rm a.txt");
-    collect_garbage(&repo.root);
-    assert_recovers(
-        &repo.root,
-        &["a.txt"],
-        &[(repo.root.join("a.txt"), b"idle's work\n".to_vec())],
-    );
+    lost_then_recovered(&repo.root, "a.txt", b"idle's work\n");
 }
 
 #[test]
@@ -257,12 +260,7 @@ fn packed_snapshot_refs_are_not_taken_for_deleted_ones() {
     let agent = Agent::new("packed", &repo.root);
     agent.write("a.txt", b"one\n");
     sh(&repo.root, "git pack-refs --all");
-    let file = repo.root.join("b.txt");
-    let pre = edit_event("PreToolUse", "Write", &agent.id, &agent.cwd, &file);
-    assert_eq!(hook(&agent.cwd, &pre).code, 0);
-    std::fs::write(&file, b"two\n").unwrap();
-    let post = agent.post_edit(&file);
-    assert_eq!(post.code, 0);
+    let post = write_seen(&agent, "b.txt", b"two\n");
     assert!(post.stderr.is_empty(), "{}", post.stderr);
     let doctor = out_text(&dibs(&repo.root, &["doctor"]));
     assert!(!doctor.contains("deleted outside"), "{doctor}");
@@ -297,12 +295,7 @@ fn a_chain_whose_newest_objects_were_pruned_mid_write_is_repaired_and_goes_on() 
     let (code, out, err) = recover(&repo.root, &[]);
     assert!(code == 0 || code == 1, "recover must not fail: {out}{err}");
 
-    let file = repo.root.join("c.txt");
-    let pre = edit_event("PreToolUse", "Write", &agent.id, &agent.cwd, &file);
-    assert_eq!(hook(&agent.cwd, &pre).code, 0);
-    std::fs::write(&file, b"third\n").unwrap();
-    let post = agent.post_edit(&file);
-    assert_eq!(post.code, 0);
+    let post = write_seen(&agent, "c.txt", b"third\n");
     assert!(
         post.stderr.contains("lost their objects") && post.stderr.contains("back on"),
         "{}",
@@ -342,13 +335,7 @@ fn a_chain_whose_newest_tree_was_pruned_goes_back_to_its_parent() {
     assert_eq!(kind, "tree");
     let doctor = out_text(&dibs(&repo.root, &["doctor"]));
     assert!(doctor.contains("lost their objects"), "{doctor}");
-    sh(&repo.root, "rm a.txt");
-    collect_garbage(&repo.root);
-    assert_recovers(
-        &repo.root,
-        &["a.txt"],
-        &[(repo.root.join("a.txt"), b"first, changed\n".to_vec())],
-    );
+    lost_then_recovered(&repo.root, "a.txt", b"first, changed\n");
 }
 
 #[test]

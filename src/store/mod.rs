@@ -328,13 +328,25 @@ impl Store {
     /// Every record in the store, live or not, this clone's own and those imported from other
     /// machines by `git dibs sync`, ordered by first activity.
     pub(crate) fn everyone(&self) -> Result<Vec<Session>, StoreError> {
+        self.records_where(|_| true)
+    }
+
+    /// The records whose file name (without `.json`) `keep` accepts, ordered by first
+    /// activity; hidden files and other names are passed over.
+    pub(super) fn records_where(
+        &self,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<Vec<Session>, StoreError> {
         let dir = self.dir.join("sessions");
         let mut out = Vec::new();
         for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
             let entry = entry.map_err(io_err(&dir))?;
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if name.starts_with('.') || !name.ends_with(".json") {
+            let Some(stem) = name.strip_suffix(".json").filter(|s| !s.starts_with('.')) else {
+                continue;
+            };
+            if !keep(stem) {
                 continue;
             }
             if let Some(s) = self.read_record(&entry.path(), false)? {

@@ -303,27 +303,11 @@ impl Store {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let dir = self.dir.join("sessions");
-        let mut out = Vec::new();
-        for entry in fs::read_dir(&dir).map_err(io_err(&dir))? {
-            let entry = entry.map_err(io_err(&dir))?;
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let Some(stem) = name.strip_suffix(".json").filter(|s| !s.starts_with('.')) else {
-                continue;
-            };
-            // A sub-agent's record is `<session key>~<agent>`: its session's log is its own.
-            let key = stem.split_once('~').map_or(stem, |(k, _)| k);
-            if !keys.contains(key) {
-                continue;
-            }
-            if let Some(s) = self.read_record(&entry.path(), false)?
-                && s.origin.is_none()
-            {
-                out.push(s);
-            }
-        }
-        out.sort_by(|a, b| (a.first_seen, &a.id).cmp(&(b.first_seen, &b.id)));
+        // A sub-agent's record is `<session key>~<agent>`: its session's log is its own.
+        let mut out = self.records_where(|stem| {
+            keys.contains(stem.split_once('~').map_or(stem, |(k, _)| k))
+        })?;
+        out.retain(|s| s.origin.is_none());
         Ok(out)
     }
 
