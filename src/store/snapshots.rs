@@ -304,9 +304,8 @@ impl Store {
             return Ok(Vec::new());
         }
         // A sub-agent's record is `<session key>~<agent>`: its session's log is its own.
-        let mut out = self.records_where(|stem| {
-            keys.contains(stem.split_once('~').map_or(stem, |(k, _)| k))
-        })?;
+        let mut out = self
+            .records_where(|stem| keys.contains(stem.split_once('~').map_or(stem, |(k, _)| k)))?;
         out.retain(|s| s.origin.is_none());
         Ok(out)
     }
