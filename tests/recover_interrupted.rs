@@ -337,34 +337,3 @@ fn a_chain_whose_newest_tree_was_pruned_goes_back_to_its_parent() {
     assert!(doctor.contains("lost their objects"), "{doctor}");
     lost_then_recovered(&repo.root, "a.txt", b"first, changed\n");
 }
-
-#[test]
-fn a_commands_output_whose_post_tool_hook_never_came_is_kept_before_its_sessions_next_command() {
-    let repo = TestRepo::new();
-    let agent = Agent::new("timed-out", &repo.root);
-    agent.write("notes.md", b"plan\n");
-    let long = "python3 gen.py";
-    std::fs::write(
-        repo.root.join("gen.py"),
-        "open('out.txt','w').write('generated, only copy\\n')\n",
-    )
-    .unwrap();
-    // Its PreToolUse ran; the command wrote; the PostToolUse was killed by the hook timeout.
-    agent.pre_bash(long).assert_silent();
-    sh(&repo.root, long);
-    // The same session's next command may destroy: its own earlier call is scanned first.
-    let clean = "git clean -fdq";
-    agent.pre_bash(clean).assert_silent();
-    sh(&repo.root, clean);
-    assert_eq!(agent.post_bash(clean).code, 0);
-    assert!(!repo.root.join("out.txt").exists());
-    collect_garbage(&repo.root);
-    assert_recovers(
-        &repo.root,
-        &["out.txt"],
-        &[(
-            repo.root.join("out.txt"),
-            b"generated, only copy\n".to_vec(),
-        )],
-    );
-}

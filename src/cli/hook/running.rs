@@ -148,13 +148,13 @@ fn scan_all(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> bool {
     true
 }
 
-/// Before a shell command that may destroy: every command still marked running in the clone
-/// of `here` (the event's worktree) has what changed in its worktrees since it began put into
-/// its session's snapshot, and every scan left unfinished is finished. That includes the
-/// event's own session's earlier calls: one whose PostToolUse never came (killed by the
-/// host's hook timeout, an interrupted call) would otherwise leave its output to the very
-/// next command of its own session. A mark older than its session's lease is dropped
-/// unscanned. Costs two folder listings when none is marked.
+/// Before a shell command that may destroy: every other session's command still running in
+/// the clone of `here` (the event's worktree) has what changed in its worktrees since it began
+/// put into that session's snapshot, and every scan left unfinished (the event's own
+/// session's too) is finished. The event's own earlier calls are not scanned: a host that
+/// never sends their end (a declined call) would make every later command of the session pay
+/// a scan of its worktrees. A mark older than its session's lease is dropped unscanned. Costs
+/// two folder listings when none is marked.
 pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
     let Some(here) = here else {
         return;
@@ -164,7 +164,7 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
     };
     let now = store::now_secs();
     let mut lease = super::facts::lease_of(here);
-    let running = store.running_except(Marks::Running, None, now, &mut lease);
+    let running = store.running_except(Marks::Running, Some(&own_key(event)), now, &mut lease);
     let pending = store.running_except(Marks::Pending, None, now, &mut lease);
     if running.is_empty() && pending.is_empty() {
         return;
