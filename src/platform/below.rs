@@ -176,10 +176,10 @@ fn cstr<'b>(buf: &'b mut Vec<u8>, bytes: &[u8]) -> Option<&'b CStr> {
     CStr::from_bytes_with_nul(buf).ok()
 }
 
-/// Open the folder `name` in the folder `at` as a handle to look names up in (never read);
-/// a symbolic link is followed only when `follow`.
+/// Open the folder `name` in the folder `at` (or `AT_FDCWD`) as a handle to look names up in
+/// (never read); a symbolic link is followed only when `follow`.
 #[allow(unsafe_code)]
-fn open_dir(at: RawFd, name: &CStr, follow: bool) -> io::Result<OwnedFd> {
+pub(crate) fn open_dir(at: RawFd, name: &CStr, follow: bool) -> io::Result<OwnedFd> {
     // A handle for lookups alone where the system has one (no read permission needed).
     #[cfg(any(target_os = "linux", target_os = "android"))]
     let access = libc::O_PATH;
@@ -198,8 +198,21 @@ fn open_dir(at: RawFd, name: &CStr, follow: bool) -> io::Result<OwnedFd> {
 }
 
 /// `lstat` of `name` in the folder `at`.
-#[allow(unsafe_code, clippy::unnecessary_cast, clippy::useless_conversion)]
+#[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
 fn stat_at(at: RawFd, name: &CStr) -> io::Result<Lstat> {
+    let st = fstatat_nofollow(at, name)?;
+    Ok(Lstat {
+        len: st.st_size as u64,
+        mtime: (i64::from(st.st_mtime), i64::from(st.st_mtime_nsec)),
+        ctime: (i64::from(st.st_ctime), i64::from(st.st_ctime_nsec)),
+        ino: u64::from(st.st_ino),
+        mode: u32::from(st.st_mode),
+    })
+}
+
+/// The system's `stat` of `name` in the folder `at`, the name itself not followed.
+#[allow(unsafe_code)]
+pub(crate) fn fstatat_nofollow(at: RawFd, name: &CStr) -> io::Result<libc::stat> {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: `name` is NUL-terminated and outlives the call; `st` points to room for one
     // `stat`, which the call fills when it succeeds.
@@ -215,14 +228,7 @@ fn stat_at(at: RawFd, name: &CStr) -> io::Result<Lstat> {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: the call succeeded, so it filled `st`.
-    let st = unsafe { st.assume_init() };
-    Ok(Lstat {
-        len: st.st_size as u64,
-        mtime: (i64::from(st.st_mtime), i64::from(st.st_mtime_nsec)),
-        ctime: (i64::from(st.st_ctime), i64::from(st.st_ctime_nsec)),
-        ino: u64::from(st.st_ino),
-        mode: u32::from(st.st_mode),
-    })
+    Ok(unsafe { st.assume_init() })
 }
 
 #[cfg(test)]

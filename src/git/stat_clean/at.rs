@@ -8,11 +8,12 @@ use std::collections::HashMap;
 use std::ffi::CString;
 use std::fs;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::index::{MODE_EXEC, MODE_FILE, MODE_LINK, Stat};
+use crate::platform::below;
 
 /// At most this many folder handles are kept open at once.
 const KEPT: usize = 64;
@@ -68,55 +69,17 @@ impl Lookups {
             };
             let fd = CString::new(path.as_os_str().as_bytes())
                 .ok()
-                .and_then(|p| open_dir(&p).ok());
+                .and_then(|p| below::open_dir(libc::AT_FDCWD, &p, true).ok());
             self.open.insert(dir.to_owned(), fd);
         }
         self.open.get(dir)?.as_ref().map(AsRawFd::as_raw_fd)
     }
 }
 
-/// Open the folder at `path` (links followed, as a walk of a longer path through it would) as
-/// a handle to look names up in.
-#[allow(unsafe_code)]
-fn open_dir(path: &std::ffi::CStr) -> io::Result<OwnedFd> {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    let access = libc::O_PATH;
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    let access = libc::O_RDONLY;
-    // SAFETY: `path` is NUL-terminated and outlives the call, which only reads it.
-    let fd = unsafe {
-        libc::openat(
-            libc::AT_FDCWD,
-            path.as_ptr(),
-            access | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` was just opened by this call and is owned by nothing else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
 /// `lstat` of `name` in the folder `at`, as [`Stat::from`] reads a file's metadata.
-#[allow(unsafe_code, clippy::unnecessary_cast, clippy::useless_conversion)]
+#[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
 fn stat_at(at: RawFd, name: &std::ffi::CStr) -> io::Result<Looked> {
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `name` is NUL-terminated and outlives the call; `st` points to room for one
-    // `stat`, which the call fills when it succeeds.
-    let rc = unsafe {
-        libc::fstatat(
-            at,
-            name.as_ptr(),
-            st.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: the call succeeded, so it filled `st`.
-    let st = unsafe { st.assume_init() };
+    let st = below::fstatat_nofollow(at, name)?;
     let kind = u32::from(st.st_mode) & u32::from(libc::S_IFMT);
     let mode = if kind == u32::from(libc::S_IFLNK) {
         MODE_LINK
