@@ -8,6 +8,7 @@ mod exit;
 mod facts;
 mod gh;
 mod ignored;
+mod peers;
 mod reach;
 mod worktrees;
 

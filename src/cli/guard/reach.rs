@@ -3,7 +3,8 @@
 
 use anyhow::Result;
 
-use super::facts::{peers, worktree_state};
+use super::facts::worktree_state;
+use super::peers::peers;
 use crate::git::{self, Repo, Worktree};
 use crate::policy::guard::explain::Reach;
 use crate::policy::guard::{Guarded, list};
