@@ -144,6 +144,20 @@ fn settle_disk() {
     }
 }
 
+/// The Claude Code PostToolUse of the timed session's Bash `command`, which changed nothing.
+fn bash_post(root: &std::path::Path, command: &str) -> Value {
+    common::claude_event(
+        "PostToolUse",
+        ME,
+        root,
+        serde_json::json!({
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
+        }),
+    )
+}
+
 fn main() {
     let filters = std::env::args()
         .skip(1)
@@ -242,6 +256,17 @@ fn main() {
         Some(EDIT),
         rewrite,
     );
+    // A host ends every call it began: each timed PreToolUse's PostToolUse runs (untimed)
+    // before the next one, as it would after the command. Without it every timed call would
+    // be one the person declined, whose mark the session's next command scans once.
+    let ended = |cmd: &str| {
+        let post = bash_post(&root, cmd);
+        let root = root.clone();
+        move || {
+            let run = common::hook(&root, &post);
+            assert_eq!(run.code, 0, "PostToolUse: {}", run.stderr);
+        }
+    };
     for (id, cmd) in [
         ("e1", "ls -la"),
         ("e2", "cargo test"),
@@ -249,12 +274,13 @@ fn main() {
         ("e4", "npm run build"),
     ] {
         let what = format!("Bash PreToolUse `{cmd}`");
-        runner.run(
+        runner.run_with(
             id,
             &what,
             MANY,
             common::bash_event(ME, &root, cmd),
             Some(EVERYDAY),
+            ended(cmd),
         );
     }
     if runner.wants("e5") || runner.wants("e5b") {
@@ -282,25 +308,17 @@ fn main() {
         Some(EVERYDAY),
     );
     // A line that may destroy: the sweep stats every watched file and finds none changed.
-    runner.run(
+    runner.run_with(
         "e5b",
         &format!("Bash PreToolUse `cargo build`, {WATCHED} snapshotted files unchanged (sweep)"),
         MANY,
         common::bash_event(ME, &root, "cargo build"),
         Some(EVERYDAY),
+        ended("cargo build"),
     );
     // After a shell command: the scan for files it changed that no hook saw written (one
     // status of the 6,000-file worktree), when it changed nothing.
-    let after_build = common::claude_event(
-        "PostToolUse",
-        ME,
-        &root,
-        serde_json::json!({
-            "tool_name": "Bash",
-            "tool_input": {"command": "cargo test"},
-            "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
-        }),
-    );
+    let after_build = bash_post(&root, "cargo test");
     runner.run(
         "e6",
         "Bash PostToolUse `cargo test`, nothing changed",

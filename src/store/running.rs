@@ -51,6 +51,12 @@ pub(crate) struct Running {
     /// still running.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) call: Option<String>,
+    /// When a later command of the same actor scanned what the call wrote (seconds): a call
+    /// whose end never came (its post-tool hook killed by the host's timeout, a call the
+    /// person declined) is scanned once before the actor's next command that may destroy,
+    /// not before each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) scanned: Option<u64>,
 }
 
 impl Running {
@@ -139,8 +145,9 @@ impl Store {
             && run.at.saturating_sub(old.at) < fresh
         {
             // Nothing new within a minute: no write (a rename over a file makes ext4 wait for
-            // the disk).
-            if old.since <= run.since
+            // the disk). A marker its actor scanned is written again: the new call is not.
+            if old.scanned.is_none()
+                && old.since <= run.since
                 && run.roots.iter().all(|r| old.roots.contains(r))
                 && run.at.saturating_sub(old.at) < REWRITE_AFTER
             {
@@ -171,17 +178,47 @@ impl Store {
         now: u64,
         lease: &mut super::Lease<F>,
     ) -> Vec<Running> {
+        self.running_around(marks, except.map(|k| (k, None)), now, lease)
+            .0
+    }
+
+    /// [`Store::running_except`] for the actor keyed `own.0`, and that actor's own markers
+    /// (one per call) that no later command of it has scanned, but the marker of its tool call
+    /// `own.1` (the one about to run, when the host names calls): its calls whose end never
+    /// came, or that still run beside this one. One listing of the folder for both.
+    pub(crate) fn running_around<F: FnOnce() -> u64>(
+        &self,
+        marks: Marks,
+        own: Option<(&str, Option<&str>)>,
+        now: u64,
+        lease: &mut super::Lease<F>,
+    ) -> (Vec<Running>, Vec<Running>) {
         let Ok(entries) = std::fs::read_dir(self.marks_dir(marks)) else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
-        let own = except.map(session_key);
+        let own_actor = own.map(|(k, _)| session_key(k));
+        let this_call = own.and_then(|(k, c)| Some(marker_name(k, Some(c?))));
         let mut actors: Vec<(String, Running)> = Vec::new();
+        let mut mine: Vec<Running> = Vec::new();
         let mut read = 0;
         for entry in entries.flatten().take(MAX_LISTED) {
             let name = entry.file_name();
             let name = name.to_string_lossy();
             let actor = name.split('~').next().unwrap_or_default();
-            if name.starts_with('.') || own.as_deref() == Some(actor) {
+            if name.starts_with('.') {
+                continue;
+            }
+            if own_actor.as_deref() == Some(actor) {
+                if this_call.as_deref() != Some(&*name)
+                    && mine.len() < MAX_MARKERS
+                    && let Some(run) = read_marker(&entry.path()).filter(|r| r.file_name() == name)
+                {
+                    if !lease.within(now.saturating_sub(run.at)) {
+                        let _ = std::fs::remove_file(entry.path());
+                    } else if run.scanned.is_none() {
+                        mine.push(run);
+                    }
+                }
                 continue;
             }
             let known = actors.iter().position(|(a, _)| a == actor);
@@ -208,12 +245,50 @@ impl Store {
                         }
                     }
                 }
-                None => actors.push((actor.to_owned(), Running { call: None, ..run })),
+                None => actors.push((
+                    actor.to_owned(),
+                    Running {
+                        call: None,
+                        scanned: None,
+                        ..run
+                    },
+                )),
             }
         }
         let mut out: Vec<Running> = actors.into_iter().map(|(_, r)| r).collect();
         out.sort_by(|a, b| a.session.cmp(&b.session));
-        out
+        (out, mine)
+    }
+
+    /// Every marker of actor `key` (see [`mark_key`]), one per call, scanned or not.
+    pub(crate) fn running_of(&self, marks: Marks, key: &str) -> Vec<Running> {
+        let Ok(entries) = std::fs::read_dir(self.marks_dir(marks)) else {
+            return Vec::new();
+        };
+        let actor = session_key(key);
+        entries
+            .flatten()
+            .take(MAX_LISTED)
+            .filter(|e| e.file_name().to_string_lossy().split('~').next() == Some(&*actor))
+            .take(MAX_MARKERS)
+            .filter_map(|e| read_marker(&e.path()))
+            .filter(|r| r.key() == key)
+            .collect()
+    }
+
+    /// Record that the actor's later command scanned `run` (as [`Store::running_around`]
+    /// returned it) at `at`. Nothing when its marker went meanwhile (the call ended).
+    pub(crate) fn running_scanned(&self, marks: Marks, run: &Running, at: u64) {
+        let file = self.marks_dir(marks).join(run.file_name());
+        if std::fs::symlink_metadata(&file).is_err() {
+            return;
+        }
+        let run = Running {
+            scanned: Some(at),
+            ..run.clone()
+        };
+        let bytes = serde_json::to_vec(&run).expect("a marker serializes");
+        let _ = fsio::write_atomic(&file, &bytes);
     }
 
     /// When the command of actor `key` (see [`mark_key`]) for tool call `call` began, as its
@@ -250,6 +325,7 @@ mod tests {
             roots: vec![PathBuf::from(root)],
             agent: None,
             call: None,
+            scanned: None,
         }
     }
 
@@ -335,6 +411,59 @@ mod tests {
         store.mark_running(Marks::Running, call("toolu_3", 120), 60);
         store.mark_running(Marks::Running, run("s1x", 120, "/b"), 60);
         assert_eq!(seen(&store, Marks::Running, Some("s1")).len(), 1);
+    }
+
+    #[test]
+    fn an_actors_own_unended_calls_are_shown_to_it_until_it_scanned_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("dibs")).unwrap();
+        let store = Store::existing(dir.path()).unwrap();
+        let call = |id: &str, since| Running {
+            call: Some(id.into()),
+            ..run("s1", since, "/a")
+        };
+        store.mark_running(Marks::Running, call("toolu_1", 900), 60);
+        store.mark_running(Marks::Running, call("toolu_2", 950), 60);
+        store.mark_running(Marks::Running, run("s2", 960, "/b"), 60);
+        let around = |call: Option<&str>| {
+            store.running_around(
+                Marks::Running,
+                Some(("s1", call)),
+                1000,
+                &mut crate::store::lease::known(3600),
+            )
+        };
+        // The call about to run is not its own earlier one.
+        let (peers, own) = around(Some("toolu_2"));
+        assert_eq!(peers.len(), 1);
+        assert_eq!(own, [call("toolu_1", 900)]);
+        store.running_scanned(Marks::Running, &own[0], 1000);
+        let (_, own) = around(Some("toolu_3"));
+        assert_eq!(own, [call("toolu_2", 950)], "a scanned call is not shown again");
+        // Peers still see the scanned one: it may still run.
+        let seen = seen(&store, Marks::Running, Some("s2"));
+        assert_eq!(seen[0].since, 900);
+        // A call that ended meanwhile is not written back by its scan.
+        store.end_running(Marks::Running, "s1", Some("toolu_2"));
+        store.running_scanned(Marks::Running, &call("toolu_2", 950), 1000);
+        assert_eq!(store.running_of(Marks::Running, "s1").len(), 1);
+        // Unnamed calls share one marker: a new call merged into a scanned one is unscanned.
+        store.mark_running(Marks::Running, run("s3", 900, "/c"), 600);
+        let s3 = || {
+            store
+                .running_around(
+                    Marks::Running,
+                    Some(("s3", None)),
+                    1000,
+                    &mut crate::store::lease::known(3600),
+                )
+                .1
+        };
+        store.running_scanned(Marks::Running, &s3()[0], 950);
+        assert!(s3().is_empty());
+        store.mark_running(Marks::Running, run("s3", 990, "/c"), 600);
+        assert_eq!(s3().len(), 1);
+        assert_eq!(s3()[0].since, 900);
     }
 
     #[test]

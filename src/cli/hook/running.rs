@@ -38,13 +38,18 @@ pub(crate) fn may_write(judged: &Judgement) -> bool {
 
 /// Before a shell command that may write (`cmds`, as parsed) starts: mark its session as
 /// running it, in the worktrees of the event's directory (`here`) and of the commands' own. Costs one
-/// small file written; nothing in a clone without a store (no session has registered there, so
-/// no peer can be told apart from it: an everyday command makes no store).
+/// small file written. In a clone without a store yet (this command's hook is the first
+/// git-dibs hook there) the store is made first, once: the mark is what tells a peer's
+/// command to scan what this one writes meanwhile, and what lends its start to the scan after
+/// it on a host that gives no run time (Codex, Gemini CLI), so a command running over ten
+/// minutes still has its early output kept.
 pub(crate) fn mark(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand]) {
     let Some(here) = here else {
         return;
     };
-    let Some(store) = Store::existing(&here.common_dir) else {
+    let Some(store) =
+        Store::existing(&here.common_dir).or_else(|| Store::open(&here.common_dir).ok())
+    else {
         return;
     };
     let mut roots = vec![here.root.clone()];
@@ -72,6 +77,7 @@ pub(crate) fn mark(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand
             roots,
             agent: event.actor.as_ref().map(|a| a.id.clone()),
             call: event.call.clone(),
+            scanned: None,
         },
         ALONGSIDE.as_secs(),
     );
@@ -132,6 +138,7 @@ pub(crate) fn scan_left(event: &Event, common_dir: &Path, since_ns: i128, over: 
             roots: over,
             agent: None,
             call: None,
+            scanned: None,
         },
         u64::MAX,
     );
@@ -151,10 +158,12 @@ fn scan_all(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> bool {
 /// Before a shell command that may destroy: every other session's command still running in
 /// the clone of `here` (the event's worktree) has what changed in its worktrees since it began
 /// put into that session's snapshot, and every scan left unfinished (the event's own
-/// session's too) is finished. The event's own earlier calls are not scanned: a host that
-/// never sends their end (a declined call) would make every later command of the session pay
-/// a scan of its worktrees. A mark older than its session's lease is dropped unscanned. Costs
-/// two folder listings when none is marked.
+/// session's too) is finished. So is each of the event's own actor's earlier calls whose end
+/// never came (its PostToolUse killed by the host's hook timeout, a call the person
+/// declined, or one still running beside this one), once: it is then recorded as scanned,
+/// so a call that never gets its end costs one scan, not one before every later command of
+/// the session. A mark older than its session's lease is dropped unscanned. Costs two folder
+/// listings when none is marked.
 pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
     let Some(here) = here else {
         return;
@@ -164,10 +173,28 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
     };
     let now = store::now_secs();
     let mut lease = super::facts::lease_of(here);
-    let running = store.running_except(Marks::Running, Some(&own_key(event)), now, &mut lease);
+    let key = own_key(event);
+    let (running, own) = store.running_around(
+        Marks::Running,
+        Some((&key, event.call.as_deref())),
+        now,
+        &mut lease,
+    );
     let pending = store.running_except(Marks::Pending, None, now, &mut lease);
-    if running.is_empty() && pending.is_empty() {
+    if running.is_empty() && pending.is_empty() && own.is_empty() {
         return;
+    }
+    // The actor's own earlier calls: kept, not claimed (no run time says what they wrote).
+    for run in own {
+        let scan = Scan {
+            session: &run.session,
+            host: &run.host,
+            since: i128::from(run.since) * 1_000_000_000,
+            claim_since: None,
+        };
+        if scan_roots(event, &run.roots, &scan).is_empty() {
+            store.running_scanned(Marks::Running, &run, now);
+        }
     }
     let marks = running
         .into_iter()
@@ -179,18 +206,64 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
             session: &run.session,
             host: &run.host,
             since,
-            claim_since: (run.key() == own_key(event)).then_some(since),
+            claim_since: (run.key() == key).then_some(since),
         };
-        let mut left = Vec::new();
-        for root in &run.roots {
-            if let Some(wt) = git::worktree_at(root)
-                && scan_all(event, &wt, &scan)
-            {
-                left.push(wt.root);
-            }
-        }
+        let left = scan_roots(event, &run.roots, &scan);
         if kind == Marks::Pending && left.is_empty() {
             store.end_running(kind, &run.key(), None);
         }
+    }
+}
+
+/// Scan each worktree of `roots` for `scan`; the roots where something is still over the
+/// budget.
+fn scan_roots(event: &Event, roots: &[PathBuf], scan: &Scan<'_>) -> Vec<PathBuf> {
+    let mut left = Vec::new();
+    for root in roots {
+        if let Some(wt) = git::worktree_at(root)
+            && scan_all(event, &wt, scan)
+        {
+            left.push(wt.root);
+        }
+    }
+    left
+}
+
+/// When the host says an actor's turn is over (a sub-agent's `SubagentStop`): each of its
+/// calls still marked as running (a call whose end never came) has what changed since it
+/// began (or since its last scan) taken one last time, and its mark goes, so no peer scans
+/// for it afterwards. One folder listing when none is marked.
+pub(crate) fn stopped(event: &Event) {
+    let Some(common) = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree.common_dir)
+    else {
+        return;
+    };
+    let Some(store) = Store::existing(&common) else {
+        return;
+    };
+    let key = own_key(event);
+    let runs = store.running_of(Marks::Running, &key);
+    let Some(since) = runs.iter().map(|r| r.scanned.unwrap_or(r.since)).min() else {
+        return;
+    };
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for r in runs.iter().flat_map(|r| &r.roots) {
+        if !roots.contains(r) {
+            roots.push(r.clone());
+        }
+    }
+    let scan = Scan {
+        session: &event.session_id,
+        host: event.host.name(),
+        since: i128::from(since) * 1_000_000_000,
+        claim_since: None,
+    };
+    let left = scan_roots(event, &roots, &scan);
+    if !left.is_empty() {
+        // What one call's budgets could not finish, the next command that may destroy does.
+        scan_left(event, &common, scan.since, left);
+    }
+    for run in &runs {
+        store.end_running(Marks::Running, &key, run.call.as_deref());
     }
 }

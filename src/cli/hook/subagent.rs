@@ -50,6 +50,8 @@ pub(crate) fn stop(ctx: &Ctx<'_>) -> Result<Response, StoreError> {
     let (Some(here), Some(agent)) = (&ctx.here, &ctx.event.actor) else {
         return Ok(Response::Silent);
     };
+    // Its calls are all over: one whose end never came is scanned a last time, and unmarked.
+    super::running::stopped(ctx.event);
     let store = Store::open(&here.worktree.common_dir)?;
     store.fold_sub_agent(
         &ctx.event.session_id,
