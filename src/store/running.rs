@@ -439,7 +439,11 @@ mod tests {
         assert_eq!(own, [call("toolu_1", 900)]);
         store.running_scanned(Marks::Running, &own[0], 1000);
         let (_, own) = around(Some("toolu_3"));
-        assert_eq!(own, [call("toolu_2", 950)], "a scanned call is not shown again");
+        assert_eq!(
+            own,
+            [call("toolu_2", 950)],
+            "a scanned call is not shown again"
+        );
         // Peers still see the scanned one: it may still run.
         let seen = seen(&store, Marks::Running, Some("s2"));
         assert_eq!(seen[0].since, 900);
