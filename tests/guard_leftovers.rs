@@ -7,53 +7,11 @@
 mod common;
 mod recover_support;
 
-use std::path::Path;
-
 use common::*;
-use recover_support::Agent;
+use recover_support::{Agent, asked, refused, sh, silent};
 
 const PEER: &str = "aaaaaaaa-1111-4111-8111-111111111111";
 const ME: &str = "bbbbbbbb-2222-4222-8222-222222222222";
-
-/// The guard's (decision, reason) for `command` run by `who`; `None` when silent.
-fn verdict(who: &Agent, command: &str) -> Option<(String, String)> {
-    let run = who.pre_bash(command);
-    assert_eq!(run.code, 0, "{command}: {}", run.stderr);
-    hook_decision(&run).map(|(d, r, _)| (d, r))
-}
-
-#[track_caller]
-fn refused(who: &Agent, command: &str) -> String {
-    match verdict(who, command) {
-        Some((d, reason)) if d == "deny" => reason,
-        other => panic!("`{command}` was not refused: {other:?}"),
-    }
-}
-
-#[track_caller]
-fn silent(who: &Agent, command: &str) {
-    if let Some(v) = verdict(who, command) {
-        panic!("`{command}` was not silent: {v:?}");
-    }
-}
-
-#[track_caller]
-fn asked(who: &Agent, command: &str) -> String {
-    match verdict(who, command) {
-        Some((d, reason)) if d == "ask" => reason,
-        other => panic!("`{command}` was not asked: {other:?}"),
-    }
-}
-
-#[track_caller]
-fn sh_ok(cwd: &Path, command: &str) {
-    let out = recover_support::sh(cwd, command);
-    assert!(
-        out.status.success(),
-        "{command}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 #[test]
 fn a_lane_moved_by_a_plain_mv_keeps_its_sessions_files_guarded() {
@@ -72,7 +30,7 @@ fn a_lane_moved_by_a_plain_mv_keeps_its_sessions_files_guarded() {
     let tmp = repo.tmp.path().canonicalize().unwrap();
     let moved = tmp.join("moved");
     // A plain `mv` (a bypass, a file manager): git's admin folder still names the old root.
-    sh_ok(r, &format!("mv {} {}", lane.display(), moved.display()));
+    sh(r, &format!("mv {} {}", lane.display(), moved.display()));
     let m = moved.display();
     for cmd in [
         format!("git -C {m} clean -fd"),
@@ -89,11 +47,11 @@ fn a_lane_moved_by_a_plain_mv_keeps_its_sessions_files_guarded() {
     silent(&Agent::new(PEER, &moved), "git clean -fd");
     // Moved into another lane's name, the same: claims follow the admin folder, not the name.
     let other = tmp.join("l1");
-    sh_ok(r, &format!("mv {m} {}", other.display()));
+    sh(r, &format!("mv {m} {}", other.display()));
     let reason = refused(&me, &format!("git -C {} clean -fd", other.display()));
     assert!(reason.contains("f.txt"), "{reason}");
     // Once git is told (`worktree repair`), the same.
-    sh_ok(&other, "git worktree repair");
+    sh(&other, "git worktree repair");
     let reason = refused(&me, &format!("git -C {} clean -fd", other.display()));
     assert!(reason.contains("f.txt"), "{reason}");
 }
@@ -120,7 +78,7 @@ fn a_lane_git_moved_then_moved_again_by_mv_keeps_its_files_guarded() {
     let me = Agent::new(ME, r);
     peer.write("g.txt", b"uncommitted\n");
     let second = tmp.join("second");
-    sh_ok(r, &format!("mv {} {}", first.display(), second.display()));
+    sh(r, &format!("mv {} {}", first.display(), second.display()));
     let reason = refused(&me, &format!("git -C {} clean -fd", second.display()));
     assert!(reason.contains("g.txt"), "{reason}");
     // The main worktree, and a fresh lane of one's own, stay one's own to clean.
@@ -364,7 +322,7 @@ fn a_lines_ref_deletions_are_judged_together() {
         let r = &repo.root;
         if reftable {
             // git migrates no reflogs yet: a fresh clone has nothing in them worth keeping.
-            sh_ok(
+            sh(
                 r,
                 "rm -rf .git/logs && git refs migrate --ref-format=reftable",
             );

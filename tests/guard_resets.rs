@@ -14,33 +14,11 @@ use std::path::Path;
 
 use common::snap::{redact, redact_ids};
 use common::*;
-use recover_support::Agent;
+use recover_support::{Agent, refused, sh, silent};
 use serde_json::json;
 
 const PEER: &str = "aaaaaaaa-1111-4111-8111-111111111111";
 const ME: &str = "bbbbbbbb-2222-4222-8222-222222222222";
-
-/// The guard's (decision, reason) for `command` run by `who`; `None` when silent.
-fn verdict(who: &Agent, command: &str) -> Option<(String, String)> {
-    let run = who.pre_bash(command);
-    assert_eq!(run.code, 0, "{command}: {}", run.stderr);
-    hook_decision(&run).map(|(d, r, _)| (d, r))
-}
-
-#[track_caller]
-fn refused(who: &Agent, command: &str) -> String {
-    match verdict(who, command) {
-        Some((d, reason)) if d == "deny" => reason,
-        other => panic!("`{command}` was not refused: {other:?}"),
-    }
-}
-
-#[track_caller]
-fn silent(who: &Agent, command: &str) {
-    if let Some(v) = verdict(who, command) {
-        panic!("`{command}` was not silent: {v:?}");
-    }
-}
 
 fn end(session: &str, cwd: &Path) {
     let ev = claude_event("SessionEnd", session, cwd, json!({"reason": "exit"}));
@@ -275,13 +253,9 @@ fn unstaging_a_live_peers_staged_files_is_refused_and_ones_own_passes() {
     // The peer unstages its own file.
     silent(&peer, "git restore --staged src/lib.rs");
     // With nothing of the peer's staged, unstaging everything loses nothing of it.
-    sh_ok(r, "git restore --staged src/lib.rs");
+    sh(r, "git restore --staged src/lib.rs");
     silent(&me, "git reset");
     silent(&me, "git restore --staged .");
-}
-
-fn sh_ok(cwd: &Path, command: &str) {
-    recover_support::sh(cwd, command);
 }
 
 #[test]
@@ -429,7 +403,7 @@ fn moving_or_unlocking_a_worktree_with_a_live_sessions_work_is_refused() {
     );
     // Moved anyway (bypassed): the peer's files are still guarded where git moved them, and
     // still its own to clean.
-    sh_ok(
+    sh(
         r,
         &format!("git worktree unlock {l} && git worktree move {l} {m}"),
     );
@@ -443,7 +417,7 @@ fn moving_or_unlocking_a_worktree_with_a_live_sessions_work_is_refused() {
     }
     silent(&me, &format!("git -C {m} status"));
     silent(&Agent::new(PEER, &moved), "git clean -fd");
-    sh_ok(r, &format!("git worktree move {m} {l}"));
+    sh(r, &format!("git worktree move {m} {l}"));
     // A clean, pushed worktree moves freely; a lock a person set is theirs to lift.
     let clean = repo.worktree("clean");
     git(&clean, &["push", "-q", "-u", "origin", "clean"]);
@@ -458,7 +432,7 @@ fn moving_or_unlocking_a_worktree_with_a_live_sessions_work_is_refused() {
         ],
     );
     silent(&me, &format!("git worktree unlock {}", clean.display()));
-    sh_ok(r, &format!("git worktree unlock {}", clean.display()));
+    sh(r, &format!("git worktree unlock {}", clean.display()));
     silent(&me, &format!("git worktree move {} {m}", clean.display()));
     silent(&me, "git worktree list");
     // Moving folders and files of one's own worktree is one's own business.

@@ -107,12 +107,7 @@ fn fifos_big_files_and_ignored_shell_output_are_left_out_and_listed_symlinks_kep
     assert!(text.contains("\"pipe\" \"a FIFO (never read)\""), "{text}");
     assert!(text.contains("\"big.bin\" \"larger than 8 MiB\""), "{text}");
     assert!(text.contains("build/log.txt"), "{text}");
-    let paths: Vec<&str> = listing["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = listed_paths(&listing);
     assert!(
         paths.contains(&"link.rs") && paths.contains(&"kept.txt"),
         "{paths:?}"

@@ -20,12 +20,7 @@ fn listing(root: &Path) -> (Vec<String>, Vec<(String, String)>) {
         return (Vec::new(), Vec::new());
     }
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let files = v["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap().to_owned())
-        .collect();
+    let files = listed_paths(&v).into_iter().map(str::to_owned).collect();
     let skipped = v["skipped"]
         .as_array()
         .unwrap()

@@ -36,37 +36,51 @@ fn write_seen(agent: &Agent, rel: &str, bytes: &[u8]) -> HookRun {
     post
 }
 
-/// `rel` is deleted behind every hook's back, reflogs expire, garbage is collected: then
-/// `recover rel` brings back exactly `bytes`.
+/// Each `(rel, text)` is deleted behind every hook's back (it must be there), reflogs expire,
+/// garbage is collected: then `recover rel` brings back exactly `text`, file by file.
 #[track_caller]
-fn lost_then_recovered(root: &std::path::Path, rel: &str, bytes: &[u8]) {
-    sh(root, &format!("rm -f {rel}"));
+fn lost_then_recovered(root: &std::path::Path, files: &[(&str, &str)]) {
+    let rels: Vec<&str> = files.iter().map(|(rel, _)| *rel).collect();
+    sh(root, &format!("rm {}", rels.join(" ")));
     collect_garbage(root);
-    assert_recovers(root, &[rel], &[(root.join(rel), bytes.to_vec())]);
+    for (rel, text) in files {
+        assert_recovers(root, &[rel], &[(root.join(rel), text.as_bytes().to_vec())]);
+    }
 }
 
-/// The edit tool's PreToolUse for `rel` in session `id` (it must exit 0).
-fn pre_edit(agent: &Agent, tool: &str, rel: &str) {
-    let pre = edit_event(
+/// Delete the clone's snapshot ref from outside git-dibs (`git update-ref -d`); its name.
+fn delete_the_snapshot_ref(root: &std::path::Path) -> String {
+    let name = snapshot_refs(root);
+    sh(root, &format!("git update-ref -d {name}"));
+    name
+}
+
+/// Another session's tool call when the store is due to prune (ten minutes since the last).
+fn another_call_when_the_store_is_due_to_prune(root: &std::path::Path) {
+    sh(root, "touch -d '-1 hour' .git/dibs/pruned");
+    Agent::new("other", root).write("other.txt", b"other's\n");
+}
+
+/// The PreToolUse event of edit tool `tool` on `rel` in `agent`'s session.
+fn pre_edit_event(agent: &Agent, tool: &str, rel: &str) -> serde_json::Value {
+    edit_event(
         "PreToolUse",
         tool,
         &agent.id,
         &agent.cwd,
         &agent.cwd.join(rel),
-    );
-    assert_eq!(hook(&agent.cwd, &pre).code, 0);
+    )
+}
+
+/// The edit tool's PreToolUse for `rel` in `agent`'s session (it must exit 0).
+fn pre_edit(agent: &Agent, tool: &str, rel: &str) {
+    assert_eq!(hook(&agent.cwd, &pre_edit_event(agent, tool, rel)).code, 0);
 }
 
 /// [`pre_edit`] from a host process that is gone right after (`python3` runs the hook and
 /// exits), as a host that crashed before the tool's end is.
 fn pre_edit_then_die(agent: &Agent, tool: &str, rel: &str) {
-    let pre = edit_event(
-        "PreToolUse",
-        tool,
-        &agent.id,
-        &agent.cwd,
-        &agent.cwd.join(rel),
-    );
+    let pre = pre_edit_event(agent, tool, rel);
     let mut cmd = std::process::Command::new("python3");
     cmd.args([
         "-c",
@@ -144,13 +158,7 @@ fn a_declined_edit_makes_no_snapshot() {
     }
     assert_eq!(tips(&repo.root), before);
     let listing = recover_json(&repo.root, &[]);
-    let paths: Vec<&str> = listing["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
-    assert_eq!(paths, ["notes.md"], "{listing}");
+    assert_eq!(listed_paths(&listing), ["notes.md"], "{listing}");
 }
 
 #[test]
@@ -193,9 +201,8 @@ fn a_snapshot_ref_deleted_from_outside_is_put_back_on_the_next_snapshot() {
     let repo = TestRepo::new();
     let agent = Agent::new("keeper", &repo.root);
     agent.write("a.txt", b"first, only copy\n");
-    let name = snapshot_refs(&repo.root);
+    let name = delete_the_snapshot_ref(&repo.root);
     assert_eq!(name.lines().count(), 1, "{name}");
-    sh(&repo.root, &format!("git update-ref -d {name}"));
 
     // The session goes on: its next snapshot finds the chain gone, puts it back, says so.
     let post = write_seen(&agent, "b.txt", b"second\n");
@@ -208,7 +215,7 @@ fn a_snapshot_ref_deleted_from_outside_is_put_back_on_the_next_snapshot() {
     let doctor = out_text(&dibs(&repo.root, &["doctor"]));
     assert!(doctor.contains("deleted outside git-dibs"), "{doctor}");
 
-    lost_then_recovered(&repo.root, "a.txt", b"first, only copy\n");
+    lost_then_recovered(&repo.root, &[("a.txt", "first, only copy\n")]);
 }
 
 #[test]
@@ -217,22 +224,13 @@ fn a_chain_deleted_and_collected_is_taken_again_from_the_files_as_they_are() {
     let agent = Agent::new("rebuilt", &repo.root);
     agent.write("a.txt", b"still on disk\n");
     agent.write("b.txt", b"also on disk\n");
-    let name = snapshot_refs(&repo.root);
-    sh(&repo.root, &format!("git update-ref -d {name}"));
+    delete_the_snapshot_ref(&repo.root);
     collect_garbage(&repo.root);
 
     agent.write("c.txt", b"new\n");
-    sh(&repo.root, "rm a.txt b.txt");
-    collect_garbage(&repo.root);
-    assert_recovers(
+    lost_then_recovered(
         &repo.root,
-        &["a.txt"],
-        &[(repo.root.join("a.txt"), b"still on disk\n".to_vec())],
-    );
-    assert_recovers(
-        &repo.root,
-        &["b.txt"],
-        &[(repo.root.join("b.txt"), b"also on disk\n".to_vec())],
+        &[("a.txt", "still on disk\n"), ("b.txt", "also on disk\n")],
     );
 }
 
@@ -241,17 +239,13 @@ fn an_idle_sessions_deleted_ref_is_put_back_when_the_store_prunes() {
     let repo = TestRepo::new();
     let idle = Agent::new("idle", &repo.root);
     idle.write("a.txt", b"idle's work\n");
-    let name = snapshot_refs(&repo.root);
-    sh(&repo.root, &format!("git update-ref -d {name}"));
-    // Another session's call when the store is due to prune (ten minutes since the last).
-    sh(&repo.root, "touch -d '-1 hour' .git/dibs/pruned");
-    let other = Agent::new("other", &repo.root);
-    other.write("other.txt", b"other's\n");
+    let name = delete_the_snapshot_ref(&repo.root);
+    another_call_when_the_store_is_due_to_prune(&repo.root);
     assert!(
         snapshot_refs(&repo.root).lines().any(|l| l == name),
         "{name}"
     );
-    lost_then_recovered(&repo.root, "a.txt", b"idle's work\n");
+    lost_then_recovered(&repo.root, &[("a.txt", "idle's work\n")]);
 }
 
 #[test]
@@ -265,12 +259,7 @@ fn packed_snapshot_refs_are_not_taken_for_deleted_ones() {
     let doctor = out_text(&dibs(&repo.root, &["doctor"]));
     assert!(!doctor.contains("deleted outside"), "{doctor}");
     let listing = recover_json(&repo.root, &[]);
-    let mut paths: Vec<&str> = listing["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let mut paths = listed_paths(&listing);
     paths.sort_unstable();
     assert_eq!(paths, ["a.txt", "b.txt"], "{listing}");
 }
@@ -302,19 +291,14 @@ fn a_chain_whose_newest_objects_were_pruned_mid_write_is_repaired_and_goes_on() 
         post.stderr
     );
     // git's own gc works again, and every file comes back.
-    sh(&repo.root, "rm a.txt b.txt c.txt");
-    collect_garbage(&repo.root);
-    for (rel, bytes) in [
-        ("a.txt", "first\n"),
-        ("b.txt", "second\n"),
-        ("c.txt", "third\n"),
-    ] {
-        assert_recovers(
-            &repo.root,
-            &[rel],
-            &[(repo.root.join(rel), bytes.as_bytes().to_vec())],
-        );
-    }
+    lost_then_recovered(
+        &repo.root,
+        &[
+            ("a.txt", "first\n"),
+            ("b.txt", "second\n"),
+            ("c.txt", "third\n"),
+        ],
+    );
 }
 
 #[test]
@@ -328,12 +312,11 @@ fn a_chain_whose_newest_tree_was_pruned_goes_back_to_its_parent() {
     let tree = git_out(&repo.root, &["rev-parse", &format!("{name}^{{tree}}")]);
     prune_object(&repo.root, &tree);
     // An idle session: the store's next prune repairs it.
-    sh(&repo.root, "touch -d '-1 hour' .git/dibs/pruned");
-    Agent::new("other", &repo.root).write("o.txt", b"o\n");
+    another_call_when_the_store_is_due_to_prune(&repo.root);
     // Back on the parent, then the same files taken again: the same tree, written anew.
     let kind = git_out(&repo.root, &["cat-file", "-t", &format!("{name}^{{tree}}")]);
     assert_eq!(kind, "tree");
     let doctor = out_text(&dibs(&repo.root, &["doctor"]));
     assert!(doctor.contains("lost their objects"), "{doctor}");
-    lost_then_recovered(&repo.root, "a.txt", b"first, changed\n");
+    lost_then_recovered(&repo.root, &[("a.txt", "first, changed\n")]);
 }

@@ -84,12 +84,7 @@ fn names_that_are_not_utf8_come_back_byte_for_byte_after_a_peers_clean() {
         "{text:?}"
     );
     let json = recover_json(root, &[]);
-    let paths: Vec<&str> = json["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = listed_paths(&json);
     assert_eq!(paths.len(), NAMES.len(), "{json}");
     assert!(paths.contains(&"caf\u{0}e9.txt"), "{paths:?}");
     assert!(json["skipped"].as_array().unwrap().is_empty(), "{json}");

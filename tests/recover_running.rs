@@ -33,13 +33,6 @@ fn post(session: &str, cwd: &Path, command: &str, failed: bool) {
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
-/// `id` starts a session in `cwd` (its host's SessionStart), and is driven from there.
-fn started(id: &str, cwd: &Path) -> Agent {
-    let run = hook(cwd, &session_start(id, cwd, "startup"));
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    Agent::new(id, cwd)
-}
-
 fn marks(repo: &TestRepo) -> usize {
     std::fs::read_dir(repo.store_dir().join("running")).map_or(0, |d| d.count())
 }
@@ -51,12 +44,7 @@ fn kept_for(root: &Path, session: &str) -> Vec<String> {
         return Vec::new();
     }
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    v["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap().to_owned())
-        .collect()
+    listed_paths(&v).into_iter().map(str::to_owned).collect()
 }
 
 #[test]
@@ -64,12 +52,12 @@ fn a_running_commands_output_survives_a_peers_clean_in_the_meantime() {
     let repo = TestRepo::new();
     let root = &repo.root;
     let command = "python3 gen.py && pytest -q";
-    let s1 = started("generator", root);
+    let s1 = Agent::started("generator", root);
     s1.pre_bash(command).assert_silent();
     assert_eq!(marks(&repo), 1);
     // gen.py's first second; the tests are still running.
     repo.write(root, "migrations/0042_orders.py", "# s1's migration\n");
-    let s2 = started("tidier", root);
+    let s2 = Agent::started("tidier", root);
     s2.bash("git clean -fdq");
     assert!(!root.join("migrations").exists());
     post(&s1.id, root, command, false);
@@ -90,12 +78,12 @@ fn a_running_commands_output_survives_a_peers_clean_in_the_meantime() {
 fn a_command_running_in_a_lane_is_scanned_by_a_peer_in_the_main_checkout() {
     let repo = TestRepo::new();
     let lane = repo.worktree("lane");
-    let s1 = started("builder", &repo.root);
+    let s1 = Agent::started("builder", &repo.root);
     // Started from the main checkout, runs in the lane.
     let command = format!("cd {} && make generate && make test", lane.display());
     s1.pre_bash(&command);
     repo.write(&lane, "out/schema.gen.sql", "create table t (id int);\n");
-    let s2 = started("remover", &repo.root);
+    let s2 = Agent::started("remover", &repo.root);
     // A destroyer the guard cannot judge (its target comes at run time): asked, not refused,
     // so the sweep before it runs (a literal `shutil.rmtree('…/out')` is refused as `rm -rf`).
     s2.bash(&format!(
@@ -119,7 +107,7 @@ fn a_command_running_in_a_lane_is_scanned_by_a_peer_in_the_main_checkout() {
 fn an_ended_or_read_only_command_leaves_no_mark_and_claims_nothing_later() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    let s1 = started("reader", root);
+    let s1 = Agent::started("reader", root);
     s1.pre_bash("ls -la && git log --oneline");
     assert_eq!(marks(&repo), 0, "a line that only reads is not marked");
     s1.pre_bash("cargo build");
@@ -127,7 +115,7 @@ fn an_ended_or_read_only_command_leaves_no_mark_and_claims_nothing_later() {
     assert_eq!(marks(&repo), 0);
     // A file someone else makes afterwards is not s1's: the peer's command scans nothing.
     repo.write(root, "stray.txt", "not s1's\n");
-    let s2 = started("cleaner", root);
+    let s2 = Agent::started("cleaner", root);
     s2.bash("git clean -fdq");
     assert!(kept_for(root, "reader").is_empty());
 }
@@ -136,7 +124,7 @@ fn an_ended_or_read_only_command_leaves_no_mark_and_claims_nothing_later() {
 fn a_mark_past_the_lease_is_dropped_unscanned() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    let s1 = started("vanished", root);
+    let s1 = Agent::started("vanished", root);
     s1.pre_bash("./long-job.sh");
     assert_eq!(marks(&repo), 1);
     repo.write(root, "later.txt", "made after the session died\n");
@@ -153,9 +141,9 @@ fn a_mark_past_the_lease_is_dropped_unscanned() {
 fn a_refused_command_is_not_marked() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    let s1 = started("holder", root);
+    let s1 = Agent::started("holder", root);
     s1.write("mine.txt", b"s1's edit\n");
-    let s2 = started("sweeper", root);
+    let s2 = Agent::started("sweeper", root);
     let run = s2.pre_bash("git clean -fd");
     assert_eq!(
         hook_decision(&run).map(|d| d.0).as_deref(),
@@ -170,7 +158,7 @@ fn a_refused_command_is_not_marked() {
 fn a_sub_agents_running_output_survives_its_siblings_clean() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    let main = started("lead", root);
+    let main = Agent::started("lead", root);
     let as_agent = |name: &str, agent: &str, command: &str| {
         let mut event = main_event(name, &main.id, root, command);
         event["agent_id"] = json!(agent);
@@ -199,7 +187,7 @@ fn a_sub_agents_running_output_survives_its_siblings_clean() {
 fn the_first_of_two_parallel_commands_ending_leaves_the_other_marked() {
     let repo = TestRepo::new();
     let root = &repo.root;
-    let s1 = started("parallel", root);
+    let s1 = Agent::started("parallel", root);
     let call = |name: &str, id: &str, command: &str| {
         let mut event = main_event(name, &s1.id, root, command);
         event["tool_use_id"] = json!(id);
@@ -213,7 +201,7 @@ fn the_first_of_two_parallel_commands_ending_leaves_the_other_marked() {
     call("PostToolUse", "toolu_lint", "cargo clippy");
     assert_eq!(marks(&repo), 1, "the generator still runs");
     repo.write(root, "gen/schema.sql", "create table orders (id int);\n");
-    let s2 = started("tidier", root);
+    let s2 = Agent::started("tidier", root);
     s2.bash("git clean -fdq");
     assert!(!root.join("gen").exists());
     call("PostToolUse", "toolu_gen", "python3 gen.py && pytest");

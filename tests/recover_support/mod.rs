@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use crate::common::{self, HookRun, claude_event, edit_event, hook, hook_raw};
+use crate::common::{self, HookRun, claude_event, edit_event, hook, hook_decision, hook_raw};
 
 /// An agent session working in `cwd`.
 pub struct Agent {
@@ -26,6 +26,14 @@ impl Agent {
             id: id.to_owned(),
             cwd: cwd.to_path_buf(),
         }
+    }
+
+    /// Session `id` starts in `cwd` (its host's SessionStart, which must exit 0), and is
+    /// driven from there.
+    pub fn started(id: &str, cwd: &Path) -> Agent {
+        let run = hook(cwd, &common::session_start(id, cwd, "startup"));
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        Agent::new(id, cwd)
     }
 
     /// The edit tool writes `bytes` to `rel` (under the session's cwd), then its PostToolUse
@@ -76,6 +84,40 @@ impl Agent {
         let out = sh(&self.cwd, command);
         assert_eq!(self.post_bash(command).code, 0);
         out
+    }
+}
+
+/// The guard's (decision, reason) for `command` run by `who`; `None` when silent. The hook
+/// must exit 0.
+pub fn verdict(who: &Agent, command: &str) -> Option<(String, String)> {
+    let run = who.pre_bash(command);
+    assert_eq!(run.code, 0, "{command}: {}", run.stderr);
+    hook_decision(&run).map(|(d, r, _)| (d, r))
+}
+
+/// The reason of the guard's refusal of `command` run by `who` (panics when not refused).
+#[track_caller]
+pub fn refused(who: &Agent, command: &str) -> String {
+    match verdict(who, command) {
+        Some((d, reason)) if d == "deny" => reason,
+        other => panic!("`{command}` was not refused: {other:?}"),
+    }
+}
+
+/// The reason of the guard's question on `command` run by `who` (panics when not asked).
+#[track_caller]
+pub fn asked(who: &Agent, command: &str) -> String {
+    match verdict(who, command) {
+        Some((d, reason)) if d == "ask" => reason,
+        other => panic!("`{command}` was not asked: {other:?}"),
+    }
+}
+
+/// The guard says nothing on `command` run by `who` (panics when it answers).
+#[track_caller]
+pub fn silent(who: &Agent, command: &str) {
+    if let Some(v) = verdict(who, command) {
+        panic!("`{command}` was not silent: {v:?}");
     }
 }
 
@@ -162,4 +204,14 @@ pub fn snapshot_refs(root: &Path) -> String {
             "refs/dibs/snapshots/",
         ],
     )
+}
+
+/// The paths of the files a `recover --json` listing names, in its order.
+pub fn listed_paths(listing: &Value) -> Vec<&str> {
+    listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect()
 }
