@@ -20,6 +20,7 @@ mod js_runners;
 mod lex;
 mod parse;
 mod quote;
+mod simple;
 mod sources;
 mod state;
 mod vars;
