@@ -215,3 +215,22 @@ pub fn listed_paths(listing: &Value) -> Vec<&str> {
         .map(|f| f["path"].as_str().unwrap())
         .collect()
 }
+
+/// Whether a blob of exactly `bytes` is in the object store of the clone at `root` (shared by
+/// all its worktrees).
+pub fn has_blob(root: &Path, bytes: &[u8]) -> bool {
+    let mut hash = common::git_command(root);
+    hash.args(["hash-object", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = hash.spawn().expect("git runs");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "git hash-object failed");
+    let id = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    common::git_command(root)
+        .args(["cat-file", "-e", &id])
+        .status()
+        .unwrap()
+        .success()
+}
