@@ -200,6 +200,7 @@ impl Repo {
             return self.git_exact(&paths, None);
         }
         let mut out = Vec::new();
+        let mut clean = Vec::new();
         for path in paths.iter().copied() {
             let s = match self.repo.status_file(Path::new(path)) {
                 Ok(s) => s,
@@ -209,10 +210,21 @@ impl Repo {
                     return self.git_exact(&paths, Some(e));
                 }
             };
+            if s == git2::Status::CURRENT {
+                clean.push(path);
+            }
             if s.is_ignored() || s == git2::Status::CURRENT {
                 continue;
             }
             out.push(file_state(s, path.to_owned()));
+        }
+        // libgit2 takes a file marked assume-unchanged or skip-worktree for clean unseen.
+        if let (false, Some(root)) = (clean.is_empty(), self.repo.workdir()) {
+            out.extend(super::flagged::changed_marked(
+                root,
+                self.repo.path(),
+                Some(&clean),
+            ));
         }
         out.sort_by(|a, b| a.path.cmp(&b.path));
         out.dedup_by(|a, b| a.path == b.path);

@@ -332,6 +332,12 @@ impl Raw<'_> {
         self.flags & 0xb000 != 0 || self.extended & 0x6000 != 0
     }
 
+    /// Marked assume-unchanged or skip-worktree (not in a conflict): git and libgit2 take
+    /// such an entry's file for unchanged without looking at it.
+    pub(crate) fn hidden(&self) -> bool {
+        self.flags & 0x3000 == 0 && (self.flags & 0x8000 != 0 || self.extended & 0x4000 != 0)
+    }
+
     /// The whole entry.
     pub(crate) fn entry(&self) -> Option<Entry> {
         let word = |i: usize| be32(self.bytes, 4 * i);

@@ -37,6 +37,7 @@ mod args;
 pub(crate) mod cli;
 pub(crate) mod dibsrefs;
 mod facts;
+mod flagged;
 mod gh;
 pub(crate) mod hookreads;
 mod index;

@@ -40,7 +40,15 @@ pub(super) fn status_from(
             }
             (found, hidden)
         }
-        _ => libgit2_entries(repo, &[], ignored)?,
+        // The scan gives up on an index with entries marked assume-unchanged or skip-worktree,
+        // which libgit2 takes for unchanged without looking: those are compared here.
+        _ => {
+            let (mut found, hidden) = libgit2_entries(repo, &[], ignored)?;
+            if let Some(root) = repo.workdir() {
+                found.extend(crate::git::flagged::changed_marked(root, repo.path(), None));
+            }
+            (found, hidden)
+        }
     };
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
