@@ -8,6 +8,7 @@
 mod common;
 mod guard_support;
 
+use common::snap::answer;
 use guard_support::*;
 
 fn put(dir: &std::path::Path, rel: &str, text: &str) {
@@ -119,6 +120,81 @@ fn everyday_makefiles_with_includes_stay_silent() {
     put(r, "main.d", "main.o: main.c util.h\nutil.h:\n");
     put(r, "util.d", "util.o: util.c util.h\n");
     for cmd in ["make", "make all", "make clean", "make -j4", "make -n wipe"] {
+        allowed(r, cmd);
+    }
+}
+
+#[test]
+fn commands_make_runs_as_it_reads_its_makefiles_are_judged() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    put(r, "bang.mk", "X != rm -f notes.txt\nall:\n\ttrue\n");
+    put(
+        r,
+        "shell.mk",
+        "X := $(shell rm -f notes.txt)\nall:\n\ttrue\n",
+    );
+    put(
+        r,
+        "lazy.mk",
+        "X = $(shell $(RM) notes.txt)\nall:\n\techo $(X)\n",
+    );
+    put(
+        r,
+        "cond.mk",
+        "ifeq ($(shell git clean -fdq),)\nendif\nall:\n\ttrue\n",
+    );
+    put(r, "curly.mk", "X := ${shell git stash -u}\nall:\n\ttrue\n");
+    put(r, "inc.mk", "include bang.mk\n");
+    put(r, "sub/Makefile", "X != rm -f ../notes.txt\nall:\n\ttrue\n");
+    put(
+        r,
+        "deep.mk",
+        "X := $(shell echo $(shell rm -f notes.txt))\nall:\n\ttrue\n",
+    );
+    let abs = r.join("bang.mk");
+    for cmd in [
+        "make -f bang.mk".to_owned(),
+        "make -f shell.mk".to_owned(),
+        "make -n -f shell.mk".to_owned(),
+        "make -q -f bang.mk".to_owned(),
+        "make --dry-run -f bang.mk all".to_owned(),
+        "make -f lazy.mk".to_owned(),
+        "make -f cond.mk".to_owned(),
+        "make -f curly.mk".to_owned(),
+        "make -f inc.mk".to_owned(),
+        "make -C sub".to_owned(),
+        "cd sub && make".to_owned(),
+        "gmake -f bang.mk".to_owned(),
+        "command make -f shell.mk".to_owned(),
+        "sh -c 'make -f bang.mk'".to_owned(),
+        "env FOO=1 make -f bang.mk".to_owned(),
+        format!("make -f {}", abs.display()),
+        "printf 'X != rm -f notes.txt\\n' > w.mk && make -f w.mk".to_owned(),
+        "MAKEFILES=bang.mk make -f inc.mk".to_owned(),
+    ] {
+        let reason = denied(r, &cmd);
+        assert!(reason.contains("notes.txt"), "{cmd}: {reason}");
+    }
+    let run = bash(r, "make -f bang.mk");
+    insta::assert_snapshot!("make_bang_assignment", answer(&f.repo, &run));
+    // A call whose command cannot be expanded: asked.
+    asked(r, "make -f deep.mk");
+    // Everyday makefiles that ask the shell for a version or a date.
+    put(
+        r,
+        "Makefile",
+        "VERSION := $(shell git describe --tags --always)\nDATE != date +%F\n\
+         CC := $(shell which cc)\nOUT = $(shell pwd)/build\nall:\n\techo $(VERSION) $(DATE)\n\
+         log:\n\t@echo $$(date) >> build.log\n",
+    );
+    put(
+        r,
+        "out.mk",
+        "$(file >build/out.txt,x)\n$(file >>notes.txt,x)\nall:\n\ttrue\n",
+    );
+    for cmd in ["make", "make all", "make -n", "make log", "make -f out.mk"] {
         allowed(r, cmd);
     }
 }

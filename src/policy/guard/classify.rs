@@ -194,6 +194,7 @@ fn classify_one(
         .chain(files::classify_paths(&argv, &cmd.cwd, open))
         .chain(files::rsync_delete(&argv, &cmd.cwd).map(|(tree, _)| tree))
         .chain(files::rsync_delete(&argv, &cmd.cwd).map(|(_, take)| take))
+        .chain(super::syncers::classify(&argv, &cmd.cwd, open))
     {
         out.push(cx.guarded(op, None, &targets));
     }

@@ -5,7 +5,7 @@
 //! code is looked into; when it may reach a guarded operation, the command is judged by what is
 //! at risk within reach ([`super::Op::Runs`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::interp::{self, Source};
 use super::make::Recipes;
@@ -249,24 +249,33 @@ pub(crate) fn runs(argv: &[String], cmd: &SimpleCommand) -> Option<Found> {
     if is_make(name) {
         let read = |p: &Path| cmd.file_in_reach(p);
         match super::make::recipes(&argv[1..], &cmd.cwd, &cmd.assignments, &read) {
-            Recipes::Lines(dir, lines) => {
-                return (!lines.is_empty()).then_some(Found::Commands {
-                    script: "its recipes".to_owned(),
-                    lines,
-                    dir: Some(dir),
-                });
-            }
+            Recipes::Lines { dir, early, lines } => return make_commands(dir, early, lines),
             Recipes::Unread(why) => return Some(Found::Ask(why)),
-            Recipes::Whole(texts) => {
-                return texts
-                    .iter()
-                    .find(|(_, t)| risky_recipes(t))
-                    .map(|(p, _)| Found::Ask(format!("the recipes of {} may", p.display())));
+            Recipes::Whole { texts, dir, early } => {
+                if let Some((p, _)) = texts.iter().find(|(_, t)| risky_recipes(t)) {
+                    return Some(Found::Ask(format!("the recipes of {} may", p.display())));
+                }
+                return make_commands(dir, early, Vec::new());
             }
             Recipes::NotRead => {}
         }
     }
     runs_why(argv, cmd).map_or_else(|| interpreted(argv, cmd), |why| Some(Found::Ask(why)))
+}
+
+/// The commands `make` runs: `early` as it reads its makefiles, then the recipe `lines`.
+fn make_commands(dir: PathBuf, early: Vec<String>, lines: Vec<String>) -> Option<Found> {
+    let script = match (early.is_empty(), lines.is_empty()) {
+        (true, true) => return None,
+        (true, false) => "its recipes",
+        (false, true) => "its makefiles as make reads them",
+        (false, false) => "its makefiles and recipes",
+    };
+    Some(Found::Commands {
+        script: script.to_owned(),
+        lines: early.into_iter().chain(lines).collect(),
+        dir: Some(dir),
+    })
 }
 
 /// An interpreter's code, judged source by source.

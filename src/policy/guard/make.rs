@@ -26,15 +26,18 @@ struct Call {
     include_dirs: Vec<PathBuf>,
     targets: Vec<String>,
     vars: Vec<(String, String)>,
+    /// Whether it runs recipes (not `-n`, `-q`, `-t`: make still reads its makefiles then).
+    runs: bool,
 }
 
-fn call(args: &[String], cwd: &Path) -> Option<Option<Call>> {
+fn call(args: &[String], cwd: &Path) -> Option<Call> {
     let mut c = Call {
         dir: cwd.to_path_buf(),
         files: Vec::new(),
         include_dirs: Vec::new(),
         targets: Vec::new(),
         vars: Vec::new(),
+        runs: true,
     };
     let mut it = args.iter().peekable();
     while let Some(a) = it.next() {
@@ -66,7 +69,7 @@ fn call(args: &[String], cwd: &Path) -> Option<Option<Call>> {
             t,
             "--just-print" | "--dry-run" | "--recon" | "--question" | "--touch"
         ) {
-            return Some(None);
+            c.runs = false;
         } else if t.starts_with("--eval") {
             return None;
         } else if t.starts_with("--") {
@@ -74,7 +77,7 @@ fn call(args: &[String], cwd: &Path) -> Option<Option<Call>> {
             for (i, ch) in flags.char_indices() {
                 let rest = &flags[i + 1..];
                 match ch {
-                    'n' | 'q' | 't' => return Some(None),
+                    'n' | 'q' | 't' => c.runs = false,
                     'C' => {
                         c.dir = c.dir.join(value(&mut it, rest)?);
                         break;
@@ -111,7 +114,7 @@ fn call(args: &[String], cwd: &Path) -> Option<Option<Call>> {
             c.targets.push(t.to_owned());
         }
     }
-    Some(Some(c))
+    Some(c)
 }
 
 /// Make's own defaults for the variables recipes use most.
@@ -271,13 +274,22 @@ pub(super) fn makefile(dir: &Path, file: Option<&str>) -> Option<PathBuf> {
 
 /// What `make ARGS` runs, as far as its makefiles can be read.
 pub(super) enum Recipes {
-    /// The folder make runs in and the recipe lines of what it builds (none: it runs none).
-    Lines(PathBuf, Vec<String>),
+    /// The folder make runs in, the commands it runs as it reads its makefiles (`!=`,
+    /// `$(shell)`) and the recipe lines of what it builds (none: it runs none).
+    Lines {
+        dir: PathBuf,
+        early: Vec<String>,
+        lines: Vec<String>,
+    },
     /// Why what it builds may get its recipe from a makefile git-dibs cannot read.
     Unread(String),
     /// The makefiles it reads, one of which uses what this does not follow: their text, to be
-    /// looked at as a whole.
-    Whole(Vec<(PathBuf, String)>),
+    /// looked at as a whole, with the folder and the commands it runs as it reads them.
+    Whole {
+        texts: Vec<(PathBuf, String)>,
+        dir: PathBuf,
+        early: Vec<String>,
+    },
     /// Its makefile is not read here (standard input, a pipe, an option not followed).
     NotRead,
 }
@@ -292,9 +304,6 @@ pub(super) fn recipes(
 ) -> Recipes {
     let Some(c) = call(args, cwd) else {
         return Recipes::NotRead;
-    };
-    let Some(c) = c else {
-        return Recipes::Lines(cwd.to_path_buf(), Vec::new());
     };
     let mut reader = Reader {
         dir: &c.dir,
@@ -324,8 +333,12 @@ pub(super) fn recipes(
     } else {
         c.files.iter().map(|f| c.dir.join(f)).collect()
     };
-    if files.is_empty() {
-        return Recipes::Lines(c.dir, Vec::new());
+    if files.is_empty() && mk.texts.is_empty() {
+        return Recipes::Lines {
+            dir: c.dir,
+            early: Vec::new(),
+            lines: Vec::new(),
+        };
     }
     for f in &files {
         match (reader.text)(f) {
@@ -339,8 +352,49 @@ pub(super) fn recipes(
     judge(&mk, &c)
 }
 
+/// The commands make runs as it reads its makefiles, their variables expanded; `Err` with
+/// the reason when one cannot be.
+fn early(mk: &Makefile, c: &Call) -> Result<Vec<String>, String> {
+    let scope = Scope {
+        call: &c.vars,
+        mk,
+        target: "",
+        prereqs: &[],
+    };
+    let mut out = Vec::new();
+    for text in mk.early.iter().take(MAX_LINES) {
+        let Some(line) = scope.expand(text, 0) else {
+            let shown: String = text.chars().take(80).collect();
+            return Err(format!(
+                "`make` runs `{shown}` as it reads its makefiles, text git-dibs cannot expand, \
+                 which may"
+            ));
+        };
+        if !line.trim().is_empty() {
+            out.push(line.trim().to_owned());
+        }
+    }
+    Ok(out)
+}
+
 /// The recipes `make` runs once its makefiles are read.
 fn judge(mk: &Makefile, c: &Call) -> Recipes {
+    let early = match early(mk, c) {
+        Ok(e) => e,
+        Err(why) => return Recipes::Unread(why),
+    };
+    let whole = || Recipes::Whole {
+        texts: mk.texts.clone(),
+        dir: c.dir.clone(),
+        early: early.clone(),
+    };
+    if !c.runs {
+        return Recipes::Lines {
+            dir: c.dir.clone(),
+            early,
+            lines: Vec::new(),
+        };
+    }
     let named = !c.targets.is_empty();
     let targets: Vec<String> = if named {
         c.targets.clone()
@@ -357,7 +411,7 @@ fn judge(mk: &Makefile, c: &Call) -> Recipes {
         if mk.rules.contains_key(m) {
             goal_unknown |= before;
             if gather(mk, &c.vars, m, &mut seen, &mut lines).is_none() {
-                return Recipes::Whole(mk.texts.clone());
+                return whole();
             }
             unresolved.push(m.clone());
         }
@@ -377,14 +431,18 @@ fn judge(mk: &Makefile, c: &Call) -> Recipes {
         }
     }
     if mk.unsupported {
-        return Recipes::Whole(mk.texts.clone());
+        return whole();
     }
     for t in &targets {
         if gather(mk, &c.vars, t, &mut seen, &mut lines).is_none() {
-            return Recipes::Whole(mk.texts.clone());
+            return whole();
         }
     }
-    Recipes::Lines(c.dir.clone(), lines)
+    Recipes::Lines {
+        dir: c.dir.clone(),
+        early,
+        lines,
+    }
 }
 
 #[cfg(test)]

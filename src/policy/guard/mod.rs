@@ -40,6 +40,7 @@ mod reverts;
 mod scripts;
 mod sed;
 pub(crate) mod self_protect;
+mod syncers;
 mod takes;
 mod transfer;
 pub(crate) mod worktree;

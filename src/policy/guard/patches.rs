@@ -7,6 +7,9 @@
 //! by the peers rule (into the index, `apply --cached`, as unstaging); the diff's pathspec
 //! limits it (`git diff -- b.txt | git apply -R` reverts b.txt only). A reader of a reversed
 //! diff that cannot be judged is asked. `patch -R` of a patch file is [`super::patch_program`]'s.
+//! A patch git prints from history or the stash (`git stash show -p`, `git show REV`, `git log
+//! -p`, `git format-patch --stdout`, `git diff-tree -p`) is followed the same way; which files it
+//! changes only running it tells, so a peer's file within its pathspec is asked about.
 
 use std::path::{Path, PathBuf};
 
@@ -155,12 +158,9 @@ fn short_has(word: &str, letter: char, values: &str) -> bool {
     false
 }
 
-/// `git diff ...` at `at` whose patch is applied in reverse, through a pipe or a file, later in
-/// the line.
-pub(super) fn diff(cmds: &[SimpleCommand], at: usize, inv: &git::GitInvocation) -> Option<Judged> {
-    let args = &inv.args[1..];
-    let opts: Vec<&String> = args.iter().take_while(|a| *a != "--").collect();
-    let no_patch = opts.iter().any(|a| {
+/// Options after which a diff command prints no patch.
+fn no_patch(opts: &[&String]) -> bool {
+    opts.iter().any(|a| {
         matches!(
             a.as_str(),
             "--stat"
@@ -176,8 +176,70 @@ pub(super) fn diff(cmds: &[SimpleCommand], at: usize, inv: &git::GitInvocation) 
                 | "-s"
         ) || a.starts_with("--stat=")
             || a.starts_with("--dirstat")
-    });
-    if no_patch {
+    })
+}
+
+/// Whether options ask a command that prints no patch by default (`git log`, `diff-tree`) for
+/// one: `-p`, `-u`, `--patch`, `-U<n>`, `--unified`, `--cc`.
+fn asks_patch(opts: &[&String]) -> bool {
+    opts.iter().any(|a| {
+        a.starts_with("--patch")
+            || (a.len() >= 5 && "--patch".starts_with(a.as_str()))
+            || a.starts_with("--unified")
+            || a.as_str() == "--cc"
+            || short_has(a, 'p', "UMCBlSGOIn")
+            || short_has(a, 'u', "UMCBlSGOIn")
+            || short_has(a, 'U', "")
+    })
+}
+
+/// `git diff ...` at `at` whose patch is applied in reverse, through a pipe or a file, later in
+/// the line.
+pub(super) fn diff(cmds: &[SimpleCommand], at: usize, inv: &git::GitInvocation) -> Option<Judged> {
+    let args = &inv.args[1..];
+    follow(cmds, at, inv, args, None)
+}
+
+/// A patch git prints from history or the stash (`git stash show [-p]`, `git show REV`, `git
+/// log -p`, `git format-patch --stdout`, `git diff-tree -p`, `diff-index -p`, `diff-files -p`)
+/// at `at`, applied in reverse later in the line: which of the files it names it changes is
+/// only known when it runs, so a live peer's file within its pathspec (or anywhere, without
+/// one) is asked about.
+pub(super) fn printed(
+    cmds: &[SimpleCommand],
+    at: usize,
+    inv: &git::GitInvocation,
+) -> Option<Judged> {
+    let (sub, rest) = inv.args.split_first()?;
+    let opts = |args: &[String]| -> bool {
+        let o: Vec<&String> = args.iter().take_while(|a| *a != "--").collect();
+        asks_patch(&o)
+    };
+    let args = match sub.as_str() {
+        "stash" if rest.first().is_some_and(|v| v == "show") => &rest[1..],
+        "show" => rest,
+        "log" | "whatchanged" | "diff-tree" | "diff-index" | "diff-files" if opts(rest) => rest,
+        "format-patch" if rest.iter().any(|a| a == "--stdout") => rest,
+        _ => return None,
+    };
+    let shown = super::classify::display(&cmds[at].argv);
+    let shown: String = shown.chars().take(80).collect();
+    let why = format!("it reverts what `{shown}` prints, which only running it tells");
+    follow(cmds, at, inv, args, Some(why))
+}
+
+/// The patch `cmds[at]` prints (`args`, the subcommand's), followed through pipes and files to
+/// what applies it; `printed` says why its content is not known when it is not the worktree's
+/// own changes.
+fn follow(
+    cmds: &[SimpleCommand],
+    at: usize,
+    inv: &git::GitInvocation,
+    args: &[String],
+    printed: Option<String>,
+) -> Option<Judged> {
+    let opts: Vec<&String> = args.iter().take_while(|a| *a != "--").collect();
+    if no_patch(&opts) {
         return None;
     }
     // `-R` swaps the sides (`--reverse` is no diff option: git ignores it).
@@ -216,8 +278,13 @@ pub(super) fn diff(cmds: &[SimpleCommand], at: usize, inv: &git::GitInvocation) 
                     files.extend(ops.map(|a| reader.cwd.join(a)));
                 }
             } else if !VIEWS.contains(&name) {
+                let a = applies(reader, None);
+                // A program that reads a patch not reversed is judged on its own.
+                if matches!(a, Applies::Reads(_)) && !reversed {
+                    continue;
+                }
                 with.push(r);
-                applied.push((r, applies(reader, None)));
+                applied.push((r, a));
             }
         }
     }
@@ -232,6 +299,10 @@ pub(super) fn diff(cmds: &[SimpleCommand], at: usize, inv: &git::GitInvocation) 
             }
         }
     }
+    // Nothing applies it: the filters and the rest are judged on their own.
+    if applied.is_empty() {
+        return None;
+    }
     let mut into = Vec::new();
     let mut unknown = None;
     for (_, a) in applied {
@@ -241,9 +312,6 @@ pub(super) fn diff(cmds: &[SimpleCommand], at: usize, inv: &git::GitInvocation) 
             Applies::Reads(why) if reversed && unknown.is_none() => unknown = Some(why),
             _ => {}
         }
-    }
-    if with.is_empty() {
-        return None;
     }
     let paths = diff_paths(args, &inv.cwd);
     if into.is_empty() && unknown.is_none() {
@@ -258,10 +326,14 @@ pub(super) fn diff(cmds: &[SimpleCommand], at: usize, inv: &git::GitInvocation) 
     }
     let mut takes = Vec::new();
     if into.is_empty() || into.iter().any(|i| *i != Into::Index) {
-        takes.push(Take::new(true, false, paths.clone()));
+        // A reversed patch of unknown content may delete a file it created: untracked too.
+        takes.push(Take::new(true, printed.is_some(), paths.clone()));
     }
     if into.iter().any(|i| *i != Into::Files) {
         takes.push(unstaged(paths.clone()));
+    }
+    if let Some(why) = printed.filter(|_| unknown.is_none()) {
+        takes = takes.into_iter().map(|t| t.maybe(why.clone())).collect();
     }
     with.sort_unstable();
     Some(Judged {

@@ -58,11 +58,24 @@ pub(crate) fn resolve(spec: &str, prefix: &str, root: &Path) -> Option<Spec> {
     let joined = if Path::new(rest).is_absolute() {
         // Through a symlink, the path names a file of the worktree only once resolved.
         let rel = match Path::new(rest).strip_prefix(root) {
-            Ok(rel) => rel.to_path_buf(),
-            Err(_) => crate::git::normalize(Path::new(""), Path::new(rest))
-                .strip_prefix(root)
-                .ok()?
-                .to_path_buf(),
+            Ok(rel)
+                if !rel
+                    .components()
+                    .any(|c| c == std::path::Component::ParentDir) =>
+            {
+                rel.to_path_buf()
+            }
+            _ => {
+                let path = crate::git::normalize(Path::new(""), Path::new(rest));
+                match path.strip_prefix(root) {
+                    Ok(rel) => rel.to_path_buf(),
+                    // A folder holding the worktree holds every file of it.
+                    Err(_) if root.starts_with(&path) && !rest.contains(['*', '?', '[']) => {
+                        std::path::PathBuf::new()
+                    }
+                    Err(_) => return None,
+                }
+            }
         };
         rel.to_string_lossy().into_owned()
     } else if top || prefix.is_empty() {

@@ -34,6 +34,10 @@ pub struct Take {
     /// Only the index is put back; the files stay as they are (`git reset`, `restore
     /// --staged`, `rm --cached`): what is staged is lost, for the message.
     pub(crate) unstages: bool,
+    /// Whether the command changes the files it reaches is only known when it runs (why, as
+    /// the end of "which files `CMD` changes: ..."): a peer's file among them is asked about,
+    /// not refused (`git show X | git apply -R`, `vidir src`, `cpio -i`).
+    pub(crate) maybe: Option<String>,
 }
 
 impl Take {
@@ -48,6 +52,15 @@ impl Take {
             ignored: false,
             rev_first: false,
             unstages: false,
+            maybe: None,
+        }
+    }
+
+    /// A take of files the command may or may not change, which only running it tells (`why`).
+    pub(super) fn maybe(self, why: impl Into<String>) -> Take {
+        Take {
+            maybe: Some(why.into()),
+            ..self
         }
     }
 
@@ -120,32 +133,38 @@ impl PeerFacts {
 /// Rule 5 for commands that take files: refuse when one of a live peer's dirty files is among
 /// them (unless the session itself holds it and named it by explicit path).
 pub(crate) fn check_take(g: &Guarded, takes: &[Take], facts: &PeerFacts) -> Verdict {
-    let wiring: Vec<String> = facts
+    let taken = |f: &FileState, sure: bool| {
+        takes
+            .iter()
+            .any(|t| t.maybe.is_none() == sure && takes_file(t, f, facts))
+    };
+    let wiring: Vec<&FileState> = facts
         .wiring
         .iter()
-        .filter(|f| takes.iter().any(|t| takes_file(t, f, facts)))
-        .map(FileState::porcelain)
+        .filter(|f| taken(f, true) || taken(f, false))
         .collect();
     if !wiring.is_empty() {
+        let shown: Vec<String> = wiring.iter().map(|f| f.porcelain()).collect();
         let what = format!(
             "an agent host's hook wiring ({}, in the worktree only: commit it first)",
-            list(&wiring)
+            list(&shown)
         );
-        return super::self_protect::check(g, &what, true);
+        let sure = wiring.iter().any(|f| taken(f, true));
+        return super::self_protect::check(g, &what, sure);
     }
-    let mut hit: Vec<(&Peer, Vec<&FileState>)> = Vec::new();
-    for peer in &facts.peers {
-        let files: Vec<&FileState> = peer
-            .files
-            .iter()
-            .filter(|f| takes.iter().any(|t| takes_file(t, f, facts)))
-            .collect();
-        if !files.is_empty() {
-            hit.push((peer, files));
+    let hits = |sure: bool| -> Vec<(&Peer, Vec<&FileState>)> {
+        let mut hit = Vec::new();
+        for peer in &facts.peers {
+            let files: Vec<&FileState> = peer.files.iter().filter(|f| taken(f, sure)).collect();
+            if !files.is_empty() {
+                hit.push((peer, files));
+            }
         }
-    }
+        hit
+    };
+    let hit = hits(true);
     if hit.is_empty() {
-        return Verdict::Allow;
+        return check_maybe(g, takes, facts, &hits(false));
     }
     let staging = g
         .git
@@ -180,6 +199,30 @@ pub(crate) fn check_take(g: &Guarded, takes: &[Take], facts: &PeerFacts) -> Verd
             g.display,
             facts.place(),
             describe_peers(&hit)
+        ),
+    ))
+}
+
+/// A take whose effect only running the command tells, over a live peer's dirty files: asked.
+fn check_maybe(
+    g: &Guarded,
+    takes: &[Take],
+    facts: &PeerFacts,
+    hit: &[(&Peer, Vec<&FileState>)],
+) -> Verdict {
+    if hit.is_empty() {
+        return Verdict::Allow;
+    }
+    let why = takes.iter().find_map(|t| t.maybe.as_deref()).unwrap_or("");
+    Verdict::Ask(Finding::new(
+        "peer-files",
+        format!(
+            "git-dibs cannot tell which files `{}` changes: {why}. In {} it reaches uncommitted \
+             work of another live session: {}. Limit it to your own files, by explicit path, or ask \
+             the person.",
+            g.display,
+            facts.place(),
+            describe_peers(hit)
         ),
     ))
 }

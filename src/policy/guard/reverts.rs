@@ -2,7 +2,7 @@
 //! checkout`: `git show REV:PATH > FILE` (or `| tee FILE`), `git cat-file -p|blob REV:PATH >
 //! FILE`, `git archive TREE | tar -x` (through `gzip -d` and the like), and (read in
 //! [`super::patches`]) `git diff | patch -R` (or `| git apply -R`), which puts every change it
-//! shows back. What they write over is judged like `git checkout -- PATHS` by the peers rule
+//! shows back, and the patches `git show`, `git stash show`, `git log -p` print, reversed. What they write over is judged like `git checkout -- PATHS` by the peers rule
 //! (red-team 2/12, 3/24).
 
 use std::path::{Path, PathBuf};
@@ -28,10 +28,13 @@ pub(crate) fn classify(cmds: &[SimpleCommand], at: usize) -> Option<Judged> {
     let inv = git::parse_invocation(&cmd.argv, &cmd.cwd, &cmd.assignments)?;
     let sub = inv.args.first()?.as_str();
     let ((paths, last), untracked) = match sub {
-        "show" | "cat-file" => (blob_targets(cmds, at, &inv)?, true),
+        "show" | "cat-file" => match blob_targets(cmds, at, &inv) {
+            Some(found) => (found, true),
+            None => return super::patches::printed(cmds, at, &inv),
+        },
         "archive" => (archive_targets(cmds, at, &inv)?, false),
         "diff" => return super::patches::diff(cmds, at, &inv),
-        _ => return None,
+        _ => return super::patches::printed(cmds, at, &inv),
     };
     let specs: Vec<String> = paths
         .iter()

@@ -3,6 +3,7 @@
 //! `-I` folders, the system ones), globbed, with variables expanded, bounded in depth and count
 //! and read once each. What this does not follow (conditionals, `define`, functions, `!=`,
 //! target-specific variables) is noted, not fatal: the text read is then judged as a whole.
+//! The commands make runs as it reads (`VAR != CMD`, `$(shell CMD)`) are kept.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +39,9 @@ pub(super) struct Makefile {
     /// Included makefiles that do not exist (make tries to make them by a rule), and whether
     /// each came before the first rule.
     pub(super) missing: Vec<(String, bool)>,
+    /// Commands make runs as it reads the makefiles, whatever it then builds: each `VAR !=
+    /// CMD` and `$(shell CMD)`, as written.
+    pub(super) early: Vec<String>,
 }
 
 /// Where and how includes are looked for.
@@ -50,6 +54,55 @@ pub(super) struct Reader<'a> {
 }
 
 /// The names an include directive's line gives, as written.
+/// The commands the `$(shell CMD)` calls in `line` run (`${shell CMD}`, nested ones too);
+/// `$$(...)` is the shell's.
+fn early_calls(line: &str, out: &mut Vec<String>) {
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        let (open, close) = match b[i + 1] {
+            b'$' => {
+                i += 2;
+                continue;
+            }
+            b'(' => (b'(', b')'),
+            b'{' => (b'{', b'}'),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let start = i + 2;
+        let mut depth = 1;
+        let mut j = start;
+        while j < b.len() && depth > 0 {
+            if b[j] == open {
+                depth += 1;
+            } else if b[j] == close {
+                depth -= 1;
+            }
+            j += 1;
+        }
+        let inner = if depth == 0 {
+            &line[start..j - 1]
+        } else {
+            &line[start..]
+        };
+        if let Some(cmd) = inner
+            .strip_prefix("shell")
+            .filter(|c| c.starts_with([' ', '\t']))
+        {
+            out.push(cmd.trim().to_owned());
+        }
+        // Calls nested inside are read on.
+        i = start;
+    }
+}
+
 fn include(trimmed: &str) -> Option<&str> {
     let (word, rest) = trimmed.split_once([' ', '\t']).unwrap_or((trimmed, ""));
     matches!(
@@ -167,6 +220,7 @@ impl Reader<'_> {
             if let Some(recipe) = line.strip_prefix('\t')
                 && defines == 0
             {
+                early_calls(recipe, &mut mk.early);
                 for t in &current {
                     mk.rules
                         .entry(t.clone())
@@ -177,6 +231,7 @@ impl Reader<'_> {
                 continue;
             }
             let line = line.split('#').next().unwrap_or("");
+            early_calls(line, &mut mk.early);
             let trimmed = line.trim();
             let word = trimmed.split_whitespace().next().unwrap_or("");
             if word == "define" || trimmed.starts_with("define ") {
@@ -233,7 +288,10 @@ impl Reader<'_> {
                 let name = name.trim_end_matches(':').trim().to_owned();
                 let value = body[e + 1..].trim().to_owned();
                 match op {
-                    Some('!') => mk.unsupported = true,
+                    Some('!') => {
+                        mk.unsupported = true;
+                        mk.early.push(value);
+                    }
                     Some('?') if mk.vars.contains_key(&name) => {}
                     Some('+') => {
                         let v = mk.vars.entry(name).or_default();

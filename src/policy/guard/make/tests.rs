@@ -18,7 +18,7 @@ fn run(args: &str, files: &[(&str, &str)]) -> Recipes {
 
 fn lines(args: &str, files: &[(&str, &str)]) -> Option<Vec<String>> {
     match run(args, files) {
-        Recipes::Lines(_, l) => Some(l),
+        Recipes::Lines { lines, .. } => Some(lines),
         _ => None,
     }
 }
@@ -168,6 +168,54 @@ fn what_is_not_followed_is_left_to_the_whole_look() {
         "define X\nclean:\n\trm -rf /\nendef\nclean:\n\trm -f x\n",
     ] {
         let got = run("-f M clean", &[("M", mk)]);
-        assert!(matches!(got, Recipes::Whole(_)), "{mk}");
+        assert!(matches!(got, Recipes::Whole { .. }), "{mk}");
+    }
+}
+
+/// The commands make runs as it reads `M` for `make ARGS` (`None`: asked).
+fn early_of(args: &str, mk: &str) -> Option<Vec<String>> {
+    match run(args, &[("M", mk)]) {
+        Recipes::Lines { early, .. } | Recipes::Whole { early, .. } => Some(early),
+        _ => None,
+    }
+}
+
+#[test]
+fn commands_run_as_the_makefile_is_read() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "-f M",
+            "X != rm -f new.txt\nall:\n\ttrue\n",
+            &["rm -f new.txt"],
+        ),
+        (
+            "-f M",
+            "X := $(shell rm -f new.txt)\nall:\n\ttrue\n",
+            &["rm -f new.txt"],
+        ),
+        ("-f M", "X = ${shell $(RM) new.txt}\n", &["rm -f new.txt"]),
+        ("-n -f M", "X != rm -f a\n", &["rm -f a"]),
+        (
+            "-f M all",
+            "all:\n\t@echo $(shell git clean -fd)\n",
+            &["git clean -fd"],
+        ),
+        ("-f M", "ifeq ($(shell rm b),)\nendif\n", &["rm b"]),
+        (
+            "-f M",
+            "$(file >>log.txt,x)\nall:\n\techo $$(shell x)\n",
+            &[],
+        ),
+        ("-f M", "X := $(shell echo $(shell rm c))\n", &["rm c"]),
+    ];
+    for (args, mk, want) in cases {
+        let got = early_of(args, mk);
+        if mk.contains("echo $(shell rm c)") {
+            // The outer call cannot be expanded: asked.
+            assert!(got.is_none(), "{mk}: {got:?}");
+            continue;
+        }
+        let want: Vec<String> = want.iter().map(|w| (*w).to_owned()).collect();
+        assert_eq!(got, Some(want), "{mk}");
     }
 }
