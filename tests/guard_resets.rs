@@ -2,17 +2,17 @@
 //! 05, 13), through the real hook on real repositories: a reset that moves the checked-out
 //! branch off a live peer's unpushed commits, or an amend of one (judged as `branch -f` is,
 //! while a session's own commits are its own to reset), a sequencer's `--skip` (the reset it
-//! performs, as `--abort`), unstaging a live peer's staged files, patch modes with no pathspec (the whole tree, as `.`),
-//! `git bisect` (the checkout it performs), and `git worktree move` / `unlock` of a worktree
-//! with a live session's work (as removing it). Each with the spellings nobody wrote down and
-//! the everyday commands that stay silent; the messages under snapshot tests.
+//! performs, as `--abort`), unstaging a live peer's staged files, patch modes with no pathspec
+//! (the whole tree, as `.`) and `git bisect` (the checkout it performs); a worktree's move,
+//! unlock or removal by name: `tests/guard_worktree_moves.rs`. Each with the spellings nobody
+//! wrote down and the everyday commands that stay silent; the messages under snapshot tests.
 
 mod common;
 mod recover_support;
 
 use std::path::Path;
 
-use common::snap::{redact, redact_ids};
+use common::snap::stable;
 use common::*;
 use recover_support::{Agent, refused, sh, silent};
 use serde_json::json;
@@ -23,11 +23,6 @@ const ME: &str = "bbbbbbbb-2222-4222-8222-222222222222";
 fn end(session: &str, cwd: &Path) {
     let ev = claude_event("SessionEnd", session, cwd, json!({"reason": "exit"}));
     assert_eq!(hook(cwd, &ev).code, 0);
-}
-
-/// The reason with paths and object ids stable.
-fn stable(repo: &TestRepo, reason: &str) -> String {
-    redact_ids(&repo.root, &redact(repo, reason))
 }
 
 #[test]
@@ -360,99 +355,6 @@ fn bisect_steps_are_the_checkouts_they_perform() {
 }
 
 #[test]
-fn moving_or_unlocking_a_worktree_with_a_live_sessions_work_is_refused() {
-    let repo = TestRepo::new();
-    let r = &repo.root;
-    let lane = repo.worktree("lane");
-    let peer = Agent::new(PEER, &lane);
-    let me = Agent::new(ME, r);
-    peer.write("lane.txt", b"uncommitted lane work\n");
-    // git-dibs locked the lane when the peer's file made it hold work found nowhere else.
-    let list = git_out(r, &["worktree", "list", "--porcelain"]);
-    assert!(list.contains("locked git-dibs:"), "{list}");
-    let moved = repo.tmp.path().canonicalize().unwrap().join("moved");
-    let (l, m) = (lane.display(), moved.display());
-    for cmd in [
-        format!("git worktree unlock {l}"),
-        "git worktree unlock ../lane".to_owned(),
-        format!("git worktree move {l} {m}"),
-        format!("git worktree move -f -f {l} {m}"),
-        format!("git worktree move --force {l} {m}"),
-        format!("git -C {l} worktree move . {m}"),
-        "git worktree move lane ../moved".to_owned(),
-        format!("mv {l} {m}"),
-        format!("mv -f {l} -t {}", repo.tmp.path().display()),
-        format!("cd {} && mv lane moved", repo.tmp.path().display()),
-        // Run from inside the git dir, git finds the worktree by its name (red-team 4/10).
-        "cd .git && git worktree remove -f -f lane".to_owned(),
-        "git -C .git worktree remove --force lane".to_owned(),
-        format!("git --git-dir={}/.git worktree move lane {m}", r.display()),
-        "git -C .git/worktrees worktree unlock lane".to_owned(),
-    ] {
-        let reason = refused(&me, &cmd);
-        assert!(reason.contains("lane.txt"), "{cmd}: {reason}");
-    }
-    silent(&me, "git -C .git worktree list");
-    insta::assert_snapshot!(
-        "guard_worktree_move",
-        stable(&repo, &refused(&me, &format!("git worktree move {l} {m}")))
-    );
-    insta::assert_snapshot!(
-        "guard_worktree_unlock",
-        stable(&repo, &refused(&me, &format!("git worktree unlock {l}")))
-    );
-    // Moved anyway (bypassed): the peer's files are still guarded where git moved them, and
-    // still its own to clean.
-    sh(
-        r,
-        &format!("git worktree unlock {l} && git worktree move {l} {m}"),
-    );
-    for cmd in [
-        format!("git -C {m} clean -fd"),
-        format!("cd {m} && git stash -u"),
-        format!("git -C {m} add -A"),
-    ] {
-        let reason = refused(&me, &cmd);
-        assert!(reason.contains("lane.txt"), "{cmd}: {reason}");
-    }
-    silent(&me, &format!("git -C {m} status"));
-    silent(&Agent::new(PEER, &moved), "git clean -fd");
-    sh(r, &format!("git worktree move {m} {l}"));
-    // A clean, pushed worktree moves freely; a lock a person set is theirs to lift.
-    let clean = repo.worktree("clean");
-    git(&clean, &["push", "-q", "-u", "origin", "clean"]);
-    git(
-        r,
-        &[
-            "worktree",
-            "lock",
-            "--reason",
-            "on a USB disk",
-            clean.to_str().unwrap(),
-        ],
-    );
-    silent(&me, &format!("git worktree unlock {}", clean.display()));
-    sh(r, &format!("git worktree unlock {}", clean.display()));
-    silent(&me, &format!("git worktree move {} {m}", clean.display()));
-    silent(&me, "git worktree list");
-    // Moving folders and files of one's own worktree is one's own business.
-    std::fs::create_dir_all(r.join("docs")).unwrap();
-    me.write("notes.txt", b"mine\n");
-    for cmd in [
-        "mv docs manual",
-        "mv notes.txt docs/",
-        "mv -t docs notes.txt",
-        "mv src lib",
-    ] {
-        silent(&me, cmd);
-    }
-    insta::assert_snapshot!(
-        "guard_mv_worktree",
-        stable(&repo, &refused(&me, &format!("mv {l} {m}")))
-    );
-}
-
-#[test]
 fn a_reset_off_a_peers_commit_is_refused_in_a_reftable_repository_too() {
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path().canonicalize().unwrap();
@@ -483,35 +385,4 @@ fn a_reset_off_a_peers_commit_is_refused_in_a_reftable_repository_too() {
     assert!(reason.contains("peer work"), "{reason}");
     silent(&peer, "git reset --soft HEAD~1");
     silent(&me, "git reset a.txt");
-}
-
-#[test]
-fn removing_a_bare_repositorys_worktree_by_name_from_its_git_dir_is_refused() {
-    let repo = TestRepo::new();
-    let base = repo.tmp.path().canonicalize().unwrap();
-    let bare = base.join("proj.git");
-    git(
-        &base,
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            repo.root.to_str().unwrap(),
-            bare.to_str().unwrap(),
-        ],
-    );
-    git(&bare, &["worktree", "add", "-q", "-b", "b1", "../wt1"]);
-    let wt1 = base.join("wt1");
-    Agent::new(PEER, &wt1).write("peer.txt", b"uncommitted\n");
-    let me = Agent::new(ME, &base);
-    for cmd in [
-        "git -C proj.git worktree remove --force wt1",
-        "git -C proj.git worktree remove --force ../wt1",
-        "cd proj.git && git worktree remove -f -f wt1",
-    ] {
-        let reason = refused(&me, cmd);
-        assert!(reason.contains("peer.txt"), "{cmd}: {reason}");
-    }
-    silent(&me, "git -C proj.git worktree list");
-    silent(&me, "git -C proj.git worktree prune");
 }
