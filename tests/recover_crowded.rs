@@ -179,16 +179,12 @@ fn everyday_commands_in_lanes_of_the_crowded_clone_stay_silent() {
             "grep -c generated src/out.txt",
             "git clean -n",
         ] {
-            s2.pre_bash(cmd).assert_silent();
-            sh(&s2.cwd, cmd);
-            s2.post_bash(cmd).assert_silent();
+            s2.bash_silent(cmd);
         }
     }
     // The session that wrote them goes on in its own worktree in silence too.
     let s1 = Agent::new("s1-codegen", &repo.root);
     for cmd in ["git status", "ls", "git log --oneline -1"] {
-        s1.pre_bash(cmd).assert_silent();
-        sh(&repo.root, cmd);
-        s1.post_bash(cmd).assert_silent();
+        s1.bash_silent(cmd);
     }
 }

@@ -99,9 +99,7 @@ fn everyday_commands_after_work_stay_silent_and_make_no_snapshot_of_unchanged_fi
         "cat notes.md",
         "git log --oneline -1",
     ] {
-        agent.pre_bash(cmd).assert_silent();
-        sh(&repo.root, cmd);
-        agent.post_bash(cmd).assert_silent();
+        agent.bash_silent(cmd);
     }
     assert_eq!(snapshot_refs(&repo.root), refs);
 }

@@ -85,6 +85,14 @@ impl Agent {
         assert_eq!(self.post_bash(command).code, 0);
         out
     }
+
+    /// A Bash tool call as [`Agent::bash`] makes it, whose hooks must both say nothing.
+    pub fn bash_silent(&self, command: &str) -> Output {
+        self.pre_bash(command).assert_silent();
+        let out = sh(&self.cwd, command);
+        self.post_bash(command).assert_silent();
+        out
+    }
 }
 
 /// The guard's (decision, reason) for `command` run by `who`; `None` when silent. The hook
