@@ -7,31 +7,8 @@
 mod common;
 mod recover_support;
 
-use std::path::Path;
-
 use common::*;
 use recover_support::*;
-
-fn started(id: &str, cwd: &Path) -> Agent {
-    assert_eq!(hook(cwd, &session_start(id, cwd, "startup")).code, 0);
-    Agent::new(id, cwd)
-}
-
-/// Whether `text` is in a blob reachable from a snapshot ref of the clone at `root`.
-fn kept(root: &Path, text: &str) -> bool {
-    let refs = snapshot_refs(root);
-    let refs: Vec<&str> = refs.lines().collect();
-    if refs.is_empty() {
-        return false;
-    }
-    let mut args = vec!["rev-list", "--objects"];
-    args.extend(refs);
-    git_out(root, &args).lines().any(|line| {
-        let id = line.split(' ').next().unwrap();
-        git_out(root, &["cat-file", "-t", id]).trim() == "blob"
-            && git_out(root, &["cat-file", "-p", id]).contains(text)
-    })
-}
 
 /// `conf.txt` skip-worktree and `b.txt` assume-unchanged, committed and pushed.
 fn marked_repo() -> TestRepo {
@@ -53,15 +30,15 @@ fn marked_repo() -> TestRepo {
 #[test]
 fn a_scripts_writes_to_marked_files_are_kept_and_come_back() {
     let repo = marked_repo();
-    let s1 = started("marked-s1", &repo.root);
-    let s2 = started("marked-s2", &repo.root);
+    let s1 = Agent::started("marked-s1", &repo.root);
+    let s2 = Agent::started("marked-s2", &repo.root);
     s1.bash("python3 -c \"open('conf.txt','w').write('AGENTCONF1\\n'); open('b.txt','w').write('AGENTB1\\n')\"");
     // git itself sees nothing to keep.
     assert_eq!(git_out(&repo.root, &["status", "--porcelain"]), "");
     s2.bash("git reset -q --hard");
     s2.bash("git update-index --no-skip-worktree conf.txt && git checkout -- .");
     collect_garbage(&repo.root);
-    assert!(kept(&repo.root, "AGENTB1") && kept(&repo.root, "AGENTCONF1"));
+    assert!(has_blob(&repo.root, b"AGENTB1\n") && has_blob(&repo.root, b"AGENTCONF1\n"));
     let (code, out, err) = recover(&repo.root, &[]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("b.txt") && out.contains("conf.txt"), "{out}");
@@ -80,8 +57,8 @@ fn a_scripts_writes_to_marked_files_are_kept_and_come_back() {
 #[test]
 fn a_peers_destroyer_is_refused_over_marked_files_a_live_session_holds() {
     let repo = marked_repo();
-    let s1 = started("marked-h1", &repo.root);
-    started("marked-h2", &repo.root);
+    let s1 = Agent::started("marked-h1", &repo.root);
+    Agent::started("marked-h2", &repo.root);
     s1.write("b.txt", b"EDITB\n");
     s1.write("conf.txt", b"EDITCONF\n");
     for command in ["git reset -q --hard", "git stash -q"] {
@@ -114,8 +91,8 @@ fn a_file_outside_a_sparse_cone_a_script_writes_is_kept_and_the_absent_ones_are_
     assert!(!repo.root.join("docs").exists());
     let flags = git_out(&repo.root, &["ls-files", "-v"]);
     assert!(flags.contains("S docs/d.md"), "{flags}");
-    let s1 = started("sparse-s1", &repo.root);
-    let s2 = started("sparse-s2", &repo.root);
+    let s1 = Agent::started("sparse-s1", &repo.root);
+    let s2 = Agent::started("sparse-s2", &repo.root);
     s1.bash("echo note > notes.txt");
     // Only what the command made: nothing of the files the cone leaves out.
     let recovered = recover_json(&repo.root, &[]).to_string();
@@ -124,7 +101,7 @@ fn a_file_outside_a_sparse_cone_a_script_writes_is_kept_and_the_absent_ones_are_
     s1.bash("mkdir -p docs && printf 'OUTCONE\\n' > docs/d.md");
     s2.bash("git sparse-checkout reapply && rm -rf docs");
     collect_garbage(&repo.root);
-    assert!(kept(&repo.root, "OUTCONE"));
+    assert!(has_blob(&repo.root, b"OUTCONE\n"));
     let recovered = recover_json(&repo.root, &[]).to_string();
     assert!(!recovered.contains("deep/e.md"), "{recovered}");
     assert_recovers(

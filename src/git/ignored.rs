@@ -15,6 +15,10 @@ use super::status::GitError;
 pub(crate) const PROBE: &str = "git-dibs-probe-5f0c9e2a";
 /// How many entries below ignored folders one scan lists at most.
 const MAX_LISTED: usize = 4096;
+/// How deep below an ignored folder repositories of their own are looked for, and how many
+/// folder entries that search reads at most (for each ignored folder).
+const REPOS_DEPTH: usize = 2;
+const REPOS_ENTRIES: usize = 64;
 
 /// The paths of one worktree a shell command may have made.
 #[derive(Debug, Default)]
@@ -25,6 +29,10 @@ pub(crate) struct ShellMade {
     pub(crate) ignored: Vec<String>,
     /// Whether the ignore rules hide even a probe name (a catch-all such as `*`).
     pub(crate) ignores_everything: bool,
+    /// Repositories of their own at or a little below ignored folders (one at an ignored
+    /// folder is not entered here: the scan goes into them as nested repositories), each
+    /// ending in `/`.
+    pub(crate) ignored_repos: Vec<String>,
 }
 
 /// What the worktree at `root` holds that a shell command may have made since `since_ns`
@@ -50,9 +58,24 @@ pub(crate) fn shell_made(root: &Path, since_ns: i128) -> Result<ShellMade, GitEr
         dirty: files.into_iter().map(|f| f.path).collect(),
         ignored: Vec::new(),
         ignores_everything: !hidden.is_empty() && repo.is_path_ignored(PROBE).unwrap_or(false),
+        ignored_repos: Vec::new(),
     };
     let mut budget = MAX_LISTED;
     for path in hidden {
+        if let Some(dir) = path.strip_suffix('/') {
+            // A clone kept out of the project's commits (`vendor/lib`, a few levels down).
+            let at = root.join(crate::pathtext::to_path(dir));
+            let (repos, _) =
+                super::worktrees::worktree_roots_under(&at, REPOS_DEPTH, REPOS_ENTRIES);
+            let whole = repos.first().is_some_and(|r| *r == at);
+            out.ignored_repos.extend(repos.iter().filter_map(|r| {
+                let rel = r.strip_prefix(root).ok()?;
+                Some(format!("{}/", crate::pathtext::from_os(rel.as_os_str())))
+            }));
+            if whole {
+                continue;
+            }
+        }
         let all = out.ignores_everything;
         let found = below(root, &path, since_ns, all, &mut budget);
         if all {

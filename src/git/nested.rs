@@ -13,6 +13,7 @@ use super::discover::{Worktree, worktree_at, worktree_roots};
 use super::lanes::{LaneError, LaneRepo, git};
 
 pub(crate) mod bundle;
+pub(crate) mod inside;
 
 /// The prefix of the refs that keep a nested repository's retained commits in the enclosing
 /// repository: `refs/dibs/nested/<worktree id>/<branch>/<short sha>`.

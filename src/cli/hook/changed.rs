@@ -218,8 +218,27 @@ pub(crate) fn after_shell(
 /// `scan.since` that no other session watches (within the budget); those changed since
 /// `scan.claim_since` are touched by the event's session, when it is the scan's. `None` when
 /// nothing was looked at; else whether the budget stopped it.
+/// The nested repositories inside it (submodules, clones, `git init`s; see
+/// `git::nested::inside`) are scanned the same way, their files snapshotted into their own
+/// repository and the enclosing one's, a few levels deep.
 pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Option<bool> {
-    let git::ShellMade { dirty, ignored, .. } = git::shell_made(&wt.root, scan.since).ok()?;
+    scan_at(event, wt, scan, 0)
+}
+
+/// [`scan_worktree`] of a worktree `depth` nested repositories down.
+pub(super) fn scan_at(event: &Event, wt: &Worktree, scan: &Scan<'_>, depth: usize) -> Option<bool> {
+    let made = git::shell_made(&wt.root, scan.since).ok()?;
+    let inner = super::nested::scan_inside(event, wt, scan, &made, depth);
+    let own = scan_made(event, wt, scan, made);
+    match (own, inner) {
+        (None, None) => None,
+        (a, b) => Some(a == Some(true) || b == Some(true)),
+    }
+}
+
+/// The rest of [`scan_worktree`], on what `shell_made` found in `wt`.
+fn scan_made(event: &Event, wt: &Worktree, scan: &Scan<'_>, made: git::ShellMade) -> Option<bool> {
+    let git::ShellMade { dirty, ignored, .. } = made;
     if dirty.is_empty() && ignored.is_empty() {
         return None;
     }

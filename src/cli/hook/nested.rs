@@ -11,8 +11,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::changed;
 use super::snap::{Batch, Pending, failed, snapshot_into};
 use crate::git::nested::bundle::{self, Bundled};
+use crate::git::nested::inside;
 use crate::git::nested::{
     enclosing, mirror_retained as fetch_retained, object_format, sweep_mirrored,
 };
@@ -88,6 +90,44 @@ pub(super) fn mirror(common_dir: &Path, batch: Batch<'_>) {
             );
         }
     }
+}
+
+/// How many nested repositories one worktree's scan goes into at most, and how deep.
+const MAX_INSIDE: usize = 16;
+const MAX_DEPTH: usize = 3;
+
+/// The scan after a shell command (`changed::scan_worktree`), for the nested repositories
+/// inside `wt` (its submodules, and the folders `made` lists whole because they hold a
+/// repository, ignored or not): each is scanned as a worktree of its own, so what a program run at the
+/// project's top wrote inside them is snapshotted there and, by [`mirror`], in the enclosing
+/// repository. `depth` is how many levels down `wt` is. `None` when there are none or
+/// nothing was looked at; else whether a budget stopped it (more of them than
+/// [`MAX_INSIDE`], or a scan inside stopped).
+pub(super) fn scan_inside(
+    event: &Event,
+    wt: &Worktree,
+    scan: &changed::Scan<'_>,
+    made: &git::ShellMade,
+    depth: usize,
+) -> Option<bool> {
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    let listed: Vec<&str> = made
+        .dirty
+        .iter()
+        .chain(&made.ignored_repos)
+        .map(String::as_str)
+        .filter(|p| p.ends_with('/'))
+        .collect();
+    let (inner, more) = inside::repositories_in(wt, &listed, MAX_INSIDE);
+    let mut out = more.then_some(true);
+    for nested in &inner {
+        if let Some(over) = changed::scan_at(event, nested, scan, depth + 1) {
+            out = Some(over || out == Some(true));
+        }
+    }
+    out
 }
 
 /// The git config key that caps the size of a nested repository's bundle.
