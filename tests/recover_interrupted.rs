@@ -318,3 +318,65 @@ fn a_chain_whose_newest_tree_was_pruned_goes_back_to_its_parent() {
     assert!(doctor.contains("lost their objects"), "{doctor}");
     lost_then_recovered(&repo.root, &[("a.txt", "first, changed\n")]);
 }
+
+#[test]
+fn a_first_edit_of_a_tracked_file_whose_host_died_is_kept_before_a_peer_takes_it() {
+    for destroyer in [
+        "git checkout -- .",
+        "git reset -q --hard",
+        "git stash -q",
+        "git restore README.md",
+    ] {
+        let repo = TestRepo::new();
+        let crashed = Agent::new("crashed-first-edit", &repo.root);
+        // The host edits a tracked file no snapshot of its session ever held, then dies: no
+        // PostToolUse, and no sweep watches the file.
+        pre_edit_then_die(&crashed, "Edit", "README.md");
+        std::fs::write(
+            repo.root.join("README.md"),
+            b"# the only copy of this edit\n",
+        )
+        .unwrap();
+        // The session is dead, so the peer's command is allowed: the guard keeps the dead
+        // session's dirty file before letting it through.
+        let other = Agent::new("tidier", &repo.root);
+        other.pre_bash(destroyer).assert_silent();
+        sh(&repo.root, destroyer);
+        assert_eq!(other.post_bash(destroyer).code, 0);
+        sh(&repo.root, "git stash clear");
+        assert_eq!(
+            std::fs::read(repo.root.join("README.md")).unwrap(),
+            b"# test\n"
+        );
+        collect_garbage(&repo.root);
+        // The committed content is there now: recover puts the edit back in its place.
+        assert_recovers(
+            &repo.root,
+            &["README.md", "--session", &crashed.id],
+            &[(
+                repo.root.join("README.md"),
+                b"# the only copy of this edit\n".to_vec(),
+            )],
+        );
+    }
+}
+
+#[test]
+fn a_dead_sessions_declined_edit_keeps_nothing_and_a_live_ones_file_is_refused() {
+    let repo = TestRepo::new();
+    let declined = Agent::new("declined-then-died", &repo.root);
+    pre_edit_then_die(&declined, "Edit", "README.md");
+    let other = Agent::new("tidier", &repo.root);
+    other.bash("git checkout -- .");
+    assert_eq!(tips(&repo.root), "", "a clean file is nothing to keep");
+    // A live holder's edit is refused outright, as before.
+    let live = Agent::new("live-holder", &repo.root);
+    live.write("src/lib.rs", b"pub fn live() {}\n");
+    let run = other.pre_bash("git checkout -- .");
+    assert_eq!(
+        hook_decision(&run).map(|d| d.0).as_deref(),
+        Some("deny"),
+        "{}",
+        run.stdout
+    );
+}

@@ -79,6 +79,37 @@ pub(super) fn peers_anywhere(event: &Event, g: &Guarded, wt: &Worktree) -> Resul
 
 /// The live peers of the event's actor in `wt` and the dirty files they hold there, with what the
 /// policy needs beside them (the actor's own files, the wiring only here, what a revision names).
+/// Before a command that may take peers' files: the dirty files here held by sessions that are
+/// gone (their host died, or their lease ran out) go into their snapshots first, as they are,
+/// so whatever the guard then lets through finds them kept. An edit whose host died before
+/// its post-tool hook (a first edit of a tracked file, which no sweep watches) is kept so.
+/// Costs nothing without such a session; one status of their files with one.
+fn keep_what_the_gone_left(
+    store: &Store,
+    wt: &Worktree,
+    gone: &[&Session],
+    is_here: &impl Fn(&Path) -> bool,
+) {
+    let held = |s: &Session| -> Vec<String> {
+        s.files
+            .iter()
+            .filter(|f| is_here(&f.key.worktree))
+            .map(|f| f.key.path.clone())
+            .collect()
+    };
+    let all: BTreeSet<String> = gone.iter().flat_map(|s| held(s)).collect();
+    if all.is_empty() {
+        return;
+    }
+    let Ok(dirty) = git::uncommitted_files(&wt.root, &all.into_iter().collect::<Vec<_>>()) else {
+        return;
+    };
+    for s in gone {
+        let files: Vec<String> = held(s).into_iter().filter(|p| dirty.contains(p)).collect();
+        crate::cli::hook::snap::keep_for(store, wt, &s.id, s.host.name(), &files);
+    }
+}
+
 pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFacts> {
     let root = &wt.root;
     let cwd = canonical_lenient(&g.cwd);
@@ -120,7 +151,7 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
     let is_here = |p: &Path| here.iter().any(|h| h == p);
     let holds_here = |s: &Session| s.files.iter().any(|f| is_here(&f.key.worktree));
     // A session on another machine has its files there: no command here can take them.
-    let mut others: Vec<&Session> = sessions
+    let others: Vec<&Session> = sessions
         .iter()
         .filter(|s| s.origin.is_none())
         .filter(|s| !s.is(Actor::from(event)) && s.ended.is_none() && holds_here(s))
@@ -129,7 +160,10 @@ pub(super) fn peers(event: &Event, g: &Guarded, wt: &Worktree) -> Result<PeerFac
         return Ok(facts);
     }
     let now = store::now_secs();
-    others.retain(|s| s.is_alive(now, ttl));
+    let (live, gone): (Vec<&Session>, Vec<&Session>) =
+        others.into_iter().partition(|s| s.is_alive(now, ttl));
+    keep_what_the_gone_left(&store, wt, &gone, &is_here);
+    let others = live;
     if others.is_empty() {
         return Ok(facts);
     }

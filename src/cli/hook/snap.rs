@@ -344,6 +344,33 @@ pub(crate) fn after_write(event: &Event, store: &Store, located: &[Located], fro
     }
 }
 
+/// Keep `paths` (relative to `wt`'s root) as they are in the snapshot of `session` (of host
+/// `host`), found by state (anyone may have made them): what a session that is gone left
+/// dirty, before the guard lets a command over it. Nothing for files already kept as they are.
+pub(crate) fn keep_for(store: &Store, wt: &Worktree, session: &str, host: &str, paths: &[String]) {
+    if paths.is_empty() {
+        return;
+    }
+    let files: Vec<Pending> = paths
+        .iter()
+        .map(|p| Pending {
+            worktree: wt.root.clone(),
+            path: p.clone(),
+        })
+        .collect();
+    let now = store::now_secs();
+    let batch = Batch {
+        session,
+        host,
+        now,
+        files: &files,
+        source: Source::Sweep,
+    };
+    if let Err(e) = snapshot(store, &wt.common_dir, batch) {
+        failed(Some(store), now, &e);
+    }
+}
+
 /// The clones (by one worktree of each) that a command line's commands run in, the event's
 /// own first.
 pub(super) fn clones(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
