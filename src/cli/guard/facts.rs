@@ -86,7 +86,11 @@ pub(super) fn gather(
     });
     let anchor = wt.as_ref().map(|w| w.common_dir.clone());
     let facts = match &g.op {
-        Op::Opaque | Op::Unreadable { .. } | Op::Tamper { .. } | Op::SendSnapshots => Facts::None,
+        Op::Opaque
+        | Op::Unreadable { .. }
+        | Op::Tamper { .. }
+        | Op::SendSnapshots
+        | Op::Rewrites { .. } => Facts::None,
         Op::Runs { .. } => match &wt {
             Some(wt) => Facts::Reach(super::reach::reach(event, g, wt)?),
             None => Facts::None,

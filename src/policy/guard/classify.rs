@@ -312,6 +312,7 @@ fn classify_one(
         return;
     }
     // Aliases, chained, as git resolves them; a `!` alias is shell text run at the top level.
+    let mut expanded = false;
     for _ in 0..MAX_ALIASES {
         let Some(sub) = inv.args.first().cloned() else {
             return;
@@ -338,6 +339,12 @@ fn classify_one(
         if !git::expand_alias(&value, &mut inv.args) {
             break;
         }
+        expanded = true;
+    }
+    if expanded && let Some(op) = super::self_protect::classify_rewrite(&inv.args) {
+        let mut g = cx.guarded(op, None, &[]);
+        g.unknown = None;
+        out.push(g);
     }
     let top = || git::invocation_worktree(&inv).map_or_else(|| inv.cwd.clone(), |w| w.root);
     if let Some((text, dirs)) = super::gitline::submodule_foreach(&inv.args, &top()) {

@@ -139,6 +139,16 @@ pub enum Op {
     /// A push that sends git-dibs's snapshots (`refs/dibs/snapshots/`, by name, by a glob that
     /// reaches them, or `--mirror`) to a remote: they never leave the machine.
     SendSnapshots,
+    /// A history rewrite (`git filter-branch … --all`, `git filter-repo` without `--refs`)
+    /// whose ref selection reaches `refs/dibs/`.
+    Rewrites {
+        /// The command and how it reaches there, for the reason.
+        what: String,
+        /// What to run instead.
+        instead: String,
+        /// Whether its words show it (else they are only known when it runs: ask).
+        sure: bool,
+    },
     /// A program that runs code the guard cannot see through (`python -c`, `make`, `sed e`):
     /// judged against what is at risk within reach.
     Runs {
@@ -364,6 +374,14 @@ pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
         (Op::Unreadable { text }, _) => closed::unparsable(text, "shell text it runs"),
         (Op::Tamper { what, sure }, _) => self_protect::check(g, what, *sure),
         (Op::SendSnapshots, _) => self_protect::check_send(g),
+        (
+            Op::Rewrites {
+                what,
+                instead,
+                sure,
+            },
+            _,
+        ) => self_protect::check_rewrite(g, what, instead, *sure),
         (Op::StashDrop { all }, Facts::Stash(n)) => check_stash(g, *all, *n),
         (Op::PushPrune { .. }, Facts::RemoteBranches(r)) => remote::check(g, r),
         (Op::PushOver(_), Facts::Pushes(u)) => push::check(g, u),

@@ -140,6 +140,10 @@ pub(super) fn classify_git(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
                 what: what.into(),
                 sure: true,
             }),
+        Some(sub @ ("filter-branch" | "filter-repo")) => {
+            let dynamic = cmd.dynamic.get(i + 2..).unwrap_or_default();
+            super::rewrite::classify(sub, &rest, dynamic)
+        }
         Some("fetch" | "pull") => fetch_into_dibs(&rest).then(|| Op::Tamper {
             what: "git-dibs's refs under refs/dibs/ (a fetch refspec writes over them)".into(),
             sure: true,

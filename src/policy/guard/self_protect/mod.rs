@@ -8,6 +8,7 @@
 
 mod git;
 mod paths;
+mod rewrite;
 
 use std::path::Path;
 
@@ -170,7 +171,19 @@ pub(crate) fn classify(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
     if base == "git" || base == "git-dibs" {
         return git::classify_git(argv, cmd);
     }
+    if let Some(sub) = base.strip_prefix("git-") {
+        let rest: Vec<&String> = argv.iter().skip(1).collect();
+        return rewrite::classify(sub, &rest, cmd.dynamic.get(1..).unwrap_or_default());
+    }
     None
+}
+
+/// The history rewrite `SUB ARGS…` (git's arguments from the subcommand on, an alias
+/// expanded) performs over `refs/dibs/`, if any.
+pub(crate) fn classify_rewrite(args: &[String]) -> Option<Op> {
+    let (sub, rest) = args.split_first()?;
+    let rest: Vec<&String> = rest.iter().collect();
+    rewrite::classify(sub, &rest, &[])
 }
 
 /// Refuse a push that would send git-dibs's snapshots to a remote.
@@ -185,6 +198,25 @@ pub(crate) fn check_send(g: &Guarded) -> Verdict {
             g.display
         ),
     ))
+}
+
+/// Refuse (or, when its words cannot tell, ask about) a history rewrite whose ref selection
+/// reaches `refs/dibs/`.
+pub(crate) fn check_rewrite(g: &Guarded, what: &str, instead: &str, sure: bool) -> Verdict {
+    let finding = Finding::new(
+        RULE,
+        format!(
+            "git-dibs refused `{}`: {what}, so it would rewrite git-dibs's snapshot chains and \
+             the refs that keep the sessions' unpushed commits, and their work is lost at the \
+             next gc. Name the refs to rewrite instead: {instead}.",
+            g.display
+        ),
+    );
+    if sure {
+        Verdict::Block(finding)
+    } else {
+        Verdict::Ask(finding)
+    }
 }
 
 /// Refuse (or, when it cannot be told, ask about) an operation on git-dibs's own state.
