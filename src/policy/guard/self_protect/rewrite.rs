@@ -40,8 +40,8 @@ struct Reach {
 }
 
 /// The sure answer for `why`.
-fn sure(why: &'static str) -> Option<Reach> {
-    Some(Reach { why, sure: true })
+fn sure(why: &'static str) -> Reach {
+    Reach { why, sure: true }
 }
 
 /// A ref word naming something under `refs/dibs/` (written or read as a place to write).
@@ -73,7 +73,7 @@ fn filter_branch(rest: &[&String], dynamic: &[bool]) -> Option<Reach> {
         if matches!(w, "--original" | "--state-branch")
             && rest.get(i + 1).is_some_and(|v| names_dibs(v))
         {
-            return sure("writes its backups or state under refs/dibs/");
+            return Some(sure("writes its backups or state under refs/dibs/"));
         }
         i += 2;
     }
@@ -98,16 +98,16 @@ fn filter_branch(rest: &[&String], dynamic: &[bool]) -> Option<Reach> {
                 .iter()
                 .any(|f| w == *f || w.strip_prefix(f).is_some_and(|r| r.starts_with('=')));
         if (all || glob) && !excluded && !negated {
-            return sure(if all {
+            return Some(sure(if all {
                 "with `--all` rewrites every ref, refs/dibs/ too"
             } else {
                 "with that `--glob` rewrites refs under refs/dibs/"
-            });
+            }));
         }
         if family {
             excluded = false;
         } else if !negated && !w.starts_with('^') && names_dibs(w) {
-            return sure("rewrites the refs it names under refs/dibs/");
+            return Some(sure("rewrites the refs it names under refs/dibs/"));
         }
     }
     let offset = rest.len() - revs.len();
@@ -162,7 +162,7 @@ fn filter_repo(rest: &[&String], dynamic: &[bool]) -> Option<Reach> {
             limited = true;
             in_refs = value.is_none();
             if value.is_some_and(names_dibs) {
-                return sure("rewrites the refs it names under refs/dibs/");
+                return Some(sure("rewrites the refs it names under refs/dibs/"));
             }
             continue;
         }
@@ -171,7 +171,7 @@ fn filter_repo(rest: &[&String], dynamic: &[bool]) -> Option<Reach> {
             continue;
         }
         if in_refs && (names_dibs(w) || glob_word_reaches_dibs(w)) {
-            return sure("rewrites the refs it names under refs/dibs/");
+            return Some(sure("rewrites the refs it names under refs/dibs/"));
         }
         if in_refs && dynamic.get(i).copied().unwrap_or(false) {
             return Some(Reach {
@@ -190,7 +190,7 @@ fn filter_repo(rest: &[&String], dynamic: &[bool]) -> Option<Reach> {
             sure: false,
         });
     }
-    sure("without `--refs` rewrites every ref, refs/dibs/ too")
+    Some(sure("without `--refs` rewrites every ref, refs/dibs/ too"))
 }
 
 /// A `--refs` value that is a glob covering `refs/dibs/` (`refs/*`).
