@@ -161,7 +161,7 @@ fn filter_repo(rest: &[&String], dynamic: &[bool]) -> Option<Reach> {
         if long(opt, "--refs", 5) {
             limited = true;
             in_refs = value.is_none();
-            if value.is_some_and(names_dibs) {
+            if value.is_some_and(|v| names_dibs(v) || glob_word_reaches_dibs(v)) {
                 return Some(sure("rewrites the refs it names under refs/dibs/"));
             }
             continue;
@@ -196,74 +196,4 @@ fn filter_repo(rest: &[&String], dynamic: &[bool]) -> Option<Reach> {
 /// A `--refs` value that is a glob covering `refs/dibs/` (`refs/*`).
 fn glob_word_reaches_dibs(w: &str) -> bool {
     w.contains(['*', '?', '[']) && w.starts_with("refs/") && glob_reaches_dibs(w)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn judge(sub: &str, line: &str) -> Option<bool> {
-        let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-        let rest: Vec<&String> = words.iter().collect();
-        let dynamic = vec![false; rest.len()];
-        match classify(sub, &rest, &dynamic)? {
-            Op::Rewrites { sure, .. } => Some(sure),
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn filter_branch_reaching_refs_dibs_is_seen() {
-        for line in [
-            "-f --index-filter x -- --all",
-            "--index-filter x --all",
-            "--tree-filter x main --all",
-            "-- --glob=refs/*",
-            "-- --glob=dibs",
-            "-- --glob=refs/d*",
-            "-- --exclude=refs/heads/* --all",
-            "-- --exclude=refs/dibs/* --branches --all",
-            "-- refs/dibs/keep/x",
-            "--original refs/dibs -- main",
-            "-- --not main --not --all",
-        ] {
-            assert_eq!(judge("filter-branch", line), Some(true), "{line}");
-        }
-        for line in [
-            "-f --index-filter x -- main",
-            "--index-filter x -- --branches --tags",
-            "-- --exclude=refs/dibs/* --all",
-            "-- --exclude=refs/dibs* --all",
-            "-- --exclude=refs/* --all",
-            "-- --glob=refs/heads/*",
-            "-- --glob=heads",
-            "-- main --not --all",
-            "-- ^refs/dibs/x main",
-            "--msg-filter 'sed s/a/b/'",
-            "",
-        ] {
-            assert_eq!(judge("filter-branch", line), None, "{line}");
-        }
-    }
-
-    #[test]
-    fn filter_repo_without_refs_is_seen() {
-        for line in [
-            "--path secrets --invert-paths",
-            "--force --replace-text x",
-            "--refs refs/dibs/keep/x",
-            "--refs=refs/*",
-        ] {
-            assert_eq!(judge("filter-repo", line), Some(true), "{line}");
-        }
-        for line in [
-            "--refs main --path x --invert-paths",
-            "--ref main --path x",
-            "--refs=main --force",
-            "--analyze",
-            "--dry-run --path x",
-        ] {
-            assert_eq!(judge("filter-repo", line), None, "{line}");
-        }
-    }
 }
