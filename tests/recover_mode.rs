@@ -70,3 +70,35 @@ fn taking_the_bit_away_is_a_change_too_and_a_touch_is_not() {
     );
     assert!(!executable(&file));
 }
+
+#[test]
+fn a_reverted_bit_alone_is_listed_and_set_back_and_a_link_is_left_alone() {
+    let repo = TestRepo::new();
+    sh(
+        &repo.root,
+        "printf '#!/bin/sh\\necho run\\n' > run.sh && git add run.sh && git commit -qm run",
+    );
+    let agent = Agent::new("mode-agent3", &repo.root);
+    agent.bash("chmod +x run.sh");
+    let run = repo.root.join("run.sh");
+    // A revert by anyone (the guard would ask; here it simply happens) takes the bit away.
+    sh(&repo.root, "git checkout -- . && chmod -x run.sh");
+    assert!(!executable(&run));
+    let listing = recover_json(&repo.root, &["--session", "mode-agent3"]);
+    assert_eq!(
+        listing["files"][0]["working_copy"], "mode differs",
+        "{listing}"
+    );
+    let (code, out, err) = recover(&repo.root, &["run.sh"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let at = listing["files"][0]["at"].as_str().unwrap();
+    insta::assert_snapshot!(
+        "recover_mode_only",
+        snap::stable(&repo, &out.replace(at, "[TIME]"))
+    );
+    assert!(executable(&run));
+    // Once as snapshotted, it matches and nothing is done.
+    let (code, out, _) = recover(&repo.root, &["run.sh"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("already as snapshotted"), "{out}");
+}

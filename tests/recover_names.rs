@@ -197,3 +197,60 @@ fn a_committed_file_whose_name_is_not_utf8_comes_back_after_a_checkout_put_it_ba
         &[(file(root, name), b"edited by a script\n".to_vec())],
     );
 }
+
+#[test]
+fn a_name_near_the_systems_limit_comes_back_and_a_failure_does_not_stop_the_folder() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("long-names", &repo.root);
+    let long = format!("{}.txt", "n".repeat(251)); // 255 bytes: the most a name may have
+    let first = agent.write(&format!("a/{long}"), b"LONG\n");
+    let later = agent.write("a/zz.txt", b"ZZ\n");
+    let blocked = agent.write("b/c.txt", b"C\n");
+    sh(&repo.root, "rm -rf a");
+    collect_garbage(&repo.root);
+    // b/c.txt differs now, and a folder sits where its snapshot would go beside it: that one
+    // file cannot be written.
+    std::fs::write(&blocked, b"OTHER\n").unwrap();
+    let listing = recover_json(&repo.root, &["--session", "long-names"]);
+    let commit = listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "b/c.txt")
+        .map(|f| f["commit"].as_str().unwrap().to_owned())
+        .unwrap();
+    let beside_c = repo
+        .root
+        .join(format!("b/c.txt.recovered-{}", &commit[..7]));
+    std::fs::create_dir_all(beside_c.join("in-the-way")).unwrap();
+    let (code, out, err) = recover(&repo.root, &["."]);
+    // Said, and the exit code says so, while the rest comes back.
+    assert_eq!(code, 1, "{out}{err}");
+    let mut shown = out.replace(&long, "[255-BYTE NAME]");
+    for f in listing["files"].as_array().unwrap() {
+        shown = shown.replace(f["at"].as_str().unwrap(), "[TIME]");
+    }
+    insta::assert_snapshot!("recover_folder_one_fails", snap::stable(&repo, &shown));
+    assert_files(&[
+        (first.clone(), b"LONG\n".to_vec()),
+        (later, b"ZZ\n".to_vec()),
+        (blocked, b"OTHER\n".to_vec()),
+    ]);
+    // A different current content of the long name: the snapshot goes beside it, the name
+    // shortened to fit.
+    std::fs::write(&first, b"NEWER\n").unwrap();
+    let (code, out, err) = recover(&repo.root, &[first.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let beside: Vec<_> = std::fs::read_dir(repo.root.join("a"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.contains(".recovered-"))
+        .collect();
+    assert_eq!(beside.len(), 1, "{beside:?} {out}");
+    assert!(beside[0].len() <= 255);
+    assert_eq!(
+        std::fs::read(repo.root.join("a").join(&beside[0])).unwrap(),
+        b"LONG\n"
+    );
+    assert_eq!(std::fs::read(&first).unwrap(), b"NEWER\n");
+}

@@ -139,11 +139,15 @@ pub(crate) fn create_new(path: &Path) -> io::Result<File> {
 /// pruning removes killed writers' ones by it).
 pub(crate) const TEMP_MARK: &str = ".tmp-";
 
+/// How much of a file's name the name of its temporary file keeps (see [`stage`]).
+const TEMP_NAME_PART: usize = 96;
+
 /// Replace `path` atomically, the one way git-dibs does it: `fill` makes the new content at a
-/// temporary path in the same folder (`.<name>.tmp-<pid>-<nanos>`: a file it creates, or a
-/// link), which is then put in place of `path` ([`rename_over`]). A reader sees the old whole
-/// file or the new whole file, never a torn one; a link at `path` is replaced, never what it
-/// points to. The temporary file is removed when anything fails.
+/// temporary path in the same folder (`.<name>.tmp-<pid>-<nanos>`, with at most 96 bytes of
+/// the name: a file it creates, or a link), which is then put in place of `path`
+/// ([`rename_over`]). A reader sees the old whole file or the new whole file, never a torn one;
+/// a link at `path` is replaced, never what it points to. The temporary file is removed when
+/// anything fails.
 pub(crate) fn replace_atomically(
     path: &Path,
     fill: impl FnOnce(&Path) -> io::Result<()>,
@@ -156,10 +160,19 @@ pub(crate) fn replace_atomically(
 /// it before it takes a lock, so that the lock covers the rename alone.
 pub(crate) fn stage(path: &Path, fill: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<Staged> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
+    // At most [`TEMP_NAME_PART`] bytes of the name: a name near the system's limit (255 bytes)
+    // would make the temporary one longer than it.
+    let mut name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    if name.len() > TEMP_NAME_PART {
+        let mut end = TEMP_NAME_PART;
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        name.truncate(end);
+    }
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.subsec_nanos())

@@ -16,9 +16,11 @@ use crate::git::stashes::Dropped;
 use crate::store::short_id;
 
 /// How the working copy compares with a version.
-fn state_of(catalog: &Catalog, root: &Path, path: &str, blob: &str) -> &'static str {
-    match catalog.snapshots.current_blob(&super::file_in(root, path)) {
-        Some(b) if b == blob => "matches",
+fn state_of(catalog: &Catalog, root: &Path, path: &str, v: &Version) -> &'static str {
+    let full = super::file_in(root, path);
+    match catalog.snapshots.current_blob(&full) {
+        Some(b) if b == v.blob && super::mode_differs(&full, v) => "mode differs",
+        Some(b) if b == v.blob => "matches",
         Some(_) => "differs",
         None => "missing",
     }
@@ -104,7 +106,7 @@ pub(super) fn list(
                 at: when(v.at),
                 commit: &v.commit,
                 versions: own.len(),
-                working_copy: state_of(catalog, root, path, &v.blob),
+                working_copy: state_of(catalog, root, path, v),
                 origin: v.origin.map(Origin::name),
                 reverted_at: reverted.map(|r| when(r.at)),
             });

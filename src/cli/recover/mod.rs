@@ -4,6 +4,7 @@
 //! `recover --worktree PATH` restores a removed worktree. Exits 0 when done, 1 when there is
 //! nothing to recover (or it refused), 2 on error.
 
+mod file;
 mod listing;
 mod nested;
 mod restore;
@@ -302,6 +303,15 @@ fn is_plain_relative(path: &str) -> bool {
 }
 
 /// Whether `id` is session `filter` (the whole id, or its start).
+/// Whether the regular file at `full` has the same bytes as `v` could have but another
+/// executable bit (a link, or a file that is not there, never does).
+fn mode_differs(full: &Path, v: &Version) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    !v.link
+        && std::fs::symlink_metadata(full)
+            .is_ok_and(|m| m.is_file() && (m.permissions().mode() & 0o111 != 0) != v.executable)
+}
+
 fn session_matches(id: &str, filter: Option<&str>) -> bool {
     filter.is_none_or(|f| !f.is_empty() && id.starts_with(f))
 }
