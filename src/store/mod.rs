@@ -152,6 +152,11 @@ fn session_key(id: &str) -> String {
     let plain = !id.is_empty()
         && id.len() <= 128
         && !id.starts_with('.')
+        // What git refuses in a ref name's component (`refs/dibs/snapshots/<key>`), and a name
+        // that could be taken for a lock file of the store.
+        && !id.ends_with('.')
+        && !id.ends_with(".lock")
+        && !id.contains("..")
         && id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.');

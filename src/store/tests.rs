@@ -218,3 +218,30 @@ fn empty_markers_are_names_of_one_empty_file_and_a_header_is_never_written_throu
     assert_eq!(fs::symlink_metadata(&victim).unwrap().nlink(), 1);
     assert_eq!(store.holders(&key("d.rs"), "s2", 0).unwrap().len(), 1);
 }
+
+#[test]
+fn every_session_id_makes_a_valid_snapshot_ref_name() {
+    let ids = [
+        "3f2a9c1e-0b7d-4e55-9a61-1c2d3e4f5a6b",
+        "review.lock",
+        "a..b",
+        "ends.",
+        ".hidden",
+        "x y:~^",
+        "..",
+        "/abs",
+        "new\nline",
+        "ok-id_1.2",
+        "a.lock.b",
+    ];
+    for id in ids {
+        let key = Store::snapshot_key(id);
+        let name = format!("refs/dibs/snapshots/{key}");
+        assert!(git2::Reference::is_valid_name(&name), "{id:?} -> {name}");
+        assert!(!key.ends_with(".lock"), "{id:?} -> {key}");
+    }
+    // Plain ids stay readable; only those git or the store would misread are hashed.
+    assert_eq!(Store::snapshot_key("ok-id_1.2"), "ok-id_1.2");
+    assert_eq!(Store::snapshot_key("a.lock.b"), "a.lock.b");
+    assert!(Store::snapshot_key("review.lock").starts_with("h-"));
+}
