@@ -211,6 +211,40 @@ impl LaneRepo {
         self.repo.merge_base(a, b).ok().map(|o| o.to_string())
     }
 
+    /// Full names and tips of the refs that are neither branches, remote-tracking refs, the
+    /// stash nor git-dibs' own: tags, and what checkpoint tools and scripts keep elsewhere
+    /// (`refs/wip/…`). Read per namespace folder under `refs/` (a namespace that is only in
+    /// `packed-refs` is not listed; its refs were seen before they were packed).
+    pub(crate) fn other_refs(&self) -> Vec<(String, String)> {
+        let outside = |name: &str| {
+            !["refs/heads/", "refs/remotes/", "refs/dibs/", "refs/stash"]
+                .iter()
+                .any(|p| name.starts_with(p))
+        };
+        if let Some(cli) = &self.cli {
+            let mut all = cli.refs_under("refs/");
+            all.retain(|(name, _)| outside(name));
+            return all;
+        }
+        let mut spaces = vec!["tags".to_owned()];
+        if let Ok(entries) = std::fs::read_dir(self.repo.commondir().join("refs")) {
+            for e in entries.filter_map(Result::ok) {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if e.file_type().is_ok_and(|t| t.is_dir())
+                    && outside(&format!("refs/{name}/"))
+                    && name != "tags"
+                {
+                    spaces.push(name);
+                }
+            }
+        }
+        spaces.sort();
+        spaces
+            .iter()
+            .flat_map(|space| self.refs_under(&format!("refs/{space}/")))
+            .collect()
+    }
+
     /// Full names and tips of every ref under `prefix` (such as `refs/remotes/`).
     pub(crate) fn refs_under(&self, prefix: &str) -> Vec<(String, String)> {
         if let Some(cli) = &self.cli {

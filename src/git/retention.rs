@@ -5,7 +5,7 @@
 //! the work is also pushed: the branch to its upstream, or a tag `retention/<slug>-<short sha>`
 //! when the upstream is gone. Pushing is never the default.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::lanes::{LaneError, LaneRepo, checked_out_branch, git, short_sha};
 
@@ -275,10 +275,18 @@ pub(crate) fn branch_fingerprint(common_dir: &Path) -> Option<String> {
     // The stash and its entries (`git stash`, `drop`, `clear`): their commits are kept too.
     stamp(&common_dir.join("refs/stash"));
     stamp(&common_dir.join("logs/refs/stash"));
-    let mut folders = vec![
-        common_dir.join("refs/heads"),
-        common_dir.join("refs/remotes"),
-    ];
+    // Every namespace but git-dibs' own: branches, remote-tracking refs, tags, `refs/wip/…`.
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(common_dir.join("refs"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name() != "dibs" && e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    folders.sort();
+    stamp(&common_dir.join("refs"));
     let mut seen = 0;
     while let Some(dir) = folders.pop() {
         seen += 1;
@@ -318,13 +326,25 @@ pub(crate) fn retain_moved_branches(
     let mut moved = 0;
     let mut complete = true;
     let remotes = repo.refs_under("refs/remotes/");
+    // Tags and other namespaces: the first time they are looked at, only a commit made in the
+    // last ten minutes is taken for the command's own; the rest predates it and is only noted.
+    let others_seen = before.contains_key(OTHERS_SEEN);
+    let recent = |tip: &str| {
+        let since = crate::store::now_secs().saturating_sub(super::reflog::FIRST_LOOK_SECS);
+        repo.commit_of(tip)
+            .and_then(|c| repo.commit_time(&c))
+            .is_some_and(|t| u64::try_from(t).unwrap_or(0) >= since)
+    };
+    now.insert(OTHERS_SEEN.to_owned(), String::new());
     for (name, tip) in repo
         .refs_under("refs/heads/")
         .into_iter()
         .chain(remotes.clone())
+        .chain(repo.other_refs())
     {
         let old = before.get(&name);
-        if old == Some(&tip) {
+        let other = !name.starts_with("refs/heads/") && !name.starts_with("refs/remotes/");
+        if old == Some(&tip) || (other && !others_seen && !recent(&tip)) {
             now.insert(name, tip);
             continue;
         }
@@ -344,6 +364,11 @@ pub(crate) fn retain_moved_branches(
         moved += 1;
         let r = match (tracking, old) {
             (Some(label), Some(old)) => keep_tracking_tip(repo_dir, &repo, label, old, &name)?,
+            _ if other => match repo.commit_of(&tip) {
+                // A tag of a tree or a blob holds no commit.
+                Some(commit) => retain_commit(repo_dir, &repo, &name, &commit, None)?,
+                None => Retained::default(),
+            },
             _ => {
                 let branch = name.trim_start_matches("refs/heads/");
                 retain_commit(repo_dir, &repo, branch, &tip, None)?
@@ -385,6 +410,9 @@ fn keep_tracking_tip(
     }
     retain_commit(dir, repo, &format!("remotes/{label}"), old, Some(name))
 }
+
+/// The entry of the known tips that says tags and other namespaces were looked at before.
+const OTHERS_SEEN: &str = "refs/dibs/.others-seen";
 
 /// How many moved branches one call of [`retain_moved_branches`] keeps at most.
 pub(crate) const MAX_MOVED: usize = 64;
@@ -454,6 +482,17 @@ pub(crate) fn unheld(repo_dir: &Path) -> Result<Vec<Unheld>, LaneError> {
         .refs_under(RETENTION_PREFIX)
         .into_iter()
         .filter(|(_, tip)| !branches.iter().any(|(_, b)| repo.is_ancestor(tip, b)))
+        .filter(|(reference, tip)| {
+            // Kept for a tag or another ref (`refs/tags/v1`, `refs/wip/x`) that still holds it.
+            let label = reference.trim_start_matches(RETENTION_PREFIX);
+            let held = label.rsplit_once('/').map(|(r, _)| r);
+            !held.is_some_and(|r| {
+                r.starts_with("refs/")
+                    && repo
+                        .commit_of(r)
+                        .is_some_and(|holder| repo.is_ancestor(tip, &holder))
+            })
+        })
         .map(|(reference, commit)| {
             let label = reference.trim_start_matches(RETENTION_PREFIX);
             let mut branch = label.rsplit_once('/').map_or(label, |(b, _)| b).to_owned();
@@ -464,7 +503,11 @@ pub(crate) fn unheld(repo_dir: &Path) -> Result<Vec<Unheld>, LaneError> {
                 branch = b.to_owned();
             }
             Unheld {
-                branch_exists: repo.branch_tip(&branch).is_some(),
+                branch_exists: if branch.starts_with("refs/") {
+                    repo.ref_tip(&branch).is_some()
+                } else {
+                    repo.branch_tip(&branch).is_some()
+                },
                 time: repo.commit_time(&commit),
                 reference,
                 branch,

@@ -45,7 +45,7 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Op
         }
         let (moved, refs_changed) = retain_moved_branches(&store, &wt);
         kept |= moved;
-        kept |= retain_from_reflogs(&store, &wt);
+        kept |= retain_from_reflogs(&store, &wt, refs_changed);
         // A push or fetch moves no branch but may put retained commits on the remote: what
         // the repository around keeps of them may go.
         if kept || refs_changed {
@@ -55,16 +55,44 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Op
 }
 
 /// Commits a command made and then moved away from within itself (`git commit && git reset
-/// --hard HEAD~1`) are left only in reflogs: what the reflogs gained since last looked at (by
-/// their lengths) gets retention refs where nothing else holds it. Returns whether it made any.
-fn retain_from_reflogs(store: &Store, wt: &Worktree) -> bool {
+/// --hard HEAD~1`) are left only in reflogs and `ORIG_HEAD`: what the reflogs gained since last
+/// looked at (by their lengths; the branches' only when `branches` changed), and what each
+/// `ORIG_HEAD` came to name, get retention refs where nothing else holds it. In a reftable
+/// repository both are read through git when its table list changed. Returns whether it made
+/// any.
+fn retain_from_reflogs(store: &Store, wt: &Worktree, branches: bool) -> bool {
     let worktrees: Vec<Worktree> = git::worktree_roots(&wt.common_dir)
         .iter()
         .filter_map(|r| git::worktree_at(r))
         .collect();
-    let logs = git::reflog::reflogs(&wt.common_dir, &worktrees);
+    let now = crate::store::now_secs();
     let before = store.reflog_lengths();
-    let (gained, lengths) = git::reflog::gained(&logs, &before, crate::store::now_secs());
+    let reftable = wt.common_dir.join("reftable/tables.list").is_file();
+    let (mut gained, mut lengths) = if reftable {
+        let mut lengths = std::collections::BTreeMap::new();
+        let found =
+            git::reflog::reftable_gained(&wt.common_dir, &worktrees, &before, now, &mut lengths);
+        (found, lengths)
+    } else {
+        let logs = git::reflog::reflogs(&wt.common_dir, &worktrees, branches);
+        let (found, looked) = git::reflog::gained(&logs, &before, now);
+        // Branch logs not looked at this time keep what was known of them.
+        let mut lengths = if branches {
+            std::collections::BTreeMap::new()
+        } else {
+            before.clone()
+        };
+        lengths.extend(looked);
+        (found, lengths)
+    };
+    if !reftable {
+        gained.extend(git::reflog::orig_heads(
+            &worktrees,
+            &before,
+            now,
+            &mut lengths,
+        ));
+    }
     let made = match git::retention::retain_reflog_commits(&wt.root, &gained) {
         Ok(r) => !r.created.is_empty(),
         Err(e) => {

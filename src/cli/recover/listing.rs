@@ -189,6 +189,21 @@ fn print_stashes(stashes: &[Dropped]) {
 fn print_commits(commits: &[Unheld]) {
     for c in commits {
         let short = crate::git::lanes::short_sha(&c.commit);
+        if let Some(full) = c.branch.strip_prefix("refs/") {
+            // Kept for a tag or a ref outside the branches: made again under its own name.
+            let again = match (full.strip_prefix("tags/"), c.branch_exists) {
+                (Some(tag), false) => format!("git tag {} {short}", shown(tag)),
+                (Some(tag), true) => format!("git tag {}-recovered {short}", shown(tag)),
+                (None, false) => format!("git update-ref {} {short}", shown(&c.branch)),
+                (None, true) => format!("git update-ref {}-recovered {short}", shown(&c.branch)),
+            };
+            println!(
+                "commit {short} of {} is in no ref now (kept by {}): {again}",
+                shown(&c.branch),
+                shown(&c.reference)
+            );
+            continue;
+        }
         let name = if c.branch_exists || c.branch.starts_with("detached/") {
             format!("{}-recovered", c.branch.replace('/', "-"))
         } else {
