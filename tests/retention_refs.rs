@@ -163,3 +163,33 @@ fn a_branch_set_and_moved_back_in_one_line_is_kept_past_hundreds_of_branches() {
         assert!(exists(&repo.root, &id), "{id} was not kept");
     }
 }
+
+#[test]
+fn a_commit_whose_short_id_names_another_commits_retention_ref_is_kept_under_its_full_id() {
+    let repo = TestRepo::new();
+    let dated = "GIT_AUTHOR_DATE='1796170000 +0000' GIT_COMMITTER_DATE='1796170000 +0000' \
+                 git commit -q --allow-empty -m wip";
+    // The id the agent's commit will have (same tree, parent, dates and message).
+    sh(&repo.root, dated);
+    let made = git_out(&repo.root, &["rev-parse", "HEAD"]);
+    sh(&repo.root, "git reset -q --hard HEAD~1");
+    // Another unpushed commit is kept under the name the short id gives (two ids sharing
+    // seven digits).
+    sh(
+        &repo.root,
+        "git branch side $(git commit-tree HEAD^{tree} -p HEAD -m other)",
+    );
+    let other = git_out(&repo.root, &["rev-parse", "side"]);
+    let taken = format!("refs/dibs/retention/main/{}", &made[..7]);
+    git(&repo.root, &["update-ref", &taken, &other]);
+    let agent = Agent::new("collider", &repo.root);
+    agent.bash(dated);
+    assert_eq!(git_out(&repo.root, &["rev-parse", "HEAD"]), made);
+    let full = format!("refs/dibs/retention/main/{made}");
+    let kept = refs(&repo.root, "refs/dibs/");
+    assert!(kept.contains(&full), "{kept}");
+    assert_eq!(git_out(&repo.root, &["rev-parse", &taken]), other);
+    agent.bash("git reset -q --hard HEAD~1");
+    collect_garbage(&repo.root);
+    assert!(exists(&repo.root, &made));
+}

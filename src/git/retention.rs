@@ -1,5 +1,6 @@
 //! Retention refs: while a commit exists on no remote-tracking ref, a local ref
-//! `refs/dibs/retention/<branch>/<short sha>` keeps it (and its ancestors) reachable, so
+//! `refs/dibs/retention/<branch>/<short sha>` (the full id when another commit has that name;
+//! `refs/dibs/retention/refs/tags/<tag>/…` for a tag or a ref outside the branches) keeps it (and its ancestors) reachable, so
 //! `git branch -D` plus `git gc --prune=now` cannot drop it. A ref is dropped once its commit is
 //! on a remote, or when another retention ref already contains it. With `dibs.retentionPush=true`
 //! the work is also pushed: the branch to its upstream, or a tag `retention/<slug>-<short sha>`
@@ -8,6 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use super::lanes::{LaneError, LaneRepo, checked_out_branch, git, short_sha};
+
+mod unheld;
+pub(crate) use unheld::{Unheld, unheld};
 
 /// The prefix of every retention ref.
 pub(crate) const RETENTION_PREFIX: &str = "refs/dibs/retention/";
@@ -131,7 +135,12 @@ fn retain_commit(
     except: Option<&str>,
 ) -> Result<Retained, LaneError> {
     let mut out = Retained::default();
-    let name = retention_ref(label, commit);
+    let mut name = retention_ref(label, commit);
+    // Another commit whose id starts with the same seven digits is kept there already: this
+    // one is named by its full id.
+    if repo.ref_tip(&name).is_some_and(|t| t != commit) {
+        name = format!("{RETENTION_PREFIX}{label}/{commit}");
+    }
     let unpushed = !on_remote_except(repo, commit, except);
     if unpushed && repo.ref_tip(&name).is_none() {
         git(
@@ -456,67 +465,6 @@ pub(crate) fn retain_reflog_commits(
         all.absorb(r);
     }
     Ok(all)
-}
-
-/// A commit a retention ref keeps that no local branch contains: work whose branch was
-/// deleted or moved away from it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub(crate) struct Unheld {
-    /// The retention ref.
-    pub(crate) reference: String,
-    /// The branch (or `detached/<folder>`) it was kept for.
-    pub(crate) branch: String,
-    /// Whether a branch of that name exists now (at another commit).
-    pub(crate) branch_exists: bool,
-    /// The commit, full id.
-    pub(crate) commit: String,
-    /// Its commit time, seconds since the Unix epoch.
-    pub(crate) time: Option<i64>,
-}
-
-/// The commits retention refs keep that no local branch contains, newest first.
-pub(crate) fn unheld(repo_dir: &Path) -> Result<Vec<Unheld>, LaneError> {
-    let repo = LaneRepo::open(repo_dir)?;
-    let branches = repo.refs_under("refs/heads/");
-    let mut out: Vec<Unheld> = repo
-        .refs_under(RETENTION_PREFIX)
-        .into_iter()
-        .filter(|(_, tip)| !branches.iter().any(|(_, b)| repo.is_ancestor(tip, b)))
-        .filter(|(reference, tip)| {
-            // Kept for a tag or another ref (`refs/tags/v1`, `refs/wip/x`) that still holds it.
-            let label = reference.trim_start_matches(RETENTION_PREFIX);
-            let held = label.rsplit_once('/').map(|(r, _)| r);
-            !held.is_some_and(|r| {
-                r.starts_with("refs/")
-                    && repo
-                        .commit_of(r)
-                        .is_some_and(|holder| repo.is_ancestor(tip, &holder))
-            })
-        })
-        .map(|(reference, commit)| {
-            let label = reference.trim_start_matches(RETENTION_PREFIX);
-            let mut branch = label.rsplit_once('/').map_or(label, |(b, _)| b).to_owned();
-            // A remote-tracking tip kept as `remotes/<remote>/<branch>`: named by its branch.
-            if let Some(rest) = branch.strip_prefix("remotes/")
-                && let Some((_, b)) = rest.split_once('/')
-            {
-                branch = b.to_owned();
-            }
-            Unheld {
-                branch_exists: if branch.starts_with("refs/") {
-                    repo.ref_tip(&branch).is_some()
-                } else {
-                    repo.branch_tip(&branch).is_some()
-                },
-                time: repo.commit_time(&commit),
-                reference,
-                branch,
-                commit,
-            }
-        })
-        .collect();
-    out.sort_by_key(|u| std::cmp::Reverse(u.time));
-    Ok(out)
 }
 
 /// Whether `commit` (in the repository of `root`) was committed while a command that just
