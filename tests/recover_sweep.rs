@@ -215,3 +215,61 @@ fn a_file_rewritten_at_once_after_a_sweep_that_found_nothing_is_found_by_the_nex
     std::fs::remove_dir_all(repo.root.join(".git/dibs/snapshots")).unwrap();
     peer.pre_bash("cargo build").assert_silent();
 }
+
+/// Session `session`'s snapshot log in the store.
+fn snapshot_log(root: &Path, session: &str) -> std::path::PathBuf {
+    root.join(format!(".git/dibs/snapshots/{session}.log"))
+}
+
+#[test]
+fn an_edit_that_changed_nothing_leaves_a_fresh_log_alone_and_a_same_size_rewrite_is_still_kept() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("steady", &repo.root);
+    let file = agent.write("src/steady.rs", b"pub fn a() {}\n");
+    let first = snapshot(&repo.root, "steady");
+    let log = snapshot_log(&repo.root, "steady");
+    let written = std::fs::read(&log).unwrap();
+    // Post-tool hooks of edits that left the file untouched (the edit failed, or had nothing
+    // to replace): the file is read and found as the log has it, so no line is added.
+    for _ in 0..3 {
+        agent.post_edit(&file).assert_silent();
+    }
+    assert_eq!(std::fs::read(&log).unwrap(), written);
+    assert_eq!(snapshot(&repo.root, "steady"), first);
+    // A rewrite of the same size at once (same second, likely the same clock tick) is read
+    // all the same, whatever its stat data say.
+    std::fs::write(&file, b"pub fn b() {}\n").unwrap();
+    agent.post_edit(&file).assert_silent();
+    let second = snapshot(&repo.root, "steady");
+    let changed = changed_between(&repo.root, &first, &second);
+    assert!(
+        changed.len() == 1 && changed[0].ends_with("src%2Fsteady.rs"),
+        "{changed:?}"
+    );
+    // A log left alone for over a minute gets the line anyway: its age is what tells a
+    // peer's sweep that the session still works.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+    std::fs::File::options()
+        .append(true)
+        .open(&log)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let len = std::fs::metadata(&log).unwrap().len();
+    agent.post_edit(&file).assert_silent();
+    let meta = std::fs::metadata(&log).unwrap();
+    assert!(meta.len() > len);
+    assert!(meta.modified().unwrap() > old + std::time::Duration::from_secs(60));
+    assert_eq!(snapshot(&repo.root, "steady"), second);
+    // And the session's file is still swept before a peer's command.
+    rewrite_in_place(&file, b"pub fn c() {}\n");
+    Agent::new("peer", &repo.root)
+        .pre_bash("cargo build")
+        .assert_silent();
+    let third = snapshot(&repo.root, "steady");
+    let changed = changed_between(&repo.root, &second, &third);
+    assert!(
+        changed.len() == 1 && changed[0].ends_with("src%2Fsteady.rs"),
+        "{changed:?}"
+    );
+}

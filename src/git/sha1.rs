@@ -36,17 +36,26 @@ impl Sha1 {
 
     fn update(&mut self, mut data: &[u8]) {
         self.len += data.len() as u64;
-        while !data.is_empty() {
+        if self.filled > 0 {
             let take = (64 - self.filled).min(data.len());
             self.block[self.filled..self.filled + take].copy_from_slice(&data[..take]);
             self.filled += take;
             data = &data[take..];
-            if self.filled == 64 {
-                let block = self.block;
-                self.compress(&block);
-                self.filled = 0;
+            if self.filled < 64 {
+                return;
             }
+            let block = self.block;
+            self.compress(&block);
+            self.filled = 0;
         }
+        // Whole blocks straight from the input, not copied through the buffer first.
+        let mut blocks = data.chunks_exact(64);
+        for block in &mut blocks {
+            self.compress(block.try_into().expect("64 bytes"));
+        }
+        let rest = blocks.remainder();
+        self.block[..rest.len()].copy_from_slice(rest);
+        self.filled = rest.len();
     }
 
     fn finish(mut self) -> [u8; 20] {

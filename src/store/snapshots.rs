@@ -184,6 +184,17 @@ impl Store {
         read_state(&self.state_path(id)).filter(|s| s.session == id)
     }
 
+    /// Whether session `id`'s snapshot state log was last written at or after `since`
+    /// (seconds since the Unix epoch): one `lstat`, no link followed.
+    pub(crate) fn snapshot_log_written_since(&self, id: &str, since: u64) -> bool {
+        fs::symlink_metadata(self.state_path(id))
+            .ok()
+            .filter(|m| m.is_file())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .is_some_and(|d| d.as_secs() >= since)
+    }
+
     /// What session `id`'s snapshot state remembers of `path` in the worktree at `root`, read
     /// without decoding the rest of the state (an edit's pre-check costs one read and a search).
     pub(crate) fn watched_file(&self, id: &str, root: &Path, path: &str) -> Option<Watched> {

@@ -176,8 +176,7 @@ pub(crate) fn after(ctx: &Ctx<'_>, paths: &[PathBuf]) -> Result<Response, StoreE
     // What the tool wrote is kept whatever became of the record: a process fenced out by a
     // resume elsewhere, or a store lock held past the wait, still leaves no work unkept.
     snapshot_written(ctx, &store, &located);
-    recorded?;
-    ctx.refresh_autolock(&store, &first.worktree);
+    ctx.refresh_autolock_as(&store, &first.worktree, &recorded?);
     Ok(Response::Silent)
 }
 

@@ -158,13 +158,14 @@ impl<'a> Ctx<'a> {
     /// Lock or unlock the lane at `wt` as this session's files there say (see
     /// `lane::refresh_autolock`).
     pub(crate) fn refresh_autolock(&self, store: &Store, wt: &Worktree) {
-        crate::cli::lane::refresh_autolock(
-            store,
-            wt,
-            Actor::from(self.event),
-            self.now,
-            self.ttl(wt),
-        );
+        crate::cli::lane::refresh_autolock(store, wt, Actor::from(self.event), self.now, || {
+            self.ttl(wt)
+        });
+    }
+
+    /// [`Ctx::refresh_autolock`] for `me`, this call's record as [`Ctx::record`] just wrote it.
+    pub(crate) fn refresh_autolock_as(&self, store: &Store, wt: &Worktree, me: &Session) {
+        crate::cli::lane::refresh_autolock_as(store, wt, me, self.now, || self.ttl(wt));
     }
 
     /// [`Ctx::record`] after `response` was worked out: a warning or refusal is delivered

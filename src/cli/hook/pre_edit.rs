@@ -80,22 +80,29 @@ pub(crate) fn keep_changed(
 /// watch is left out, since its earlier content is in git or in a snapshot and marking every
 /// file a session is about to edit would make each sweep stat them all. A declined call
 /// creates nothing, so nothing is snapshotted for it. At most one append to the session's
-/// snapshot log.
+/// snapshot log, and one `lstat` a file when they all exist.
 pub(crate) fn mark_writing(event: &Event, store: &Store, located: &[Located]) {
     let Some(first) = located.first() else {
         return;
     };
+    // Files that exist need nothing: the session's state is read only when one does not.
+    let absent: Vec<&Located> = located
+        .iter()
+        .filter(|l| l.worktree.common_dir == first.worktree.common_dir)
+        .filter(|l| fs::symlink_metadata(l.worktree.root.join(&l.relative)).is_err())
+        .collect();
+    if absent.is_empty() {
+        return;
+    }
     let session = event.session_id.as_str();
     let mut state = store.snapshot_state(session).unwrap_or_else(|| SnapState {
         session: session.to_owned(),
         host: event.host.name().to_owned(),
         ..SnapState::default()
     });
-    let marks: Vec<Watched> = located
-        .iter()
-        .filter(|l| l.worktree.common_dir == first.worktree.common_dir)
+    let marks: Vec<Watched> = absent
+        .into_iter()
         .filter(|l| state.watched(&l.worktree.root, &l.relative).is_none())
-        .filter(|l| fs::symlink_metadata(l.worktree.root.join(&l.relative)).is_err())
         .map(|l| Watched {
             worktree: l.worktree.root.clone(),
             path: l.relative.clone(),

@@ -28,6 +28,10 @@ use crate::store::{self, SnapState, Stamp, Store, Watched};
 pub(crate) const MAX_SNAPSHOT_BYTES: u64 = 8 << 20;
 /// How many changed files one sweep before a shell command reads at most.
 const SWEEP_LIMIT: usize = 512;
+/// How long a session's snapshot log may go without a line when its files are read again and
+/// found unchanged (seconds): a minute, well under the shortest lease (ten minutes) that a
+/// sweep measures the log's age against.
+const LOG_REFRESH: u64 = 60;
 
 /// A file to snapshot for one session.
 pub(super) struct Pending {
@@ -205,7 +209,9 @@ fn take_and_write(
         };
         let (reason, blob) = match taken {
             Taken::Put(content) => {
-                let blob = snapshot::blob_id(content.bytes());
+                // Without libgit2: starting its runtime for one blob id cost every edit's
+                // post-tool hook a good part of its CPU time.
+                let blob = Some(git::sha1::blob_id(content.bytes()));
                 // The same bytes under another mode (`chmod +x`) are a change: git keeps the
                 // executable bit, and so does recover.
                 if blob.is_some()
@@ -248,6 +254,19 @@ fn take_and_write(
         });
     }
     if !touched.is_empty() && puts.is_empty() && skipped.is_empty() {
+        // Read again and found as the state has it (stat data, bytes and mode): nothing new
+        // to record. The log is left alone while it is fresh (every edit's post-tool hook
+        // reads its file: an append each time made every later read of the log longer, and
+        // same-session hooks queued for its lock); once older than [`LOG_REFRESH`] it gets the
+        // line anyway, since its age is what tells a sweep that the session still works.
+        let same = touched.iter().all(|t| {
+            state
+                .watched(&t.worktree, &t.path)
+                .is_some_and(|w| w.stamp == t.stamp && w.skipped.is_none())
+        });
+        if same && store.snapshot_log_written_since(session, now.saturating_sub(LOG_REFRESH)) {
+            return Ok(None);
+        }
         return store
             .add_snapshot_state(&mut state, None, now, touched)
             .map_err(|e| e.to_string())

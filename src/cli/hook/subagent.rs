@@ -65,7 +65,7 @@ pub(crate) fn stop(ctx: &Ctx<'_>) -> Result<Response, StoreError> {
         &here.worktree,
         crate::store::Actor::main(&ctx.event.session_id),
         ctx.now,
-        ctx.ttl(&here.worktree),
+        || ctx.ttl(&here.worktree),
     );
     Ok(Response::Silent)
 }

@@ -112,19 +112,31 @@ pub(crate) fn refresh_autolock(
     wt: &Worktree,
     actor: Actor<'_>,
     now: u64,
-    ttl: Duration,
+    ttl: impl FnOnce() -> Duration,
 ) {
     let Ok(Some(me)) = store.session(actor) else {
         return;
     };
+    refresh_autolock_as(store, wt, &me, now, ttl);
+}
+
+/// [`refresh_autolock`] for `me`, the actor's record as just written (not read again). The
+/// lease (`ttl`) is asked for only when `me` has ended.
+pub(crate) fn refresh_autolock_as(
+    store: &Store,
+    wt: &Worktree,
+    me: &Session,
+    now: u64,
+    ttl: impl FnOnce() -> Duration,
+) {
     if me.ended.is_none() {
-        lock_if_dirty(wt, &me);
+        lock_if_dirty(wt, me);
         return;
     }
     let Ok(sessions) = store.sessions() else {
         return;
     };
-    settle_all(&wt.common_dir, Some(&wt.root), &sessions, now, ttl);
+    settle_all(&wt.common_dir, Some(&wt.root), &sessions, now, ttl());
 }
 
 /// The edit path: lock `wt` when it is linked, unlocked, and `me` holds dirty files there.

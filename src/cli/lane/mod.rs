@@ -23,7 +23,7 @@ use crate::git::{self, Worktree, WorktreeEntry};
 use crate::protocol::Host;
 use crate::store::{self, Session, Store, Target};
 
-pub(crate) use autolock::{LOCK_PREFIX, refresh_after_git, refresh_autolock};
+pub(crate) use autolock::{LOCK_PREFIX, refresh_after_git, refresh_autolock, refresh_autolock_as};
 
 /// The folder that groups lanes sharing one cargo target directory.
 pub(crate) const SHARED_TARGET_GROUP: &str = "shared-target";

@@ -466,13 +466,6 @@ impl Snapshots {
     }
 }
 
-/// The blob id (hex) of `bytes`, computed without a repository.
-pub(crate) fn blob_id(bytes: &[u8]) -> Option<String> {
-    git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
-        .ok()
-        .map(|o| o.to_string())
-}
-
 /// The blob id (hex) the file at `full` would have now, without following a symlink (a link's
 /// target is hashed) or opening anything but a regular file; `None` when there is no such file.
 pub(crate) fn current_blob(full: &Path) -> Option<String> {
