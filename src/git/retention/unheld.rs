@@ -12,9 +12,12 @@ use crate::git::lanes::{LaneError, LaneRepo};
 pub(crate) struct Unheld {
     /// The retention ref.
     pub(crate) reference: String,
-    /// The branch (or `detached/<folder>`) it was kept for.
+    /// What it was kept for: a branch's name (`feature`; a remote-tracking tip's by its
+    /// branch), `detached/<folder>` for a detached HEAD, or a full ref name (`refs/tags/v1`,
+    /// `refs/wip/x`) for a tag or another ref outside the branches.
     pub(crate) branch: String,
-    /// Whether a branch of that name exists now (at another commit).
+    /// Whether a branch (or, for a full ref name, a ref) of that name exists now (at another
+    /// commit).
     pub(crate) branch_exists: bool,
     /// The commit, full id.
     pub(crate) commit: String,
