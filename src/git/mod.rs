@@ -40,6 +40,7 @@ mod facts;
 mod flagged;
 mod gh;
 pub(crate) mod hookreads;
+pub(crate) mod identity;
 mod index;
 pub(crate) mod landed;
 pub(crate) mod lanes;

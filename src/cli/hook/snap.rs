@@ -291,6 +291,9 @@ fn take_and_write(
                 root: root.clone(),
                 branch: wt.as_ref().and_then(Worktree::branch),
                 head: wt.as_ref().and_then(git::head_commit),
+                identity: wt
+                    .as_ref()
+                    .and_then(|w| git::identity::of(w, common_dir, true)),
             }
         })
         .collect();

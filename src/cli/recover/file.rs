@@ -66,6 +66,9 @@ fn keep_current(catalog: &Catalog, root: &Path, rel: &str) -> Result<String> {
             root: root.to_path_buf(),
             branch: wt.as_ref().and_then(Worktree::branch),
             head: wt.as_ref().and_then(git::head_commit),
+            identity: wt
+                .as_ref()
+                .and_then(|w| git::identity::of(w, &catalog.common_dir, true)),
         }],
         origin: Origin::Kept,
     };

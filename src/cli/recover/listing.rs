@@ -48,6 +48,10 @@ struct ListedFile<'a> {
     /// version is what `recover PATH` brings back).
     #[serde(skip_serializing_if = "Option::is_none")]
     reverted_at: Option<String>,
+    /// The worktree's root when this version was snapshotted, when it moved since (`worktree`
+    /// is where it is now).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    taken_at: Option<&'a Path>,
 }
 
 #[derive(Serialize)]
@@ -109,6 +113,7 @@ pub(super) fn list(
                 working_copy: state_of(catalog, root, path, v),
                 origin: v.origin.map(Origin::name),
                 reverted_at: reverted.map(|r| when(r.at)),
+                taken_at: v.taken_at.as_deref(),
             });
         }
     }
@@ -160,7 +165,7 @@ pub(super) fn list(
         println!("nothing to recover: no snapshots here");
     } else {
         if !files.is_empty() || !skipped.is_empty() {
-            print_listing(&sessions, &files, &skipped);
+            print_listing(&sessions, &files, &skipped, &catalog.moved);
         }
         print_commits(&commits);
         print_stashes(&stashes);
@@ -218,7 +223,12 @@ fn print_commits(commits: &[Unheld]) {
     }
 }
 
-fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipped: &[&Skip]) {
+fn print_listing(
+    sessions: &[ListedSession<'_>],
+    files: &[ListedFile<'_>],
+    skipped: &[&Skip],
+    moved: &std::collections::BTreeMap<std::path::PathBuf, Vec<std::path::PathBuf>>,
+) {
     for s in sessions {
         println!(
             "session {} ({}), {} snapshot{}, newest {}",
@@ -233,7 +243,15 @@ fn print_listing(sessions: &[ListedSession<'_>], files: &[ListedFile<'_>], skipp
             if last_root != Some(f.worktree) {
                 last_root = Some(f.worktree);
                 let root = shown(&f.worktree.to_string_lossy());
-                if f.worktree_exists {
+                if f.worktree_exists
+                    && let Some(formers) = moved.get(f.worktree)
+                {
+                    let was: Vec<String> = formers.iter().map(|p| super::shown_path(p)).collect();
+                    println!(
+                        "  {root} (snapshotted at {} before it moved here)",
+                        was.join(", ")
+                    );
+                } else if f.worktree_exists {
                     println!("  {root}");
                 } else if f.nested {
                     let arg = crate::shell::quote_word(&root);

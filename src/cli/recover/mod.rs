@@ -6,6 +6,7 @@
 
 mod file;
 mod listing;
+mod moved;
 mod nested;
 mod restore;
 
@@ -112,6 +113,9 @@ pub(crate) struct Version {
     executable: bool,
     /// Where its content came from (`None`: a snapshot older than this record, the agent's).
     origin: Option<Origin>,
+    /// The worktree's root when the snapshot was taken, when it has moved since.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    taken_at: Option<PathBuf>,
 }
 
 /// A file left out of a snapshot.
@@ -131,8 +135,10 @@ pub(crate) struct Catalog {
     common_dir: PathBuf,
     /// Versions of each file (worktree root, path), newest first.
     files: BTreeMap<(PathBuf, String), Vec<Version>>,
-    /// Each worktree as last recorded, with when.
+    /// Each worktree as last recorded, with when (by where it is now).
     worktrees: BTreeMap<PathBuf, (WorktreeMeta, u64)>,
+    /// The roots snapshots recorded of worktrees that moved since, by where they are now.
+    moved: BTreeMap<PathBuf, Vec<PathBuf>>,
     skipped: Vec<Skip>,
     /// (session, host, ref, snapshots, newest) per ref.
     sessions: Vec<(String, String, String, usize, u64)>,
@@ -148,16 +154,23 @@ impl Catalog {
         let mut worktrees: BTreeMap<PathBuf, (WorktreeMeta, u64)> = BTreeMap::new();
         let mut skipped = Vec::new();
         let mut sessions = Vec::new();
+        let mut places = moved::Places::new(common_dir);
+        let mut moved: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
         for (name, tip) in snapshots.refs()? {
             let history = snapshots.history(&tip);
             let Some(newest) = history.first() else {
                 continue;
             };
-            let roots: BTreeMap<String, PathBuf> = newest
+            // Each worktree id's root now, and the root recorded when that is another.
+            let roots: BTreeMap<String, (PathBuf, Option<PathBuf>)> = newest
                 .meta
                 .worktrees
                 .iter()
-                .map(|(id, w)| (id.clone(), w.root.clone()))
+                .map(|(id, w)| {
+                    let now = places.root_of(w);
+                    let was = (now != w.root).then(|| w.root.clone());
+                    (id.clone(), (now, was))
+                })
                 .collect();
             sessions.push((
                 newest.meta.session.clone(),
@@ -168,7 +181,14 @@ impl Catalog {
             ));
             for s in &history {
                 for w in s.meta.worktrees.values() {
-                    let e = worktrees.entry(w.root.clone()).or_insert((w.clone(), 0));
+                    let now = places.root_of(w);
+                    if now != w.root {
+                        let formers = moved.entry(now.clone()).or_default();
+                        if !formers.contains(&w.root) {
+                            formers.push(w.root.clone());
+                        }
+                    }
+                    let e = worktrees.entry(now).or_insert((w.clone(), 0));
                     if s.meta.at >= e.1 {
                         *e = (w.clone(), s.meta.at);
                     }
@@ -183,7 +203,7 @@ impl Catalog {
                     if !is_plain_relative(&c.path) {
                         continue;
                     }
-                    let (Some(root), Some(h)) = (
+                    let (Some((root, was)), Some(h)) = (
                         roots.get(&c.worktree),
                         held.iter()
                             .find(|h| h.worktree == c.worktree && h.path == c.path),
@@ -202,12 +222,17 @@ impl Catalog {
                             link: h.link,
                             executable: h.executable,
                             origin: s.meta.origin,
+                            taken_at: was.clone(),
                         });
                 }
                 for k in &s.meta.skipped {
+                    let worktree = match s.meta.worktrees.values().find(|w| w.root == k.worktree) {
+                        Some(w) => places.root_of(w),
+                        None => k.worktree.clone(),
+                    };
                     skipped.push(Skip {
                         session: s.meta.session.clone(),
-                        worktree: k.worktree.clone(),
+                        worktree,
                         path: k.path.clone(),
                         reason: k.reason.clone(),
                         at: s.meta.at,
@@ -234,6 +259,7 @@ impl Catalog {
             common_dir: common_dir.to_path_buf(),
             files,
             worktrees,
+            moved,
             skipped,
             sessions,
             nested,
@@ -339,9 +365,16 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let catalog = Catalog::load(&wt.common_dir)?;
     let at = args.at.as_deref().map(parse_at).transpose()?;
     if let Some(target) = &args.worktree {
-        return restore::worktree(&catalog, &wt, &cwd, target, &args, at);
+        let full = crate::git::normalize(&cwd, target);
+        let target = if catalog.worktrees.contains_key(&full) {
+            full
+        } else {
+            catalog.now_at(full)
+        };
+        return restore::worktree(&catalog, &wt, &cwd, &target, &args, at);
     }
     if let Some(path) = &args.path {
+        let path = &catalog.now_at(crate::git::normalize(&cwd, path));
         // A nested repository that is gone, whose history is kept here as a bundle, is made
         // again first; its files then come back into it.
         let rebuilt = nested::rebuild(&wt, &crate::git::normalize(&cwd, path));
@@ -380,6 +413,41 @@ impl Catalog {
             return None;
         }
         crate::git::nested::home_of(&self.common_dir, root)
+    }
+
+    /// Where `full` (a path at or below a root that snapshots recorded of a worktree that moved
+    /// since) is now: the same path below where that worktree is; `full` itself when it is in
+    /// no such root, or in a worktree whose snapshots are listed, or in a worktree of this
+    /// clone there now.
+    /// Said on stderr when it moves.
+    fn now_at(&self, full: PathBuf) -> PathBuf {
+        if self.worktrees.keys().any(|r| full.starts_with(r)) {
+            return full;
+        }
+        let best = self
+            .moved
+            .iter()
+            .flat_map(|(now, formers)| formers.iter().map(move |f| (now, f)))
+            .filter(|(_, f)| {
+                full.starts_with(f)
+                    && crate::git::worktree_at(f).is_none_or(|w| w.common_dir != self.common_dir)
+            })
+            .max_by_key(|(_, f)| f.as_os_str().len());
+        let Some((now, former)) = best else {
+            return full;
+        };
+        let rest = full.strip_prefix(former).unwrap_or(Path::new(""));
+        let there = if rest.as_os_str().is_empty() {
+            now.clone()
+        } else {
+            now.join(rest)
+        };
+        eprintln!(
+            "git-dibs: {} moved to {}: brought back there",
+            shown_path(former),
+            shown_path(now)
+        );
+        there
     }
 
     /// Whether any file the snapshots hold is at `full` or below it.

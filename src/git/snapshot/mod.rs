@@ -122,6 +122,10 @@ pub(crate) struct WorktreeMeta {
     /// Its HEAD commit at the time, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) head: Option<String>,
+    /// What the worktree is wherever it moves (see [`crate::git::identity`]); `None` in
+    /// snapshots made before this was recorded, and for another clone's worktree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) identity: Option<String>,
 }
 
 /// A file a snapshot changed.

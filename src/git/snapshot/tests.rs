@@ -62,6 +62,7 @@ pub(super) fn nested_snapshot(repo: &git2::Repository, wid: &str, root: &Path) -
             root: root.to_owned(),
             branch: None,
             head: None,
+            identity: None,
         }],
         origin: Origin::Edit,
     };

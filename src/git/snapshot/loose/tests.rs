@@ -43,6 +43,7 @@ fn the_plain_file_writer_makes_the_commits_libgit2_makes() {
         root: root.to_owned(),
         branch: Some("main".into()),
         head: None,
+        identity: None,
     }];
     let key = "s1";
     let first = [put(root, "src/lib.rs", b"one\n", false)];
