@@ -1,19 +1,24 @@
 //! A session's snapshot chain made whole again when something outside git-dibs broke it: its
-//! ref deleted (`git update-ref -d`, a mirror fetch with `--prune`), or its newest commits'
-//! objects pruned by a `git gc --prune=now` that ran while the snapshot was being written.
-//! The ref is put back on the newest intact commit; where nothing intact is left, the
-//! session's watched files are taken again as they are now. Each repair is said on stderr and
-//! noted for `doctor`.
+//! ref deleted (`git update-ref -d`, a mirror fetch with `--prune`) or pointed at a commit
+//! git-dibs did not write on it (`git update-ref`, `git push . +X:refs/dibs/…`), or its newest
+//! commits' objects pruned by a `git gc --prune=now` that ran while the snapshot was being
+//! written. The ref is put back on the newest intact commit (what it was pointed at kept under
+//! `refs/dibs/rewritten/`); where nothing intact is left, the session's watched files are taken
+//! again as they are now. Each repair is said on stderr and noted for `doctor`. This is looked
+//! at before each snapshot of the session, for every session when the store prunes and before
+//! any line that may prune (`git gc`, `git prune`, `git reflog expire`, ...), and by `doctor`.
 
 use std::path::Path;
 
-use super::snap::{Batch, Source, failed, host_or_person, snapshot_again, snapshot_into};
+use super::snap::{Batch, Source, failed, host_or_person, snapshot_again};
 use crate::git::{self, Worktree, snapshot};
 use crate::store::{SnapState, Store};
 
 /// Whether the chain of `state`'s session (store key `key`) is gone, ref and commits: then
-/// its files must be taken anew. A ref deleted from outside git-dibs whose newest commit is
-/// still here is put back on it (and so reported). One `lstat` when the ref is a loose file.
+/// its files must be taken anew. A ref deleted from outside git-dibs, or pointed at a commit
+/// git-dibs did not write on the newest snapshot the store remembers, is put back on that
+/// snapshot while it is still here (and so reported). One read of a small file when the ref
+/// is a loose file on that snapshot.
 pub(super) fn lost(
     store: &Store,
     common_dir: &Path,
@@ -24,7 +29,7 @@ pub(super) fn lost(
     let Some(commit) = state.commit.as_deref() else {
         return false;
     };
-    if snapshot::loose_ref_exists(common_dir, key) {
+    if snapshot::loose_ref_tip(common_dir, key).as_deref() == Some(commit) {
         return false;
     }
     let found = snapshot::Snapshots::open(common_dir).and_then(|s| s.reattach(key, commit));
@@ -55,6 +60,34 @@ pub(super) fn lost(
             );
             true
         }
+        Ok(snapshot::Reattach::Rewritten { foreign, kept }) => {
+            note(
+                store,
+                now,
+                &format!(
+                    "session {session}'s snapshot ref was pointed at {} outside git-dibs; it is \
+                     back on its newest snapshot {} ({kept} keeps {})",
+                    git::lanes::short_sha(&foreign),
+                    git::lanes::short_sha(commit),
+                    git::lanes::short_sha(&foreign),
+                ),
+            );
+            false
+        }
+        Ok(snapshot::Reattach::Pruned { foreign }) => {
+            note(
+                store,
+                now,
+                &format!(
+                    "session {session}'s snapshot ref was pointed at {} outside git-dibs and \
+                     its snapshots up to {} were pruned since; its files are snapshotted again \
+                     as they are now",
+                    git::lanes::short_sha(&foreign),
+                    git::lanes::short_sha(commit)
+                ),
+            );
+            true
+        }
         Err(_) => false,
     }
 }
@@ -65,10 +98,11 @@ fn note(store: &Store, now: u64, what: &str) {
     store.note_snapshot_failure(now, what);
 }
 
-/// When the store prunes: the chain of every session snapshotted since `since` whose ref was
-/// deleted from outside git-dibs is put back (or, its commits gone too, its files are taken
-/// again), and one left on a commit whose objects were pruned is repaired, so that a session
-/// that snapshots nothing more does not lose its chain to the next `git gc`. Best effort.
+/// When the store prunes, and before a line that may prune: the chain of every session
+/// snapshotted since `since` whose ref was deleted or pointed elsewhere from outside git-dibs
+/// is put back (or, its commits gone too, its files are taken again), and one left on a
+/// commit whose objects were pruned is repaired, so that a session that snapshots nothing
+/// more does not lose its chain to the next `git gc`. Best effort.
 pub(crate) fn reattach_all(store: &Store, wt: &Worktree, since: u64, now: u64) {
     let mut opened: Option<Option<snapshot::Snapshots>> = None;
     for state in store.snapshot_states_since(since) {
@@ -76,20 +110,18 @@ pub(crate) fn reattach_all(store: &Store, wt: &Worktree, since: u64, now: u64) {
             continue;
         }
         let key = Store::snapshot_key(&state.session);
-        let again = if snapshot::loose_ref_exists(&wt.common_dir, &key) {
+        let repaired = snapshot::loose_ref_exists(&wt.common_dir, &key) && {
             let snapshots = opened
                 .get_or_insert_with(|| snapshot::Snapshots::open(&wt.common_dir).ok())
                 .as_ref();
             let Some(snapshots) = snapshots else {
                 return;
             };
-            if !repaired_in(store, snapshots, &state.session, now) {
-                continue;
-            }
-            true
-        } else {
-            false
+            repaired_in(store, snapshots, &state.session, now)
         };
+        if !repaired && !lost(store, &wt.common_dir, &key, &state, now) {
+            continue;
+        }
         let batch = Batch {
             session: &state.session,
             host: host_or_person(&state.host),
@@ -97,12 +129,7 @@ pub(crate) fn reattach_all(store: &Store, wt: &Worktree, since: u64, now: u64) {
             files: &[],
             source: Source::Sweep,
         };
-        let made = if again {
-            snapshot_again(store, &wt.common_dir, batch)
-        } else {
-            snapshot_into(store, &wt.common_dir, batch)
-        };
-        if let Err(e) = made {
+        if let Err(e) = snapshot_again(store, &wt.common_dir, batch) {
             failed(Some(store), now, &e);
         }
     }

@@ -196,14 +196,24 @@ pub(crate) fn prunes(cmds: Option<&[SimpleCommand]>, command: &str) -> (bool, bo
 
 /// Before a line that may prune (see [`prunes`]): branches, remote-tracking refs and stash
 /// entries that moved since last looked at (a fetch, a stash or a commit without any hook) are
-/// kept as after a command, and when the line fetches first, the remote-tracking tips that
-/// nothing else holds are kept before the fetch can move them.
+/// kept as after a command, every session's snapshot chain that was deleted or pointed
+/// elsewhere from outside git-dibs is put back (see [`super::chain`]), and when the line
+/// fetches first, the remote-tracking tips that nothing else holds are kept before the fetch
+/// can move them.
 pub(crate) fn before_prune(event: &Event, cmds: &[SimpleCommand], fetches: bool) {
     for wt in super::snap::clones(event, cmds) {
         let Ok(store) = Store::open(&wt.common_dir) else {
             continue;
         };
         retain_moved_branches(&store, &wt);
+        if store.has_snapshots() {
+            let now = crate::store::now_secs();
+            let expiry = super::facts::settings_in(&wt, Some(&store))
+                .duration("dibs.snapshotExpiry")
+                .unwrap_or(crate::store::DEFAULT_SNAPSHOT_EXPIRY);
+            let since = now.saturating_sub(expiry.as_secs());
+            super::chain::reattach_all(&store, &wt, since, now);
+        }
         if fetches && let Err(e) = git::prekeep::keep_tracking_tips(&wt.root) {
             eprintln!(
                 "git-dibs: cannot keep remote-tracking tips before a prune in {}: {e}",
