@@ -119,6 +119,29 @@ fn another_sessions_gc_line_puts_back_a_rewritten_or_deleted_ref_first() {
 }
 
 #[test]
+fn doctor_puts_back_a_rewritten_ref_before_any_hook_call() {
+    let repo = TestRepo::new();
+    let r = &repo.root;
+    let agent = Agent::new("writer", r);
+    agent.write("a.txt", b"the agent's\n");
+    let foreign = foreign_commit(r);
+    git(r, &["update-ref", REF, &foreign]);
+    let doctor = out_text(&dibs(r, &["doctor"]));
+    assert!(
+        doctor.contains("repaired") && doctor.contains("was pointed at"),
+        "{doctor}"
+    );
+    std::fs::remove_file(r.join("a.txt")).unwrap();
+    collect_garbage(r);
+    assert_recovers(
+        r,
+        &["a.txt"],
+        &[(r.join("a.txt"), b"the agent's\n".to_vec())],
+    );
+    assert!(rewritten(r).starts_with(&foreign), "{}", rewritten(r));
+}
+
+#[test]
 fn a_session_writing_in_parallel_is_not_taken_for_a_rewrite() {
     let repo = TestRepo::new();
     let r = &repo.root;

@@ -2,7 +2,7 @@
 //! apply the store changes and answer in the host's format. Never fails an edit: every error
 //! becomes exit 0 with one line on stderr.
 
-mod chain;
+pub(crate) mod chain;
 mod changed;
 mod edit;
 mod facts;

@@ -1,5 +1,5 @@
 //! `doctor`'s look at damage in the store: it mends what can be rebuilt (the lock, rosters,
-//! index markers), then reports each file set aside and each session that ended or died with
+//! index markers, snapshot refs deleted or pointed elsewhere from outside git-dibs), then reports each file set aside and each session that ended or died with
 //! uncommitted files, with what to do.
 
 use super::Report;
@@ -49,6 +49,15 @@ pub(super) fn check(r: &mut Report, wt: &Worktree) {
                  delete it"
             )),
         }
+    }
+    // Snapshot refs deleted or pointed elsewhere from outside git-dibs are put back.
+    let before = store.last_snapshot_failure();
+    crate::cli::hook::chain::reattach_unexpired(&store, wt, now);
+    if let Some(f) = store
+        .last_snapshot_failure()
+        .filter(|f| Some(f) != before.as_ref())
+    {
+        r.repaired(f.what);
     }
     let Ok(everyone) = store.everyone() else {
         return;

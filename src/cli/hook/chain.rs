@@ -135,6 +135,19 @@ pub(crate) fn reattach_all(store: &Store, wt: &Worktree, since: u64, now: u64) {
     }
 }
 
+/// [`reattach_all`] for every session whose snapshots have not expired
+/// (`dibs.snapshotExpiry`): before a line that may prune, and from `doctor`. Nothing when no
+/// session ever snapshotted here.
+pub(crate) fn reattach_unexpired(store: &Store, wt: &Worktree, now: u64) {
+    if !store.has_snapshots() {
+        return;
+    }
+    let expiry = super::facts::settings_in(wt, Some(store))
+        .duration("dibs.snapshotExpiry")
+        .unwrap_or(crate::store::DEFAULT_SNAPSHOT_EXPIRY);
+    reattach_all(store, wt, now.saturating_sub(expiry.as_secs()), now);
+}
+
 /// Whether the chain of `session` in the clone at `common_dir` was broken (its newest commit or
 /// that commit's tree missing) and is repaired now: its ref moved back to the newest intact
 /// commit, or deleted when none is left. Said on stderr and noted for `doctor`.

@@ -206,14 +206,7 @@ pub(crate) fn before_prune(event: &Event, cmds: &[SimpleCommand], fetches: bool)
             continue;
         };
         retain_moved_branches(&store, &wt);
-        if store.has_snapshots() {
-            let now = crate::store::now_secs();
-            let expiry = super::facts::settings_in(&wt, Some(&store))
-                .duration("dibs.snapshotExpiry")
-                .unwrap_or(crate::store::DEFAULT_SNAPSHOT_EXPIRY);
-            let since = now.saturating_sub(expiry.as_secs());
-            super::chain::reattach_all(&store, &wt, since, now);
-        }
+        super::chain::reattach_unexpired(&store, &wt, crate::store::now_secs());
         if fetches && let Err(e) = git::prekeep::keep_tracking_tips(&wt.root) {
             eprintln!(
                 "git-dibs: cannot keep remote-tracking tips before a prune in {}: {e}",
