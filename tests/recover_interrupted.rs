@@ -24,18 +24,6 @@ fn tips(root: &std::path::Path) -> String {
     )
 }
 
-/// The edit tool writes `bytes` to `rel` with both hooks; the PostToolUse's answer.
-fn write_seen(agent: &Agent, rel: &str, bytes: &[u8]) -> HookRun {
-    let file = agent.cwd.join(rel);
-    let pre = edit_event("PreToolUse", "Write", &agent.id, &agent.cwd, &file);
-    assert_eq!(hook(&agent.cwd, &pre).code, 0);
-    std::fs::write(&file, bytes).unwrap();
-    let post = agent.post_edit(&file);
-    assert_eq!(post.code, 0);
-    assert!(post.stdout.is_empty(), "{}", post.stdout);
-    post
-}
-
 /// Each `(rel, text)` is deleted behind every hook's back (it must be there), reflogs expire,
 /// garbage is collected: then `recover rel` brings back exactly `text`, file by file.
 #[track_caller]

@@ -13,16 +13,6 @@ use std::path::Path;
 use common::*;
 use recover_support::*;
 
-/// The listed file `rel` of session `session` in a `recover --json` listing.
-fn listed<'a>(listing: &'a serde_json::Value, session: &str, rel: &str) -> &'a serde_json::Value {
-    listing["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["session"] == session && f["path"] == rel)
-        .unwrap_or_else(|| panic!("{session} {rel} not listed: {listing}"))
-}
-
 fn text(p: &Path) -> &str {
     p.to_str().unwrap()
 }

@@ -22,16 +22,6 @@ fn reachable_contents(root: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The listing's entry of `path` for `session`.
-fn listed<'a>(listing: &'a Value, session: &str, path: &str) -> &'a Value {
-    listing["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["session"] == session && f["path"] == path)
-        .unwrap_or_else(|| panic!("{session} {path} listed: {listing}"))
-}
-
 fn snapshots_of(root: &Path, session: &str) -> u64 {
     let listing = recover_json(root, &[]);
     listing["sessions"]

@@ -24,17 +24,6 @@ fn foreign_commit(root: &Path) -> String {
     )
 }
 
-/// The edit tool writes `bytes` to `rel` as `agent`; its PostToolUse's run.
-fn edit(agent: &Agent, rel: &str, bytes: &[u8]) -> HookRun {
-    let file = agent.cwd.join(rel);
-    let pre = edit_event("PreToolUse", "Write", &agent.id, &agent.cwd, &file);
-    assert_eq!(hook(&agent.cwd, &pre).code, 0);
-    std::fs::write(&file, bytes).unwrap();
-    let run = agent.post_edit(&file);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    run
-}
-
 /// The refs that keep what snapshot refs were found on.
 fn rewritten(root: &Path) -> String {
     git_out(
@@ -58,7 +47,7 @@ fn a_ref_pointed_elsewhere_is_put_back_by_the_sessions_next_snapshot() {
     let foreign = foreign_commit(r);
     git(r, &["update-ref", REF, &foreign]);
     // The session's next edit notices, puts the ref back, snapshots on top of its chain.
-    let run = edit(&agent, "other.md", b"more work\n");
+    let run = write_seen(&agent, "other.md", b"more work\n");
     assert!(run.stderr.contains("was pointed at"), "{}", run.stderr);
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     assert_eq!(git_out(r, &["rev-parse", &format!("{REF}~1")]), newest);
@@ -75,13 +64,11 @@ fn a_ref_pointed_elsewhere_is_put_back_by_the_sessions_next_snapshot() {
         ],
     );
     let listing = recover_json(r, &["--session", "writer"]);
-    let plan = listing["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["path"] == "plan.md")
-        .unwrap();
-    assert_eq!(plan["versions"], 2, "{listing}");
+    assert_eq!(
+        listed(&listing, "writer", "plan.md")["versions"],
+        2,
+        "{listing}"
+    );
     // `git dibs doctor` names it.
     let doctor = out_text(&dibs(r, &["doctor"]));
     assert!(doctor.contains("was pointed at"), "{doctor}");
@@ -159,8 +146,8 @@ fn a_session_writing_in_parallel_is_not_taken_for_a_rewrite() {
     agent.write("a.txt", b"two\n");
     std::fs::write(&log, before).unwrap();
     let tip = git_out(r, &["rev-parse", REF]);
-    edit(&agent, "b.txt", b"three\n").assert_silent();
-    assert_eq!(edit(&agent, "b.txt", b"four\n").stderr, "");
+    write_seen(&agent, "b.txt", b"three\n").assert_silent();
+    assert_eq!(write_seen(&agent, "b.txt", b"four\n").stderr, "");
     assert_eq!(git_out(r, &["rev-parse", &format!("{REF}~2")]), tip);
     assert_eq!(rewritten(r), "");
 }
@@ -175,7 +162,7 @@ fn a_gc_before_any_hook_call_is_said_and_the_session_starts_again() {
     git(r, &["update-ref", REF, &foreign]);
     collect_garbage(r);
     // Nothing looked between: the snapshot is gone, and the next call says so.
-    let run = edit(&agent, "b.txt", b"after\n");
+    let run = write_seen(&agent, "b.txt", b"after\n");
     assert!(run.stderr.contains("were pruned since"), "{}", run.stderr);
     std::fs::remove_file(r.join("b.txt")).unwrap();
     collect_garbage(r);

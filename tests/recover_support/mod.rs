@@ -202,6 +202,30 @@ pub fn assert_files(files: &[(PathBuf, Vec<u8>)]) {
     }
 }
 
+/// The edit tool writes `bytes` to `rel` as `agent` with both hooks (exit 0, nothing on
+/// stdout); the PostToolUse's answer, whose stderr is the caller's to look at.
+pub fn write_seen(agent: &Agent, rel: &str, bytes: &[u8]) -> HookRun {
+    let file = agent.cwd.join(rel);
+    let pre = edit_event("PreToolUse", "Write", &agent.id, &agent.cwd, &file);
+    assert_eq!(hook(&agent.cwd, &pre).code, 0);
+    std::fs::write(&file, bytes).unwrap();
+    let post = agent.post_edit(&file);
+    assert_eq!(post.code, 0, "{}", post.stderr);
+    assert!(post.stdout.is_empty(), "{}", post.stdout);
+    post
+}
+
+/// The entry of `path` for `session` in a `recover --json` listing (panics when none).
+#[track_caller]
+pub fn listed<'a>(listing: &'a Value, session: &str, path: &str) -> &'a Value {
+    listing["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["session"] == session && f["path"] == path)
+        .unwrap_or_else(|| panic!("{session} {path} not listed: {listing}"))
+}
+
 /// The snapshot refs of the clone at `root`.
 pub fn snapshot_refs(root: &Path) -> String {
     common::git_out(
