@@ -445,3 +445,34 @@ fn a_snapshot_ref_deleted_from_outside_comes_back_in_every_format() {
         );
     }
 }
+
+#[test]
+fn a_snapshot_ref_pointed_elsewhere_from_outside_is_put_back_in_every_format() {
+    for format in &FORMATS {
+        let Some((_tmp, root)) = clone_in(format) else {
+            continue;
+        };
+        let name = format.0;
+        let agent = Agent::new("kept-on", &root);
+        agent.write("notes.md", b"only copy\n");
+        let refs = snapshot_refs(&root);
+        let foreign = git_out(
+            &root,
+            &["commit-tree", "HEAD^{tree}", "-m", "not a snapshot"],
+        );
+        sh(&root, &format!("git update-ref {refs} {foreign}"));
+        let run = write_seen(&agent, "more.md", b"more\n");
+        assert!(
+            run.stderr.contains("was pointed at"),
+            "{name}: {}",
+            run.stderr
+        );
+        sh(&root, "rm notes.md");
+        collect_garbage(&root);
+        assert_recovers(
+            &root,
+            &["notes.md"],
+            &[(root.join("notes.md"), b"only copy\n".to_vec())],
+        );
+    }
+}

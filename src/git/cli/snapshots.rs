@@ -83,18 +83,47 @@ impl Cli {
 
     /// [`snapshot::Snapshots::reattach`] through git: ref `name` created on `commit` when it
     /// is gone and the commit is still here (`update-ref` with an empty old value refuses a
-    /// ref another call made meanwhile).
+    /// ref another call made meanwhile), or put back on it from a commit that does not hold it.
     pub(crate) fn reattach(
         &self,
         name: &str,
         commit: &str,
     ) -> Result<snapshot::Reattach, SnapshotError> {
         use snapshot::Reattach;
-        if self.tip_and_message(name)?.is_some() {
-            return Ok(Reattach::Present);
-        }
         let spec = format!("{commit}^{{tree}}");
-        if run_text(&self.common_dir, &["cat-file", "-e", &spec]).is_err() {
+        let intact = || run_text(&self.common_dir, &["cat-file", "-e", &spec]).is_ok();
+        if let Some((tip, message)) = self.tip_and_message(name)? {
+            // On the remembered commit, or on a commit that holds it (a concurrent call of the
+            // same session moved it on): as it should be.
+            let holds = || {
+                run_text(
+                    &self.common_dir,
+                    &["merge-base", "--is-ancestor", commit, &tip],
+                )
+                .is_ok()
+            };
+            if tip == commit || holds() {
+                return Ok(Reattach::Present);
+            }
+            let ours = snapshot::meta_of_message(message.as_bytes()).is_some();
+            if !intact() {
+                return Ok(if ours {
+                    Reattach::Present
+                } else {
+                    Reattach::Pruned { foreign: tip }
+                });
+            }
+            let key = name.strip_prefix(SNAPSHOT_PREFIX).unwrap_or(name);
+            let short = tip.get(..12).unwrap_or(&tip);
+            let kept = format!("{}{key}-{short}", snapshot::REWRITTEN_PREFIX);
+            run_text(&self.common_dir, &["update-ref", &kept, &tip]).map_err(self.err())?;
+            return match run_text(&self.common_dir, &["update-ref", name, commit, &tip]) {
+                Ok(_) => Ok(Reattach::Rewritten { foreign: tip, kept }),
+                // Moved again meanwhile: looked at next time.
+                Err(_) => Ok(Reattach::Present),
+            };
+        }
+        if !intact() {
             return Ok(Reattach::Lost);
         }
         match run_text(&self.common_dir, &["update-ref", name, commit, ""]) {

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use reattach::{Reattach, Repair, loose_ref_exists, loose_ref_tip};
+pub(crate) use reattach::{REWRITTEN_PREFIX, Reattach, Repair, loose_ref_exists, loose_ref_tip};
 pub(crate) use tree::{file_at, newest_entries, tree_path};
 pub(crate) use write::write;
 #[cfg(test)]

@@ -75,7 +75,8 @@ impl Snapshots {
     /// `commit` (a snapshot the store remembers): when it is gone and `commit` is still a
     /// commit here with its tree, the ref is created on it again; when it is on a commit that
     /// does not descend from `commit` by snapshots (see [`Reattach::Rewritten`]), it is put
-    /// back. (Through git, for a repository libgit2 cannot open, only a ref that is gone.)
+    /// back. (Through git, for a repository libgit2 cannot open, a tip that holds `commit` by
+    /// any path counts as written on it.)
     pub(crate) fn reattach(&self, key: &str, commit: &str) -> Result<Reattach, SnapshotError> {
         let name = snapshot_ref(key);
         let repo = match &self.inner {
