@@ -423,8 +423,8 @@ fn sessions_cross_machines_through_sync_in_every_format() {
 }
 
 #[test]
-fn a_snapshot_ref_deleted_from_outside_comes_back_in_every_format() {
-    for format in &FORMATS {
+fn a_snapshot_ref_deleted_or_pointed_elsewhere_from_outside_comes_back_in_every_format() {
+    for (format, pointed) in FORMATS.iter().flat_map(|f| [(f, false), (f, true)]) {
         let Some((_tmp, root)) = clone_in(format) else {
             continue;
         };
@@ -433,40 +433,23 @@ fn a_snapshot_ref_deleted_from_outside_comes_back_in_every_format() {
         agent.write("notes.md", b"only copy\n");
         let refs = snapshot_refs(&root);
         assert_eq!(refs.lines().count(), 1, "{name}: {refs}");
-        sh(&root, &format!("git update-ref -d {refs}"));
-        agent.write("more.md", b"more\n");
-        assert_eq!(snapshot_refs(&root), refs, "{name}");
-        sh(&root, "rm notes.md");
-        collect_garbage(&root);
-        assert_recovers(
-            &root,
-            &["notes.md"],
-            &[(root.join("notes.md"), b"only copy\n".to_vec())],
-        );
-    }
-}
-
-#[test]
-fn a_snapshot_ref_pointed_elsewhere_from_outside_is_put_back_in_every_format() {
-    for format in &FORMATS {
-        let Some((_tmp, root)) = clone_in(format) else {
-            continue;
-        };
-        let name = format.0;
-        let agent = Agent::new("kept-on", &root);
-        agent.write("notes.md", b"only copy\n");
-        let refs = snapshot_refs(&root);
-        let foreign = git_out(
-            &root,
-            &["commit-tree", "HEAD^{tree}", "-m", "not a snapshot"],
-        );
-        sh(&root, &format!("git update-ref {refs} {foreign}"));
+        if pointed {
+            let foreign = git_out(
+                &root,
+                &["commit-tree", "HEAD^{tree}", "-m", "not a snapshot"],
+            );
+            sh(&root, &format!("git update-ref {refs} {foreign}"));
+        } else {
+            sh(&root, &format!("git update-ref -d {refs}"));
+        }
         let run = write_seen(&agent, "more.md", b"more\n");
-        assert!(
-            run.stderr.contains("was pointed at"),
-            "{name}: {}",
-            run.stderr
-        );
+        let said = if pointed {
+            "was pointed at"
+        } else {
+            "was deleted"
+        };
+        assert!(run.stderr.contains(said), "{name}: {}", run.stderr);
+        assert_eq!(snapshot_refs(&root), refs, "{name}");
         sh(&root, "rm notes.md");
         collect_garbage(&root);
         assert_recovers(
