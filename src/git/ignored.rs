@@ -3,9 +3,11 @@
 //! (`echo '*' >> .git/info/exclude`, `core.excludesFile`, a `.gitignore` of `*`), so they are
 //! not trusted to say what is nobody's work: when they hide a name nobody wrote a rule for
 //! (a probe name), they hide everything, and the ignored files are taken as untracked; otherwise
-//! the recent ignored files are returned so that the scan can say it left them out.
+//! the recent ignored files are returned so that the scan can say it left them out. A folder
+//! whose own change time is recent (moved in whole: `mv`, `cp -a`, `tar x` keep its files' old
+//! times) counts with all it holds.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::Path;
 
@@ -61,6 +63,7 @@ pub(crate) fn shell_made(root: &Path, since_ns: i128) -> Result<ShellMade, GitEr
         ignored_repos: Vec::new(),
     };
     let mut budget = MAX_LISTED;
+    let mut fresh = FreshFolders::new(root, since_ns);
     for path in hidden {
         if let Some(dir) = path.strip_suffix('/') {
             // A clone kept out of the project's commits (`vendor/lib`, a few levels down).
@@ -77,7 +80,7 @@ pub(crate) fn shell_made(root: &Path, since_ns: i128) -> Result<ShellMade, GitEr
             }
         }
         let all = out.ignores_everything;
-        let found = below(root, &path, since_ns, all, &mut budget);
+        let found = below(root, &path, since_ns, all, &mut budget, &mut fresh);
         if all {
             out.dirty.extend(found);
         } else {
@@ -88,18 +91,28 @@ pub(crate) fn shell_made(root: &Path, since_ns: i128) -> Result<ShellMade, GitEr
 }
 
 /// The files at or below the ignored `path` (a folder ends in `/`) changed since `since_ns`;
-/// a folder is entered when `all`, or when it changed since then. Counts what it lists.
-fn below(root: &Path, path: &str, since_ns: i128, all: bool, budget: &mut usize) -> Vec<String> {
+/// a folder is entered when `all`, or when it changed since then. With `all`, a folder that
+/// changed (or sits in one that did) counts with all it holds. Counts what it lists.
+fn below(
+    root: &Path,
+    path: &str,
+    since_ns: i128,
+    all: bool,
+    budget: &mut usize,
+    fresh: &mut FreshFolders<'_>,
+) -> Vec<String> {
     let changed = |m: &fs::Metadata| changed_ns(m) >= since_ns;
     let mut out = Vec::new();
-    let mut todo = vec![path.trim_end_matches('/').to_owned()];
-    while let Some(rel) = todo.pop() {
+    let top = path.trim_end_matches('/').to_owned();
+    let inside = all && fresh.holds(&top);
+    let mut todo = vec![(top, inside)];
+    while let Some((rel, inside)) = todo.pop() {
         let full = root.join(crate::pathtext::to_path(&rel));
         let Ok(meta) = fs::symlink_metadata(&full) else {
             continue;
         };
         if !meta.is_dir() {
-            if changed(&meta) {
+            if inside || changed(&meta) {
                 out.push(rel);
             }
             continue;
@@ -107,6 +120,7 @@ fn below(root: &Path, path: &str, since_ns: i128, all: bool, budget: &mut usize)
         if !(all || changed(&meta)) {
             continue;
         }
+        let inside = all && (inside || changed(&meta));
         let Ok(listing) = fs::read_dir(&full) else {
             continue;
         };
@@ -119,10 +133,47 @@ fn below(root: &Path, path: &str, since_ns: i128, all: bool, budget: &mut usize)
             if name == ".git" {
                 continue; // a repository of its own
             }
-            todo.push(format!("{rel}/{}", crate::pathtext::from_os(&name)));
+            todo.push((format!("{rel}/{}", crate::pathtext::from_os(&name)), inside));
         }
     }
     out
+}
+
+/// Which folders of a worktree changed since a time, asked of the folders holding a path:
+/// a folder moved in whole (`mv`, or `cp -a`, `tar x`, `rsync -a`, which give its files old
+/// times) has a recent change time of its own, its files do not. The worktree's own folder is
+/// not asked: it changes with every file made at its top.
+pub(crate) struct FreshFolders<'a> {
+    root: &'a Path,
+    since_ns: i128,
+    known: HashMap<String, bool>,
+}
+
+impl<'a> FreshFolders<'a> {
+    /// For the worktree at `root`, changes since `since_ns` (nanoseconds since the epoch).
+    pub(crate) fn new(root: &'a Path, since_ns: i128) -> FreshFolders<'a> {
+        FreshFolders {
+            root,
+            since_ns,
+            known: HashMap::new(),
+        }
+    }
+
+    /// Whether a folder holding `rel` (relative to the root), below the root, changed since
+    /// the time asked. One `lstat` per folder, each asked once.
+    pub(crate) fn holds(&mut self, rel: &str) -> bool {
+        let Some((dir, _)) = rel.rsplit_once('/') else {
+            return false;
+        };
+        if let Some(&known) = self.known.get(dir) {
+            return known;
+        }
+        let own = fs::symlink_metadata(self.root.join(crate::pathtext::to_path(dir)))
+            .is_ok_and(|m| m.is_dir() && changed_ns(&m) >= self.since_ns);
+        let fresh = own || self.holds(dir);
+        self.known.insert(dir.to_owned(), fresh);
+        fresh
+    }
 }
 
 /// When `meta`'s file last changed (content or status), nanoseconds since the epoch.

@@ -63,6 +63,11 @@ impl Agent {
 
     /// The PostToolUse of a Bash command.
     pub fn post_bash(&self, command: &str) -> HookRun {
+        self.post_bash_env(command, &[])
+    }
+
+    /// [`Agent::post_bash`] with extra `env` for the hook.
+    pub fn post_bash_env(&self, command: &str, env: &[(&str, &str)]) -> HookRun {
         let event = claude_event(
             "PostToolUse",
             &self.id,
@@ -73,7 +78,7 @@ impl Agent {
                 "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
             }),
         );
-        hook_raw(&self.cwd, format!("{event}\n").as_bytes(), &[])
+        hook_raw(&self.cwd, format!("{event}\n").as_bytes(), env)
     }
 
     /// A Bash tool call as a host makes it: PreToolUse (whatever it answers: a destroyer the

@@ -116,6 +116,20 @@ pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> 
     out
 }
 
+/// [`RECENT_SECS`]; debug builds (the tests' builds) take it from `DIBS_TEST_RECENT_SECS`
+/// when set, since no file can be made older than ten minutes by its change time (only the
+/// clock sets it); release builds never read it.
+fn recent_secs() -> i128 {
+    #[cfg(debug_assertions)]
+    if let Some(secs) = std::env::var("DIBS_TEST_RECENT_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<i128>().ok())
+    {
+        return secs;
+    }
+    RECENT_SECS
+}
+
 /// Nanoseconds since the Unix epoch by the system clock (file times are on it).
 pub(super) fn clock_ns() -> i128 {
     SystemTime::now()
@@ -164,7 +178,7 @@ pub(crate) fn after_shell(
     }
     let cmds = cmds.unwrap_or_default();
     let clock = clock_ns();
-    let recent = clock - RECENT_SECS * 1_000_000_000;
+    let recent = clock - recent_secs() * 1_000_000_000;
     let ran_since = took.map(|t| clock - t.as_nanos() as i128 - SLACK_NS);
     // What changed in the last ten minutes, or since the command (or the job) started when it
     // ran longer.
@@ -266,13 +280,16 @@ fn scan_made(event: &Event, wt: &Worktree, scan: &Scan<'_>, made: git::ShellMade
     let mut peers: Vec<(usize, String)> = Vec::new();
     let mut bytes = 0u64;
     let mut over = false;
+    let mut fresh = git::FreshFolders::new(&wt.root, scan.since);
     for path in dirty {
         let Ok(meta) = fs::symlink_metadata(wt.root.join(crate::pathtext::to_path(&path))) else {
             continue;
         };
         let stamp = Stamp::of(&meta);
+        // A file with old times in a folder moved in whole is the command's too (not
+        // claimed: its own times do not say when it was written).
         let changed = stamp.ctime.max(stamp.mtime);
-        if changed < scan.since {
+        if changed < scan.since && !fresh.holds(&path) {
             continue;
         }
         // A file another session watches goes into that session's snapshot now, as the sweep
