@@ -1,7 +1,9 @@
-//! Ignore rules are anyone's to write, so they do not decide what is kept: rules that hide
-//! every name (`*` appended to `.git/info/exclude`, a `core.excludesFile` or `.gitignore` of
-//! `*`, `/*`, `**`) hide nothing from the scan after a shell command, and a file an ordinary
-//! rule hides (`out/`) that a shell command wrote is listed by `recover` as not kept, with why.
+//! Ignore rules are anyone's to write, so they do not decide what is kept: only HEAD's
+//! `.gitignore` files do. Rules anywhere else (`*` or `*.py` appended to `.git/info/exclude`,
+//! a `core.excludesFile`, a `.gitignore` not committed or changed since, one of `*` dropped into
+//! a folder) hide nothing from the scan after a shell command, whatever their spelling; a file
+//! a committed rule hides (`out/`) that a shell command wrote is listed by `recover` as not
+//! kept, with why.
 //! A command that makes more files than one scan takes (512) leaves a mark that the next
 //! command of any session that may destroy finishes first.
 
@@ -70,6 +72,87 @@ fn a_catch_all_ignore_rule_hides_nothing_from_the_scan() {
             ],
         );
     }
+}
+
+/// Rules that hide some of the files [`WRITTEN`] holds (not every name: one no rule is written
+/// for is not hidden by most of them), as a shell command (run in the repository).
+const SPELLINGS: &[&str] = &[
+    "echo '*.*' >> .git/info/exclude",
+    "echo '*.py' >> .git/info/exclude && echo '*.rs' >> .git/info/exclude",
+    "printf 'src/\\n' > .gitignore",
+    "printf '**/*.c\\n*.csv\\n' > .gitignore",
+    "printf '/*\\n!.gitignore\\n' > .gitignore",
+    "printf '*\\n!*/\\n' > .gitignore",
+    "printf '*.*\\n' > ../rules && git config core.excludesFile ../rules",
+    "printf '*\\n' > src/.gitignore && printf '*\\n' > lib/.gitignore",
+    "printf 'target/\\n' > .gitignore && git add .gitignore && git commit -qm rules && \
+     printf '*.py\\n**/*.rs\\n' >> .gitignore && echo '*.c' >> .git/info/exclude",
+];
+
+/// What the writer's shell command writes: (path, bytes).
+const WRITTEN: &[(&str, &str)] = &[
+    ("report.csv", "s1 results"),
+    ("src/gen.py", "print(42)"),
+    ("src/deep/mod.rs", "pub mod deep;"),
+    ("lib/util.c", "int util(void);"),
+];
+
+#[test]
+fn a_rule_not_committed_hides_nothing_whatever_its_spelling() {
+    for hide in SPELLINGS {
+        let repo = TestRepo::new();
+        let root = &repo.root;
+        std::fs::create_dir_all(root.join("lib")).unwrap();
+        Agent::new("hider", root).bash(hide);
+        let writes: Vec<String> = WRITTEN
+            .iter()
+            .map(|(p, b)| format!("printf %s '{b}' > {p}"))
+            .collect();
+        let writer = Agent::new("writer", root);
+        writer.bash(&format!("mkdir -p src/deep lib && {}", writes.join(" && ")));
+        let (listed, _) = listing(root);
+        for (p, _) in WRITTEN {
+            assert!(
+                listed.contains(&(*p).to_owned()),
+                "after `{hide}`: {listed:?}"
+            );
+        }
+        Agent::new("cleaner", root).bash("git clean -fdxq && rm -rf src/deep lib");
+        collect_garbage(root);
+        let want: Vec<_> = WRITTEN
+            .iter()
+            .map(|(p, b)| (root.join(p), b.as_bytes().to_vec()))
+            .collect();
+        assert_recovers(root, &["."], &want);
+    }
+}
+
+#[test]
+fn committed_rules_leave_build_output_out_beside_rules_of_ones_own() {
+    // Rules of one's own (a line in `info/exclude`, an excludes file, a `.gitignore` changed
+    // and not committed yet) do not make what HEAD's rules hide kept.
+    let repo = TestRepo::new();
+    let root = &repo.root;
+    repo.write(root, ".gitignore", "target/\n*.log\n");
+    sh(root, "git add .gitignore && git commit -qm ignore");
+    sh(
+        root,
+        "echo '*.swp' >> .git/info/exclude && echo '.idea/' > ../mine && \
+         git config core.excludesFile ../mine && echo 'dist/' >> .gitignore",
+    );
+    let s1 = Agent::new("builder", root);
+    s1.bash("mkdir -p target/debug && echo o > target/debug/app.o && echo l > build.log");
+    let (files, skipped) = listing(root);
+    assert_eq!(
+        files,
+        [".gitignore"],
+        "only the changed rules file is kept: {files:?}"
+    );
+    let left: Vec<&str> = skipped.iter().map(|(p, _)| p.as_str()).collect();
+    assert!(
+        left.contains(&"target/debug/app.o") && left.contains(&"build.log"),
+        "{skipped:?}"
+    );
 }
 
 #[test]

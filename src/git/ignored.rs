@@ -1,11 +1,15 @@
 //! What the scan after a shell command looks at in one worktree: its dirty and untracked paths
 //! and, beside them, the recent files its ignore rules hide. Ignore rules are anyone's to write
-//! (`echo '*' >> .git/info/exclude`, `core.excludesFile`, a `.gitignore` of `*`), so they are
-//! not trusted to say what is nobody's work: when they hide a name nobody wrote a rule for
-//! (a probe name), they hide everything, and the ignored files are taken as untracked; otherwise
-//! the recent ignored files are returned so that the scan can say it left them out. A folder
-//! whose own change time is recent (moved in whole: `mv`, `cp -a`, `tar x` keep its files' old
-//! times) counts with all it holds.
+//! (`echo '*.py' >> .git/info/exclude`, `core.excludesFile`, a `.gitignore` of `*` in one
+//! folder), so they are not trusted to say what is nobody's work: only the committed,
+//! unchanged `.gitignore` files do (see [`committed`]). A path any other rule hides is taken as
+//! untracked; the recent files the committed rules hide are returned so that the scan can say
+//! it left them out. A folder whose own change time is recent (moved in whole: `mv`, `cp -a`,
+//! `tar x` keep its files' old times) counts with all it holds.
+
+mod committed;
+
+pub(crate) use committed::{hidden_by_committed, one_hidden_by_committed};
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
@@ -13,8 +17,6 @@ use std::path::Path;
 
 use super::status::GitError;
 
-/// A name no ignore rule is written for: the rules that hide it hide every name.
-pub(crate) const PROBE: &str = "git-dibs-probe-5f0c9e2a";
 /// How many entries below ignored folders one scan lists at most.
 const MAX_LISTED: usize = 4096;
 /// How deep below an ignored folder repositories of their own are looked for, and how many
@@ -25,12 +27,10 @@ const REPOS_ENTRIES: usize = 64;
 /// The paths of one worktree a shell command may have made.
 #[derive(Debug, Default)]
 pub(crate) struct ShellMade {
-    /// Modified, staged and untracked paths (and ignored ones, when the rules hide everything).
+    /// Modified, staged and untracked paths (and those only rules not committed hide).
     pub(crate) dirty: BTreeSet<String>,
-    /// Ignored files changed since the time asked (the rules do not hide everything).
+    /// Files committed rules hide, changed since the time asked.
     pub(crate) ignored: Vec<String>,
-    /// Whether the ignore rules hide even a probe name (a catch-all such as `*`).
-    pub(crate) ignores_everything: bool,
     /// Repositories of their own at or a little below ignored folders (one at an ignored
     /// folder is not entered here: the scan goes into them as nested repositories), each
     /// ending in `/`.
@@ -38,9 +38,9 @@ pub(crate) struct ShellMade {
 }
 
 /// What the worktree at `root` holds that a shell command may have made since `since_ns`
-/// (nanoseconds since the epoch; see [`ShellMade`]). Ignored folders are entered only when
-/// their own change time is that recent, [`MAX_LISTED`] entries at most; with rules that hide
-/// everything, every ignored folder is.
+/// (nanoseconds since the epoch; see [`ShellMade`]). Folders committed rules hide are entered
+/// only when their own change time is that recent, [`MAX_LISTED`] entries at most; those only
+/// other rules hide always are.
 pub(crate) fn shell_made(root: &Path, since_ns: i128) -> Result<ShellMade, GitError> {
     // A repository libgit2 cannot open (SHA-256, reftable) or read: git's status, no ignored
     // files.
@@ -58,10 +58,9 @@ pub(crate) fn shell_made(root: &Path, since_ns: i128) -> Result<ShellMade, GitEr
     };
     let mut out = ShellMade {
         dirty: files.into_iter().map(|f| f.path).collect(),
-        ignored: Vec::new(),
-        ignores_everything: !hidden.is_empty() && repo.is_path_ignored(PROBE).unwrap_or(false),
-        ignored_repos: Vec::new(),
+        ..ShellMade::default()
     };
+    let committed = hidden_by_committed(&repo, &out.dirty, &hidden);
     let mut budget = MAX_LISTED;
     let mut fresh = FreshFolders::new(root, since_ns);
     for path in hidden {
@@ -79,7 +78,7 @@ pub(crate) fn shell_made(root: &Path, since_ns: i128) -> Result<ShellMade, GitEr
                 continue;
             }
         }
-        let all = out.ignores_everything;
+        let all = !committed.contains(&path);
         let found = below(root, &path, since_ns, all, &mut budget, &mut fresh);
         if all {
             out.dirty.extend(found);

@@ -335,6 +335,13 @@ impl LaneRepo {
         self.repo.is_path_ignored(rel).unwrap_or(false)
     }
 
+    /// Whether `rel` (relative to the worktree root) is ignored by the committed, unchanged
+    /// `.gitignore` files alone: rules anyone may write (`.git/info/exclude`, an excludes file,
+    /// a `.gitignore` not committed) do not say a file is nobody's work. Without libgit2, no.
+    pub(crate) fn hidden_by_committed_rules(&self, rel: &str) -> bool {
+        self.cli.is_none() && super::ignored::one_hidden_by_committed(&self.repo, rel)
+    }
+
     /// A commit's committer time, seconds since the Unix epoch.
     pub(crate) fn commit_time(&self, commit: &str) -> Option<i64> {
         if let Some(cli) = &self.cli {

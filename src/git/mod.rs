@@ -17,7 +17,7 @@ pub(crate) use discover::{
     Located, Worktree, checked_out_elsewhere, common_dir_of, is_valid_branch_name, linked_dot_git,
     locate, normalize, registration_gone, remember_paths, worktree_at, worktree_roots,
 };
-pub(crate) use ignored::{FreshFolders, PROBE as IGNORE_PROBE, ShellMade, shell_made};
+pub(crate) use ignored::{FreshFolders, ShellMade, shell_made};
 pub(crate) use stat_clean::{head_commit, tree_of, uncommitted_files, uncommitted_files_at};
 pub(crate) use status::{
     GitError, dirty_paths, parse_duration, read_config_duration, uncommitted_among,

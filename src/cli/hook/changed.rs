@@ -6,7 +6,7 @@
 //! whose change time is recent (a line that can only read, `ls` or `git status`, is not
 //! scanned). A file another live session watches goes into that session's snapshot, as the
 //! sweep before the next shell command would put it. Recent files git
-//! ignores are listed as left out (a few per call); ignore rules that hide everything (`*` in
+//! ignores are listed as left out (a few per call); ignore rules HEAD does not hold (`*.py` in
 //! `.git/info/exclude`) hide nothing (see `git::shell_made`). Where the budget stops a scan, a
 //! mark is left that the next command of any session that may destroy finishes first.
 

@@ -7,7 +7,8 @@
 //! What is left out, and said so in `recover`'s listing: files over [`MAX_SNAPSHOT_BYTES`],
 //! FIFOs, sockets and devices (never opened), and files git ignores that only a shell command
 //! wrote (an edit tool's file is kept even when ignored: the agent meant to write it), unless
-//! the ignore rules hide every name (a catch-all `*`: then they are kept like any other).
+//! only rules HEAD does not hold hide it (`*.py` in `.git/info/exclude`: then it is kept like
+//! any other).
 //! Binary files are kept; a symlink is kept as a link.
 
 use std::collections::BTreeMap;
@@ -195,11 +196,12 @@ fn take_and_write(
                 let repo = repos
                     .entry(f.worktree.clone())
                     .or_insert_with(|| LaneRepo::open(&f.worktree).ok());
-                // Rules that hide even a name nobody wrote a rule for (`*`) hide nothing here.
-                if repo.as_ref().is_some_and(|r| {
-                    r.is_ignored(&crate::pathtext::to_path(&f.path))
-                        && !r.is_ignored(Path::new(git::IGNORE_PROBE))
-                }) {
+                // Only the committed rules say a file is nobody's work (`*.py` appended to
+                // `.git/info/exclude` hides nothing here).
+                if repo
+                    .as_ref()
+                    .is_some_and(|r| r.hidden_by_committed_rules(&f.path))
+                {
                     Taken::Skip(IGNORED.into())
                 } else {
                     taken
