@@ -54,7 +54,59 @@ pub(crate) fn one_hidden_by_committed(repo: &git2::Repository, rel: &str) -> boo
     if !repo.is_path_ignored(rel).unwrap_or(false) {
         return false;
     }
-    by_head_rules(repo, &[rel.to_owned()]).contains(rel)
+    let paths = [rel.to_owned()];
+    // Only the `.gitignore` files of the folders holding it can hide it: when each is as HEAD
+    // has it and no rule comes from outside the worktree, the rules are HEAD's.
+    if !rules_outside_worktree(repo) && rule_files_as_at_head(repo, &paths) {
+        return true;
+    }
+    by_head_rules(repo, &paths).contains(rel)
+}
+
+/// Whether each `.gitignore` of the folders holding `paths` is in the worktree as in HEAD's
+/// tree (both missing counts as the same).
+fn rule_files_as_at_head(repo: &git2::Repository, paths: &[String]) -> bool {
+    let Some(tree) = repo.head().ok().and_then(|h| h.peel_to_tree().ok()) else {
+        return false;
+    };
+    let Some(root) = repo.workdir() else {
+        return false;
+    };
+    rule_files(paths).iter().all(|rel| {
+        let committed = tree
+            .get_path(Path::new(rel))
+            .ok()
+            .and_then(|e| repo.find_blob(e.id()).ok());
+        match fs::read(root.join(crate::pathtext::to_path(rel))) {
+            Ok(bytes) => committed.is_some_and(|b| b.content() == bytes.as_slice()),
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound && committed.is_none(),
+        }
+    })
+}
+
+/// The `.gitignore` files that may hold rules for `paths`: those of every folder holding one
+/// (the worktree's top too), and a folder's own (git asks it of the folder too).
+fn rule_files(paths: &[String]) -> BTreeSet<String> {
+    let mut folders = BTreeSet::new();
+    for p in paths {
+        let mut at = p.trim_end_matches('/');
+        folders.insert(at.to_owned());
+        while let Some((up, _)) = at.rsplit_once('/') {
+            folders.insert(up.to_owned());
+            at = up;
+        }
+        folders.insert(String::new());
+    }
+    folders
+        .into_iter()
+        .map(|f| {
+            if f.is_empty() {
+                ".gitignore".to_owned()
+            } else {
+                format!("{f}/.gitignore")
+            }
+        })
+        .collect()
 }
 
 /// Whether any rule that hides one of `hidden` may come from anywhere but a committed,
@@ -65,9 +117,21 @@ fn rules_from_elsewhere(
     hidden: &[String],
 ) -> bool {
     let is_rules = |p: &String| p == ".gitignore" || p.ends_with("/.gitignore");
-    if dirty.iter().any(is_rules) || hidden.iter().any(is_rules) {
+    if dirty.iter().any(is_rules) || hidden.iter().any(is_rules) || rules_outside_worktree(repo) {
         return true;
     }
+    // A folder listed as ignored that no rule names is hidden by rules inside it (a
+    // `.gitignore` of `*` in an untracked folder).
+    hidden.iter().filter(|h| h.ends_with('/')).any(|h| {
+        !repo
+            .is_path_ignored(h.trim_end_matches('/'))
+            .unwrap_or(false)
+    })
+}
+
+/// Whether a rule may come from outside the worktree: `info/exclude`, `core.excludesFile`, or
+/// git's default excludes file.
+fn rules_outside_worktree(repo: &git2::Repository) -> bool {
     if has_rules(&repo.commondir().join("info/exclude"))
         || has_rules(&repo.path().join("info/exclude"))
     {
@@ -83,16 +147,7 @@ fn rules_from_elsewhere(
         .map(std::path::PathBuf::from)
         .or_else(|| env("HOME").map(|h| Path::new(&h).join(".config")))
         .map(|d| d.join("git/ignore"));
-    if global.is_some_and(|g| has_rules(&g)) {
-        return true;
-    }
-    // A folder listed as ignored that no rule names is hidden by rules inside it (a
-    // `.gitignore` of `*` in an untracked folder).
-    hidden.iter().filter(|h| h.ends_with('/')).any(|h| {
-        !repo
-            .is_path_ignored(h.trim_end_matches('/'))
-            .unwrap_or(false)
-    })
+    global.is_some_and(|g| has_rules(&g))
 }
 
 /// Whether the ignore file at `path` holds a rule (a line neither blank nor a comment).
@@ -123,22 +178,7 @@ impl Mirror {
         fs::create_dir_all(git.join("objects")).ok()?;
         fs::create_dir_all(git.join("refs")).ok()?;
         fs::write(git.join("HEAD"), "ref: refs/heads/main\n").ok()?;
-        let mut folders = BTreeSet::new();
-        for p in paths {
-            let mut at = p.trim_end_matches('/');
-            folders.insert(at.to_owned()); // a folder's own rules: git asks them too
-            while let Some((up, _)) = at.rsplit_once('/') {
-                folders.insert(up.to_owned());
-                at = up;
-            }
-            folders.insert(String::new());
-        }
-        for folder in folders {
-            let rel = if folder.is_empty() {
-                ".gitignore".to_owned()
-            } else {
-                format!("{folder}/.gitignore")
-            };
+        for rel in rule_files(paths) {
             let Ok(entry) = tree.get_path(Path::new(&rel)) else {
                 continue;
             };
