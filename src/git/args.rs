@@ -99,8 +99,9 @@ pub(crate) fn parse_invocation(
     };
     for (k, v) in assignments {
         match k.as_str() {
-            "GIT_DIR" => git_dir = Some(v.clone()),
-            "GIT_WORK_TREE" => work_tree = Some(v.clone()),
+            // Set to nothing (`env -u`, `unset`): git looks for the repository itself.
+            "GIT_DIR" => git_dir = (!v.is_empty()).then(|| v.clone()),
+            "GIT_WORK_TREE" => work_tree = (!v.is_empty()).then(|| v.clone()),
             "GIT_ICASE_PATHSPECS" => icase = v == "1" || v == "true",
             "GIT_CONFIG_PARAMETERS" => {
                 for (key, value) in config_parameters(v) {

@@ -174,6 +174,9 @@ pub(crate) fn with_git_dir(root: PathBuf, git_dir: &Path) -> Option<Worktree> {
 
 /// The worktree whose root is exactly `dir`, if `dir` has a `.git` entry.
 pub(crate) fn worktree_at(dir: &Path) -> Option<Worktree> {
+    if let Some(env) = super::envrepo::env_worktree_at(dir) {
+        return Some(env);
+    }
     if let Some(hit) = with_memo(|m| m.worktrees.get(dir).cloned()) {
         return hit;
     }
@@ -182,7 +185,7 @@ pub(crate) fn worktree_at(dir: &Path) -> Option<Worktree> {
     found
 }
 
-fn find_worktree_at(dir: &Path) -> Option<Worktree> {
+pub(super) fn find_worktree_at(dir: &Path) -> Option<Worktree> {
     let dot_git = dir.join(".git");
     let meta = fs::metadata(&dot_git).ok()?;
     let git_dir = if meta.is_dir() {
@@ -202,7 +205,7 @@ pub(crate) fn locate(cwd: &Path, path: &Path) -> Option<Located> {
         dir = full.parent()?;
     }
     loop {
-        if dir.file_name().is_some_and(|n| n == ".git") {
+        if dir.file_name().is_some_and(|n| n == ".git") || super::envrepo::is_env_git_dir(dir) {
             return None;
         }
         if let Some(worktree) = worktree_at(dir) {

@@ -124,7 +124,7 @@ impl Repo {
     /// Open the repository of the worktree (or git dir) at `path`; one libgit2 cannot open
     /// because of its format is read through git.
     pub(crate) fn open(path: &Path) -> Result<Repo, ReadError> {
-        match git2::Repository::open(path) {
+        match super::envrepo::open(path) {
             Ok(repo) => {
                 moved_workdir(&repo, path);
                 Ok(Repo { repo, cli: None })

@@ -17,7 +17,7 @@ pub(crate) fn staged_paths(
     index_file: Option<&Path>,
 ) -> Result<Vec<String>, ReadError> {
     let index_file = index_file.map(|f| cwd.join(f));
-    let lib = match git2::Repository::open(root) {
+    let lib = match super::envrepo::open(root) {
         Ok(repo) => staged_by_libgit2(&repo, index_file.as_deref()),
         Err(e) => Err(ReadError::new(
             format!("cannot open the repository at {}", root.display()),

@@ -50,7 +50,7 @@ pub(crate) fn shell_made(root: &Path, since_ns: i128) -> Result<ShellMade, GitEr
             ..ShellMade::default()
         })
     };
-    let Ok(repo) = git2::Repository::open(root) else {
+    let Ok(repo) = super::envrepo::open(root) else {
         return plain();
     };
     let Ok((files, hidden)) = super::facts::worktree_status_and_ignored(&repo) else {

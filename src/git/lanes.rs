@@ -51,7 +51,14 @@ pub(crate) fn git_command(dir: &Path) -> Command {
         .env("GIT_PAGER", "cat")
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_COMMON_DIR")
         .env_remove("GIT_INDEX_FILE");
+    // The repository git's environment names, at its root (see `envrepo`): git is told where.
+    if let Some(w) = super::envrepo::git_env_for(dir) {
+        cmd.env("GIT_DIR", &w.git_dir)
+            .env("GIT_WORK_TREE", &w.root)
+            .env("GIT_COMMON_DIR", &w.common_dir);
+    }
     cmd
 }
 
@@ -132,7 +139,7 @@ impl LaneRepo {
     /// Open the repository of the worktree (or git dir) at `path`.
     pub(crate) fn open(path: &Path) -> Result<LaneRepo, LaneError> {
         let what = || format!("cannot open {}", path.display());
-        match git2::Repository::open(path) {
+        match super::envrepo::open(path) {
             Ok(repo) => Ok(LaneRepo { repo, cli: None }),
             Err(e) => match CliRepo::for_format(path) {
                 Some(cli) => Ok(LaneRepo {

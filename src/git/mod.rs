@@ -3,6 +3,7 @@
 
 mod config;
 mod discover;
+mod envrepo;
 pub mod gitdir;
 mod ignored;
 pub(crate) mod nested;
@@ -17,6 +18,7 @@ pub(crate) use discover::{
     Located, Worktree, checked_out_elsewhere, common_dir_of, is_valid_branch_name, linked_dot_git,
     locate, normalize, registration_gone, remember_paths, worktree_at, worktree_roots,
 };
+pub(crate) use envrepo::foreign_between;
 pub(crate) use ignored::{FreshFolders, ShellMade, shell_made};
 pub(crate) use stat_clean::{head_commit, tree_of, uncommitted_files, uncommitted_files_at};
 pub(crate) use status::{

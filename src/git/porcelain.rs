@@ -4,7 +4,7 @@
 //! A failure here is an error for the caller to turn into a question, never "nothing".
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use super::facts::CommitInfo;
 
@@ -23,9 +23,7 @@ fn run(dir: &Path, args: &[&str]) -> Result<String, PorcelainError> {
         dir: dir.display().to_string(),
         message,
     };
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
+    let out = super::lanes::git_command(dir)
         .args(args)
         .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(Stdio::null())

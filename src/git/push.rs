@@ -252,11 +252,8 @@ fn remote_tip(
     branch: &str,
     config: &[String],
 ) -> Option<Option<String>> {
-    let mut cmd = std::process::Command::new("git");
-    cmd.current_dir(root)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
-        .stdin(std::process::Stdio::null());
+    let mut cmd = super::lanes::git_command(root);
+    cmd.env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes");
     for kv in config {
         cmd.args(["-c", kv]);
     }

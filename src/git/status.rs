@@ -58,7 +58,7 @@ fn git_answer(
 /// Paths (relative, `/`-separated) that are modified, staged or untracked in the worktree at
 /// `root`. Ignored files do not count.
 pub(crate) fn dirty_paths(root: &Path) -> Result<BTreeSet<String>, GitError> {
-    let repo = match git2::Repository::open(root) {
+    let repo = match super::envrepo::open(root) {
         Ok(repo) => repo,
         Err(e) => {
             let first = GitError::new(format!("cannot open {}", root.display()), e);
@@ -118,11 +118,15 @@ pub(crate) fn uncommitted_among(
     if paths.is_empty() {
         return Ok(BTreeSet::new());
     }
-    let repo = match git2::Repository::open_ext(
-        root,
-        git2::RepositoryOpenFlags::NO_SEARCH,
-        std::iter::empty::<&std::ffi::OsStr>(),
-    ) {
+    let opened = match super::envrepo::git_env_for(root) {
+        Some(_) => super::envrepo::open(root),
+        None => git2::Repository::open_ext(
+            root,
+            git2::RepositoryOpenFlags::NO_SEARCH,
+            std::iter::empty::<&std::ffi::OsStr>(),
+        ),
+    };
+    let repo = match opened {
         Ok(repo) => repo,
         Err(e) => {
             let first = GitError::new(format!("cannot open {}", root.display()), e);

@@ -15,6 +15,11 @@ pub(super) fn set_var(st: &mut State, name: &str, value: Option<String>) {
     if name == "GLOBIGNORE" && value.as_deref() != Some("") {
         st.dotglob = true;
     }
+    // A variable exported already stays exported when set again (git reads the new value;
+    // one only known when it runs reads as such).
+    if let Some((_, v)) = st.exported.iter_mut().find(|(k, _)| k == name) {
+        *v = value.clone().unwrap_or_else(|| format!("${{{name}}}"));
+    }
     st.vars.insert(name.to_owned(), value);
 }
 
@@ -290,6 +295,7 @@ pub(super) fn builtin(argv: &[Arg], st: &mut State) {
         }
         "unset" => {
             for a in rest.iter().filter(|a| !a.text.starts_with('-')) {
+                st.exported.retain(|(k, _)| *k != a.text);
                 set_var(st, &a.text, Some(String::new()));
             }
         }

@@ -76,10 +76,16 @@ pub(super) fn run(
         made_pipes: 0,
         pipes: (None, None),
     };
+    let exported = super::state::inherited_exports();
     let mut st = State {
         cwd: cwd.to_path_buf(),
         known: true,
         on_disk: cwd.is_dir(),
+        vars: exported
+            .iter()
+            .map(|(k, v)| (k.clone(), Some(v.clone())))
+            .collect(),
+        exported,
         ..State::default()
     };
     ev.list(list, &mut st, &Inherit::default())?;

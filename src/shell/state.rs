@@ -27,6 +27,26 @@ pub(super) struct State {
     pub(super) on_disk: bool,
 }
 
+/// The variables of git's environment through which git finds its repository and index; a
+/// command line inherits them from the host that runs it, as if it began by exporting them.
+pub(super) const INHERITED: [&str; 4] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+];
+
+/// [`INHERITED`] as this process's environment sets them (not empty), values as they are.
+pub(super) fn inherited_exports() -> Vec<(String, String)> {
+    INHERITED
+        .iter()
+        .filter_map(|k| {
+            let v = std::env::var_os(k).filter(|v| !v.is_empty())?;
+            Some(((*k).to_owned(), v.to_string_lossy().into_owned()))
+        })
+        .collect()
+}
+
 impl State {
     fn same(&self, o: &State) -> bool {
         self.known == o.known && (!self.known || self.cwd == o.cwd)

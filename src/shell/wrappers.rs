@@ -2,6 +2,7 @@
 //! recognising a nested shell (`bash -c STRING`, or a shell reading commands from stdin).
 
 use super::expand::Arg;
+use super::state::INHERITED;
 use super::wrapper_specs::{JUDGED, LOOSE_WRAPPERS, simple_wrapper};
 
 /// How a shell found at the front of an argv gets its commands.
@@ -166,11 +167,22 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                     short_opt_arg: "",
                     long_arg: &["unset", "chdir", "split-string"],
                 };
+                let mut unset: Vec<String> = Vec::new();
                 let mut n = options(rest, &spec, |o, v| match (o, v) {
                     ("C" | "chdir", Some(v)) => chdir = Some(v.clone()),
                     ("S" | "split-string", Some(v)) => split = Some(v.text.clone()),
+                    ("u" | "unset", Some(v)) => unset.push(v.text.clone()),
+                    ("i" | "ignore-environment", None) => {
+                        unset.extend(INHERITED.map(str::to_owned))
+                    }
                     _ => {}
                 });
+                if rest.get(n).is_some_and(|a| a.text == "-") {
+                    unset.extend(INHERITED.map(str::to_owned));
+                }
+                // An unset variable reads as set to nothing (git takes an empty one as unset).
+                p.assignments
+                    .extend(unset.into_iter().map(|k| (k, String::new())));
                 if rest.get(n).is_some_and(|a| a.text == "-") {
                     n += 1;
                 }

@@ -52,6 +52,12 @@ pub(super) fn status_from(
     };
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
+    if let Some(inner) = git_dir_inside(repo) {
+        // A git dir inside its own work tree under another name than `.git` (a dotfiles
+        // clone at `~/.dotfiles` for the work tree `~`): its files are no work of anyone's.
+        out.retain(|f| !f.path.starts_with(&inner));
+        hidden.retain(|p| !p.starts_with(&inner));
+    }
     if ignored {
         hidden.sort();
         hidden.dedup();
@@ -59,6 +65,15 @@ pub(super) fn status_from(
         hidden.clear();
     }
     Ok((out, hidden))
+}
+
+/// The path (relative, with a `/` at its end) of `repo`'s git dir inside its work tree, when it
+/// is there under another name than `.git` (which git leaves out by itself).
+fn git_dir_inside(repo: &git2::Repository) -> Option<String> {
+    let root = repo.workdir()?;
+    let rel = repo.path().strip_prefix(root).ok()?;
+    let rel = rel.to_string_lossy().trim_end_matches('/').to_owned();
+    (!rel.is_empty() && rel != ".git").then(|| format!("{rel}/"))
 }
 
 /// libgit2's status of the whole worktree, or only of `paths` (files, or folders with all that

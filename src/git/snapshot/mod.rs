@@ -454,7 +454,7 @@ impl Snapshots {
         if let Reader::Cli(cli) = &self.inner {
             return cli.committed_blob(root, path);
         }
-        let repo = git2::Repository::open(root).ok()?;
+        let repo = crate::git::envrepo::open(root).ok()?;
         let tree = repo.head().ok()?.peel_to_tree().ok()?;
         let entry = tree.get_path(&crate::pathtext::to_path(path)).ok()?;
         (entry.kind() == Some(git2::ObjectType::Blob)).then(|| entry.id().to_string())

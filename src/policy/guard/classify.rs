@@ -297,12 +297,9 @@ fn classify_one(
     let Some(sub) = inv.args.first().cloned() else {
         return;
     };
-    let dir_unknown = [&inv.git_dir, &inv.work_tree].iter().any(|d| {
-        d.as_ref()
-            .is_some_and(|p| has_expansion(&p.to_string_lossy()))
-    });
-    if dir_unknown && !git_ops(&inv.args, true).is_empty() {
-        let why = "its repository (`GIT_DIR`, `GIT_WORK_TREE`) is only known when it runs".into();
+    if let Some(why) = super::named_repo::unjudged(&inv)
+        && !git_ops(&inv.args, true).is_empty()
+    {
         out.push(cx.opaque(Op::Opaque, why));
         return;
     }

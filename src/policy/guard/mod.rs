@@ -24,6 +24,7 @@ mod index_file;
 mod inputs;
 mod interp;
 mod make;
+mod named_repo;
 pub(crate) mod options;
 mod patch_program;
 mod patches;
