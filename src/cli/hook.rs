@@ -9,6 +9,7 @@ mod facts;
 mod jobs;
 mod nested;
 mod pre_edit;
+mod reach;
 mod retain;
 mod running;
 mod session;

@@ -28,6 +28,7 @@ mod locks;
 mod makers;
 mod nested;
 mod prune;
+mod reach;
 mod recfile;
 mod record;
 mod remote;

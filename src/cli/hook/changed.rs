@@ -61,6 +61,7 @@ pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> 
         }
     };
     add(&mut out, &event.cwd, Path::new("."));
+    let here = out.first().cloned();
     // A session started in a folder of repositories (a workspace) that is none itself: the
     // repositories just below it are in reach.
     if out.is_empty() {
@@ -82,6 +83,13 @@ pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> 
         let path = c.cwd.join(word);
         if path.is_dir() || (word.contains('/') && path.parent().is_some_and(Path::is_dir)) {
             add(&mut out, &c.cwd, Path::new(word));
+        }
+    }
+    // The worktrees of other clones the session has work in: a program writes there by any
+    // path (`make -C ../b`, a script's own `cd`), named or not.
+    for wt in super::reach::reached(event, here.as_ref()) {
+        if out.len() < MAX_WORKTREES && !out.iter().any(|w| w.root == wt.root) {
+            out.push(wt);
         }
     }
     // A program can write anywhere in reach, and a script's own lines are not read: every
@@ -392,6 +400,9 @@ fn scan_made(event: &Event, wt: &Worktree, scan: &Scan<'_>, made: git::ShellMade
         if let Err(e) = ctx.record(&store, wt, false, &[ctx.activity(), Change::Touch(mine)]) {
             eprintln!("git-dibs: could not record what the command changed ({e})");
         }
+    }
+    if claims {
+        super::reach::note(event, wt);
     }
     if let Err(e) = snapshot(&store, &wt.common_dir, batch(&files, Source::ShellScan)) {
         failed(Some(&store), now, &e);

@@ -348,6 +348,7 @@ pub(crate) fn after_write(event: &Event, store: &Store, located: &[Located], fro
         return;
     };
     super::nested::enclosed_by_session(event, &first.worktree);
+    super::reach::note(event, &first.worktree);
     let files: Vec<Pending> = located
         .iter()
         .map(|l| Pending {
@@ -428,6 +429,10 @@ fn clones_from(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand]) -
         if let Some(l) = git::locate(dir, Path::new(".")) {
             add(l.worktree, &mut out);
         }
+    }
+    // The clones the session has work in besides (a command may write there by any path).
+    for wt in super::reach::reached(event, here) {
+        add(wt, &mut out);
     }
     out
 }
