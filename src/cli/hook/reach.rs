@@ -14,6 +14,11 @@ use crate::store::Store;
 /// Note that the event's session has work in `wt`, when `wt` is not of the clone its event
 /// runs in (best effort; nothing is read or written for the same clone).
 pub(super) fn note(event: &Event, wt: &Worktree) {
+    // The everyday case, told without a lookup: the event runs in that very worktree (a
+    // repository nested below its cwd is noted by its enclosing one's scan, see `nested`).
+    if event.cwd.starts_with(&wt.root) {
+        return;
+    }
     let Some(here) = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree) else {
         return;
     };
