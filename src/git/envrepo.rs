@@ -114,7 +114,7 @@ fn core_settings(config: &str) -> (Option<String>, bool) {
                 bare = matches!(
                     value.to_ascii_lowercase().as_str(),
                     "true" | "yes" | "on" | "1"
-                )
+                );
             }
             _ => {}
         }

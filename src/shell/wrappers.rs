@@ -173,7 +173,7 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                     ("S" | "split-string", Some(v)) => split = Some(v.text.clone()),
                     ("u" | "unset", Some(v)) => unset.push(v.text.clone()),
                     ("i" | "ignore-environment", None) => {
-                        unset.extend(INHERITED.map(str::to_owned))
+                        unset.extend(INHERITED.map(str::to_owned));
                     }
                     _ => {}
                 });
