@@ -230,3 +230,37 @@ fn git_hooks_and_everyday_hooks_with_gits_own_environment_stay_as_they_were() {
         Some("deny")
     );
 }
+
+#[test]
+fn a_home_whose_untracked_files_git_hides_is_not_walked_and_its_edits_are_kept() {
+    let d = Dotfiles::new();
+    let env = d.env();
+    // What dotfiles guides set: `git status` over the home lists no untracked file.
+    d.git(&["config", "status.showUntrackedFiles", "no"]);
+    std::fs::create_dir_all(d.home.join(".cache/x")).unwrap();
+    std::fs::write(d.home.join(".cache/x/blob"), "cache\n").unwrap();
+    let vimrc = d.home.join(".vimrc");
+    wrote("s1", &d.home, &vimrc, b"set nu\n", &env);
+    let run = {
+        let ev = claude_event(
+            "PostToolUse",
+            "s1",
+            &d.home,
+            serde_json::json!({
+                "tool_name": "Bash",
+                "tool_input": {"command": "cargo build"},
+                "tool_response": {"stdout": "", "stderr": "", "interrupted": false},
+            }),
+        );
+        hook_raw(&d.home, format!("{ev}\n").as_bytes(), &env)
+    };
+    run.assert_silent();
+    let out = dibs_env(&d.home, None, &["recover", "--json"], &env);
+    assert!(out.status.success(), "{}", out_text(&out));
+    let listing: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed_paths(&listing), vec![".vimrc"], "{listing}");
+    std::fs::remove_file(&vimrc).unwrap();
+    let out = dibs_env(&d.home, None, &["recover", ".vimrc"], &env);
+    assert!(out.status.success(), "{}", out_text(&out));
+    assert_files(&[(vimrc, b"set nu\n".to_vec())]);
+}

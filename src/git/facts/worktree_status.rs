@@ -29,12 +29,13 @@ pub(super) fn status_from(
     scan: Option<crate::git::scan::Scan>,
     ignored: bool,
 ) -> Result<(Vec<FileState>, Vec<String>), git2::Error> {
+    let untracked = !untracked_hidden(repo);
     let (mut out, mut hidden) = match scan {
         Some(scan) if scan.ask.len() <= ASK_AT_MOST => {
             let mut found = scan.found;
             let mut hidden = scan.ignored;
             if !scan.ask.is_empty() {
-                let (more, more_hidden) = libgit2_entries(repo, &scan.ask, ignored)?;
+                let (more, more_hidden) = entries(repo, &scan.ask, ignored, untracked)?;
                 found.extend(more);
                 hidden.extend(more_hidden);
             }
@@ -43,7 +44,7 @@ pub(super) fn status_from(
         // The scan gives up on an index with entries marked assume-unchanged or skip-worktree,
         // which libgit2 takes for unchanged without looking: those are compared here.
         _ => {
-            let (mut found, hidden) = libgit2_entries(repo, &[], ignored)?;
+            let (mut found, hidden) = entries(repo, &[], ignored, untracked)?;
             if let Some(root) = repo.workdir() {
                 found.extend(crate::git::flagged::changed_marked(root, repo.path(), None));
             }
@@ -52,6 +53,10 @@ pub(super) fn status_from(
     };
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
+    if !untracked {
+        out.retain(|f| f.index != '?');
+        hidden.clear();
+    }
     if let Some(inner) = git_dir_inside(repo) {
         // A git dir inside its own work tree under another name than `.git` (a dotfiles
         // clone at `~/.dotfiles` for the work tree `~`): its files are no work of anyone's.
@@ -65,6 +70,20 @@ pub(super) fn status_from(
         hidden.clear();
     }
     Ok((out, hidden))
+}
+
+/// Whether untracked files are left out of `repo`'s status: the work tree git's environment
+/// names (a dotfiles clone over a home folder, see `envrepo`) when its config says
+/// `status.showUntrackedFiles=no`, as git's own status there does: the home's untracked
+/// files are no one's work in it, and walking them all would make every hook slow. An edit
+/// tool's files are still kept, by their paths.
+fn untracked_hidden(repo: &git2::Repository) -> bool {
+    repo.workdir()
+        .is_some_and(|w| crate::git::envrepo::git_env_for(w).is_some())
+        && repo
+            .config()
+            .and_then(|c| c.get_string("status.showUntrackedFiles"))
+            .is_ok_and(|v| v.eq_ignore_ascii_case("no"))
 }
 
 /// The path (relative, with a `/` at its end) of `repo`'s git dir inside its work tree, when it
@@ -83,19 +102,21 @@ pub(crate) fn libgit2_status(
     repo: &git2::Repository,
     paths: &[String],
 ) -> Result<Vec<FileState>, git2::Error> {
-    libgit2_entries(repo, paths, false).map(|(files, _)| files)
+    entries(repo, paths, false, true).map(|(files, _)| files)
 }
 
-/// [`libgit2_status`], and with `ignored` the ignored paths too (folders not entered).
-fn libgit2_entries(
+/// [`libgit2_status`], and with `ignored` the ignored paths too (folders not entered); without
+/// `untracked`, no untracked path (nor an ignored one).
+fn entries(
     repo: &git2::Repository,
     paths: &[String],
     ignored: bool,
+    untracked: bool,
 ) -> Result<(Vec<FileState>, Vec<String>), git2::Error> {
     let mut opts = git2::StatusOptions::new();
-    opts.include_untracked(true)
+    opts.include_untracked(untracked)
         .recurse_untracked_dirs(true)
-        .include_ignored(ignored)
+        .include_ignored(ignored && untracked)
         .recurse_ignored_dirs(false)
         .exclude_submodules(true);
     if !paths.is_empty() {
