@@ -140,3 +140,20 @@ fn a_noted_sibling_that_is_gone_or_replaced_is_passed_over_and_everyday_work_not
     wipe_untracked(&s.a.root);
     assert_recovers(&s.a.root, &["out.txt"], &[(s.a.root.join("out.txt"), out)]);
 }
+
+#[test]
+fn a_session_that_moved_to_b_still_has_what_it_writes_into_a_kept() {
+    let s = Siblings::new();
+    // The host's cwd is now B (a `cd` that stays); a program there writes into A.
+    let from_b = Agent::new("s1", &s.b.root);
+    let target = s.a.root.join("made-from-b.txt");
+    std::fs::write(
+        s.b("gen.py"),
+        format!("open('{}', 'w').write('from b\\n')\n", target.display()),
+    )
+    .unwrap();
+    from_b.bash("python3 gen.py");
+    let made = std::fs::read(&target).unwrap();
+    wipe_untracked(&s.a.root);
+    assert_recovers(&s.a.root, &["made-from-b.txt"], &[(target, made)]);
+}
