@@ -201,6 +201,25 @@ fn git_run_on_one_clone_in_another_clones_worktree_is_asked_about() {
             "{command}"
         );
     }
+    // A host whose cwd is inside B's git dir, with `GIT_WORK_TREE` naming B: B is judged.
+    let b_root = b.root.display().to_string();
+    let inside = [("GIT_WORK_TREE", b_root.as_str())];
+    wrote(
+        "s1",
+        &b.root,
+        &b.root.join("README.md"),
+        b"s1's change\n",
+        &[],
+    );
+    for command in ["git reset --hard", "git stash"] {
+        let said = decision("s2", &b.root.join(".git"), command, &inside);
+        assert_eq!(said.as_deref(), Some("deny"), "{command}");
+    }
+    // git itself cleans nothing from there (its cwd is in no work tree folder).
+    assert_eq!(
+        decision("s2", &b.root.join(".git"), "git clean -fdx", &inside),
+        None
+    );
     // What reads stays silent; the edit in A is still A's.
     assert_eq!(decision("s2", &a.root, "git status", &env), None);
     assert!(snapshot_refs(&a.root).contains("peer"));
