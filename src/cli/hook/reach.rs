@@ -53,3 +53,13 @@ pub(super) fn reached(event: &Event, here: Option<&Worktree>) -> Vec<Worktree> {
         })
         .collect()
 }
+
+/// Add to `clones` (one worktree per clone) the clones the event's session has work in besides
+/// (a command may write there by any path), as [`reached`] finds them from `here`.
+pub(super) fn add_clones(event: &Event, here: Option<&Worktree>, clones: &mut Vec<Worktree>) {
+    for wt in reached(event, here) {
+        if !clones.iter().any(|w| w.common_dir == wt.common_dir) {
+            clones.push(wt);
+        }
+    }
+}

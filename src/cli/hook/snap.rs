@@ -430,10 +430,7 @@ fn clones_from(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand]) -
             add(l.worktree, &mut out);
         }
     }
-    // The clones the session has work in besides (a command may write there by any path).
-    for wt in super::reach::reached(event, here) {
-        add(wt, &mut out);
-    }
+    super::reach::add_clones(event, here, &mut out);
     out
 }
 
