@@ -32,34 +32,113 @@ pub(super) fn read_script(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-/// `BASH_ENV`'s script, run by a non-interactive bash before its own commands: `Some(None)` when
-/// it is set but cannot be read.
-fn bash_env(argv: &[Arg], assignments: &[(String, String)], cwd: &Path) -> Option<Option<String>> {
-    if basename(&argv.first()?.text) != "bash" {
-        return None;
-    }
-    let value = assignments
+/// The value of environment variable `name` for the command (its prefix, else this process's).
+fn env_value(assignments: &[(String, String)], name: &str) -> Option<String> {
+    assignments
         .iter()
         .rev()
-        .find(|(k, _)| k == "BASH_ENV")
+        .find(|(k, _)| k == name)
         .map(|(_, v)| v.clone())
-        .or_else(|| std::env::var("BASH_ENV").ok())
-        .filter(|v| !v.is_empty())?;
-    Some(read_script(&join_dir(cwd, &value)))
+        .or_else(|| std::env::var(name).ok())
+        .filter(|v| !v.is_empty())
 }
 
-/// `text` with `BASH_ENV`'s script before it, when bash would run one (`None`: unreadable).
+/// A script a shell reads at start-up from a file named in its environment: `None` when it
+/// cannot be read (a process substitution, a pipe, a missing or special file).
+fn startup_file(path: &str, cwd: &Path) -> Option<String> {
+    if path.starts_with("<(") || path.starts_with("/dev/") || path.starts_with("/proc/") {
+        return None;
+    }
+    read_script(&join_dir(cwd, path))
+}
+
+/// What a shell runs from its environment before its own commands: `BASH_ENV` (bash), `ENV`
+/// (a POSIX shell, ksh, mksh), `$ZDOTDIR/.zshenv` (zsh), `PS4` under `-x` (expanded as in
+/// double quotes), `PROMPT_COMMAND` when interactive. `Some(None)` when one is set but cannot
+/// be read.
+fn shell_prelude(
+    argv: &[Arg],
+    assignments: &[(String, String)],
+    cwd: &Path,
+) -> Option<Option<String>> {
+    let name = basename(&argv.first()?.text);
+    let flags: String = argv[1..]
+        .iter()
+        .take_while(|a| a.text.starts_with('-') && !a.text.starts_with("--"))
+        .map(|a| a.text.as_str())
+        .collect();
+    let xtrace = flags.contains('x')
+        || argv
+            .windows(2)
+            .any(|w| w[0].text == "-o" && w[1].text == "xtrace");
+    let interactive = flags.contains('i');
+    let mut parts = Vec::new();
+    let mut unreadable = false;
+    let file = match name {
+        "bash" | "rbash" | "bash5" => env_value(assignments, "BASH_ENV"),
+        "sh" | "dash" | "ash" | "posh" | "ksh" | "ksh93" | "mksh" | "oksh" | "lksh" | "yash" => {
+            env_value(assignments, "ENV")
+        }
+        "zsh" => env_value(assignments, "ZDOTDIR").map(|d| format!("{d}/.zshenv")),
+        _ => return None,
+    };
+    if let Some(f) = file {
+        match startup_file(&f, cwd) {
+            Some(t) => parts.push(t),
+            None if name != "zsh" || !Path::new(&f).parent().is_some_and(Path::is_dir) => {
+                unreadable = true;
+            }
+            None => {}
+        }
+    }
+    if xtrace && let Some(ps4) = env_value(assignments, "PS4") {
+        parts.push(format!(": \"{ps4}\""));
+    }
+    if interactive && let Some(pc) = env_value(assignments, "PROMPT_COMMAND") {
+        parts.push(pc);
+    }
+    if unreadable {
+        return Some(None);
+    }
+    (!parts.is_empty()).then(|| Some(parts.join("\n")))
+}
+
+/// `text` with the shell's start-up text before it, when it runs one (`None`: unreadable).
 pub(super) fn with_bash_env(
     argv: &[Arg],
     assignments: &[(String, String)],
     cwd: &Path,
     text: &str,
 ) -> Option<String> {
-    match bash_env(argv, assignments, cwd) {
+    match shell_prelude(argv, assignments, cwd) {
         None => Some(text.to_owned()),
         Some(Some(env)) => Some(format!("{env}\n{text}")),
         Some(None) => None,
     }
+}
+
+/// Shell text a program runs from its environment: `less`'s `LESSOPEN`/`LESSCLOSE` input
+/// preprocessor (`|CMD %s`), `man`'s `MANPAGER`.
+pub(super) fn env_texts(argv: &[Arg], assignments: &[(String, String)]) -> Vec<String> {
+    let Some(first) = argv.first() else {
+        return Vec::new();
+    };
+    let vars: &[&str] = match basename(&first.text) {
+        "less" => &["LESSOPEN", "LESSCLOSE"],
+        "man" => &["MANPAGER"],
+        _ => return Vec::new(),
+    };
+    let file = argv[1..]
+        .iter()
+        .find(|a| !a.text.starts_with('-'))
+        .map_or("file", |a| a.text.as_str());
+    vars.iter()
+        .filter_map(|v| env_value(assignments, v))
+        .map(|v| {
+            let v = v.trim_start_matches(['|', '-']);
+            v.replace("%s", &quote(file))
+        })
+        .collect()
 }
 
 use super::quote_word as quote;

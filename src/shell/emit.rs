@@ -29,7 +29,11 @@ impl Ev<'_> {
         st: &mut State,
         inh: &Inherit,
     ) -> Result<bool, ParseError> {
-        match Parser::new(text, depth + 1).parse_program() {
+        let posix = std::mem::take(&mut self.posix);
+        match Parser::new(text, depth + 1)
+            .for_posix(posix)
+            .parse_program()
+        {
             Ok(list) => {
                 self.list(&list, st, inh)?;
                 Ok(true)
@@ -60,6 +64,7 @@ impl Ev<'_> {
             pipe_in: self.pipes.0,
             pipe_out: self.pipes.1,
             stdin_path: None,
+            runner: None,
             argv: argv.into_iter().map(|a| a.text).collect(),
             assignments,
             cwd,

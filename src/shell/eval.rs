@@ -59,6 +59,8 @@ pub(super) struct Ev<'a> {
     made_pipes: u32,
     /// The pipes of the simple command being emitted.
     pub(super) pipes: (Option<u32>, Option<u32>),
+    /// Nested text about to be parsed is a POSIX shell's (`dash -c`): see `Parser::posix`.
+    pub(super) posix: bool,
 }
 
 /// Evaluate a parsed command line starting in `cwd`.
@@ -75,6 +77,7 @@ pub(super) fn run(
         resolver,
         made_pipes: 0,
         pipes: (None, None),
+        posix: false,
     };
     let exported = super::state::inherited_exports();
     let mut st = State {

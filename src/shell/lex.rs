@@ -62,6 +62,9 @@ pub(super) struct Parser {
     pub(super) parens: Option<Vec<u32>>,
     /// Inside a double-quoted string (of the current substitution level).
     pub(super) in_dquote: bool,
+    /// The text is for a POSIX shell (sh, dash, ash, posh): `((` opens two subshells there,
+    /// never arithmetic.
+    pub(super) posix: bool,
 }
 
 fn is_meta(c: char) -> bool {
@@ -85,7 +88,14 @@ impl Parser {
             pending: Vec::new(),
             parens: None,
             in_dquote: false,
+            posix: false,
         }
+    }
+
+    /// The same parser for a POSIX shell's text (see [`Parser::posix`]).
+    pub(crate) fn for_posix(mut self, posix: bool) -> Self {
+        self.posix = posix;
+        self
     }
 
     /// Enter one nesting level.
@@ -271,6 +281,12 @@ impl Parser {
                     w.opaque = true;
                     let raw: String = self.src[start..self.pos].iter().collect();
                     w.push_str(&raw, true);
+                }
+                // `<(...)` / `>(...)` inside a word is a process substitution there too
+                // (`BASH_ENV=<(...)`, `a<(...)`).
+                c @ ('<' | '>') if self.at(self.pos + 1) == Some('(') => {
+                    self.pos += 2;
+                    self.command_sub(&mut w, &format!("{c}("))?;
                 }
                 c if is_meta(c) => break,
                 c => {

@@ -20,6 +20,8 @@ mod js_runners;
 mod lex;
 mod parse;
 mod quote;
+mod runners;
+mod shells;
 mod simple;
 mod sources;
 mod state;
@@ -38,6 +40,8 @@ mod tests;
 mod tests_expand;
 #[cfg(test)]
 mod tests_prop;
+#[cfg(test)]
+mod tests_runners;
 
 use std::path::{Path, PathBuf};
 
@@ -90,6 +94,9 @@ pub struct SimpleCommand {
     /// The file its standard input is redirected from (`< FILE`), whatever is known of its
     /// content (see [`stdin`](Self::stdin)).
     pub stdin_path: Option<PathBuf>,
+    /// The program whose arguments hold this command, when it is not known to run it
+    /// ([`Unknown::Runner`]).
+    pub runner: Option<String>,
 }
 
 impl SimpleCommand {
@@ -161,6 +168,9 @@ pub enum Unknown {
     Made,
     /// Shell text it runs could not be read; `argv`'s last word is that text.
     Unreadable,
+    /// It is an argument of a program the guard does not know (see
+    /// [`SimpleCommand::runner`]), which may run it.
+    Runner,
 }
 
 /// Why a command line could not be parsed.
@@ -180,6 +190,11 @@ pub enum ParseError {
 /// Whether `name` (a program's last path component) is a shell that runs its own command text.
 pub(crate) fn is_shell(name: &str) -> bool {
     wrappers::SHELLS.contains(&name)
+}
+
+/// Whether `name` is a shell whose syntax is not POSIX's (fish, csh, pwsh, nu, ...).
+pub(crate) fn is_foreign_shell(name: &str) -> bool {
+    wrappers::FOREIGN_SHELLS.contains(&name)
 }
 
 /// A word quoted for shell text (left bare when it holds only characters no shell treats

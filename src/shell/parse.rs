@@ -179,9 +179,11 @@ impl Parser {
     fn parse_compound(&mut self) -> Result<Command, ParseError> {
         let cmd = match self.next_tok()? {
             Tok::Op(Op::LParen) => {
-                // `((expr))` is arithmetic when it closes with `))`; otherwise a subshell.
+                // `((expr))` is arithmetic when it closes with `))`; otherwise a subshell. A
+                // POSIX shell (dash) has no `((`: there it is two subshells.
                 let start = self.pos;
-                if self.src.get(start) == Some(&'(')
+                if !self.posix
+                    && self.src.get(start) == Some(&'(')
                     && let Some(end) = self.arithmetic_end(start + 1)
                 {
                     self.pos = end;

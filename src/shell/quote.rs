@@ -33,7 +33,9 @@ impl Parser {
             }
         }
         self.pos += 1;
-        let list = Parser::new(&inner, self.depth + 1).parse_program()?;
+        let list = Parser::new(&inner, self.depth + 1)
+            .for_posix(self.posix)
+            .parse_program()?;
         w.has_cmdsub = true;
         w.bare |= !self.in_dquote;
         let from = w.chars.len();

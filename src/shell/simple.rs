@@ -228,10 +228,17 @@ impl Ev<'_> {
                 ..st.clone()
             };
             let mut unknown = force.unwrap_or(Unknown::Eval);
+            let source = match source {
+                // A non-POSIX shell's text is judged on its words, with the scripts it names.
+                Stdin::Text(t) if peeled.foreign => Stdin::Text(foreign_text(&t, &argv, &cwd)),
+                s => s,
+            };
             if let Stdin::Text(text) = &source {
-                if self.nested(text, s.depth, nested, &inner)? {
+                self.posix = name.as_deref().is_some_and(super::wrappers::is_posix_shell);
+                if !peeled.foreign && self.nested(text, s.depth, nested, &inner)? {
                     return Ok(None);
                 }
+                self.posix = false;
                 unknown = Unknown::Unreadable;
             }
             self.written.clone_from(&st.written);
@@ -284,6 +291,11 @@ impl Ev<'_> {
         // Commands a program runs from its arguments (`find -exec`, `git rebase -x`, `watch`).
         let read = |p: &Path| sources::in_reach(p, st);
         let as_written = super::editors::embedded(&argv, &stdin_from, &cwd, &read);
+        let as_written: Vec<String> = as_written
+            .into_iter()
+            .chain(super::runners::texts(&argv))
+            .chain(effects::env_texts(&argv, &assignments))
+            .collect();
         let written_count = as_written.len();
         for (i, text) in as_written
             .into_iter()
@@ -341,6 +353,31 @@ impl Ev<'_> {
         effects::note_made(&argv, &cwd, st);
         self.written.clone_from(&st.written);
         sources::note_written(&argv, &redirects, output.as_deref(), &stdin, &cwd, st);
+        // A program not known to run its arguments whose arguments hold a judged program's
+        // command line: that command is judged as one it may run.
+        if let Some(at) = super::runners::fallback(&argv) {
+            let text = argv[at..]
+                .iter()
+                .map(|a| super::quote_word(&a.text))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let inner = Inherit {
+                assigns: assignments.clone(),
+                force: Some(Unknown::Runner),
+                pipes: mine,
+                stdin: Some(stdin.clone()),
+            };
+            let nested = State {
+                cwd: cwd.clone(),
+                known,
+                ..st.clone()
+            };
+            let before = self.out.len();
+            self.nested(&text, s.depth, nested, &inner)?;
+            for c in &mut self.out[before..] {
+                c.runner = Some(argv[0].text.clone());
+            }
+        }
         self.pipes = mine;
         self.emit(argv, assignments, cwd, known, redirects, unknown);
         if let Some(last) = self.out.last_mut() {
@@ -350,4 +387,17 @@ impl Ev<'_> {
         }
         Ok(output)
     }
+}
+
+/// What a non-POSIX shell (fish, csh, pwsh, ...) runs, as text to judge on its words: its
+/// arguments, and the script files among them.
+fn foreign_text(text: &str, argv: &[Arg], cwd: &Path) -> String {
+    let mut out = text.to_owned();
+    for a in argv.iter().skip(1).filter(|a| !a.text.starts_with('-')) {
+        if let Some(t) = effects::read_script(&super::expand::join_dir(cwd, &a.text)) {
+            out.push('\n');
+            out.push_str(&t);
+        }
+    }
+    out
 }

@@ -2,6 +2,8 @@
 //! recognising a nested shell (`bash -c STRING`, or a shell reading commands from stdin).
 
 use super::expand::Arg;
+use super::shells::shell_mode;
+pub(super) use super::shells::{FOREIGN_SHELLS, SHELLS, is_posix_shell};
 use super::state::INHERITED;
 use super::wrapper_specs::{JUDGED, LOOSE_WRAPPERS, simple_wrapper};
 
@@ -35,6 +37,8 @@ pub(super) struct Peeled {
     pub(crate) rooted: bool,
     /// `xargs -I STR`: the string replaced by each input item.
     pub(crate) replace: Option<String>,
+    /// The shell is not a POSIX one (fish, csh, pwsh, nu, ...): its text is not parsed here.
+    pub(crate) foreign: bool,
 }
 
 /// Most wrappers peeled off one command.
@@ -52,7 +56,7 @@ pub(super) struct Spec {
 
 /// Walk the options of a wrapper; returns the index of the first operand. `on` sees each
 /// option name (short as a one-letter string) and its argument.
-fn options(args: &[Arg], spec: &Spec, mut on: impl FnMut(&str, Option<&Arg>)) -> usize {
+pub(super) fn options(args: &[Arg], spec: &Spec, mut on: impl FnMut(&str, Option<&Arg>)) -> usize {
     let mut i = 0;
     while i < args.len() {
         let a = &args[i].text;
@@ -130,10 +134,6 @@ fn take_assignments(args: &[Arg], out: &mut Vec<(String, String)>) -> usize {
     n
 }
 
-pub(super) const SHELLS: &[&str] = &[
-    "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
-];
-
 /// The last path component of a program name.
 pub(super) fn basename(s: &str) -> &str {
     s.rsplit('/').next().unwrap_or(s)
@@ -148,12 +148,19 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
             break;
         }
         let Some(first) = argv.first() else { break };
-        let name = basename(&first.text).to_string();
+        // zsh's `=git` is the path of `git`.
+        if let Some(bare) = first.text.strip_prefix('=').filter(|b| !b.is_empty()) {
+            let bare = bare.to_owned();
+            argv[0].text = bare;
+        }
+        let name = basename(&argv[0].text).to_string();
         let rest = &argv[1..];
         if let Some(run) = super::js_runners::rewrite(&name, rest)
             .or_else(|| super::file_tools::rewrite(&name, rest))
+            .or_else(|| super::runners::rewrite(&name, rest))
         {
             p.external = true;
+            p.xargs |= super::runners::adds_arguments(&name);
             argv = run;
             continue;
         }
@@ -257,6 +264,28 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                 (!lookup).then_some(n)
             }
             "builtin" => Some(usize::from(rest.first().is_some_and(|a| a.text == "--"))),
+            // zsh's precommand modifiers, and `repeat N CMD`.
+            "noglob" | "nocorrect" | "-" => Some(0),
+            "repeat" => (rest.len() > 1).then_some(1),
+            // `at`/`batch` run shell text from their input (or `-f FILE`).
+            "at" | "batch" => {
+                let mut file = None;
+                let mut listing = false;
+                let spec = Spec {
+                    short_arg: "fqtM",
+                    short_opt_arg: "",
+                    long_arg: &[],
+                };
+                options(rest, &spec, |o, v| match (o, v) {
+                    ("f", Some(v)) => file = Some(v.clone()),
+                    ("l" | "d" | "r" | "c" | "V", _) => listing = true,
+                    _ => {}
+                });
+                if !listing {
+                    p.shell = Some(file.map_or(Shell::Stdin, Shell::Script));
+                }
+                break;
+            }
             // `coproc CMD ...` runs CMD in the background (`coproc NAME { ...; }` does not parse
             // as a simple command and is put to the person as unreadable).
             "coproc" => {
@@ -425,6 +454,16 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                 p.shell = shell_mode(rest);
                 break;
             }
+            s if FOREIGN_SHELLS.contains(&s) => {
+                p.foreign = true;
+                p.shell = Some(if rest.is_empty() {
+                    Shell::Stdin
+                } else {
+                    let text: Vec<&str> = rest.iter().map(|a| a.text.as_str()).collect();
+                    Shell::Command(Arg::plain(&text.join(" ")))
+                });
+                break;
+            }
             s if LOOSE_WRAPPERS.contains(&s) => {
                 p.external = true;
                 p.rooted = true;
@@ -442,46 +481,4 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
     }
     p.argv = argv;
     p
-}
-
-/// How a shell invoked with these arguments (after its name) gets its commands.
-fn shell_mode(args: &[Arg]) -> Option<Shell> {
-    let mut command = false;
-    let mut stdin = false;
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].text.as_str();
-        if a == "--" || a == "-" {
-            i += 1;
-            break;
-        }
-        if let Some(long) = a.strip_prefix("--") {
-            if matches!(long, "rcfile" | "init-file") {
-                i += 1;
-            }
-            i += 1;
-            continue;
-        }
-        let Some(cluster) = a.strip_prefix('-').or_else(|| a.strip_prefix('+')) else {
-            break;
-        };
-        if cluster.is_empty() {
-            break;
-        }
-        command |= cluster.contains('c');
-        // `-s`: commands come from standard input, the operands are positional parameters.
-        stdin |= cluster.contains('s') && !a.starts_with('+');
-        // `-o NAME` / `-O NAME` take the next word.
-        i += 1 + cluster.chars().filter(|&c| c == 'o' || c == 'O').count();
-    }
-    if command {
-        return args.get(i).cloned().map(Shell::Command);
-    }
-    if stdin {
-        return Some(Shell::Stdin);
-    }
-    match args.get(i) {
-        None => Some(Shell::Stdin),
-        Some(file) => Some(Shell::Script(file.clone())),
-    }
 }

@@ -98,17 +98,14 @@ impl Ctx<'_> {
             display: self.display.clone(),
             bypass: self.bypass,
             unknown: unknown_reason(self.cmd, targets),
+            runner: self.cmd.runner.clone(),
         }
     }
 
     fn opaque(&self, op: Op, why: String) -> Guarded {
         Guarded {
-            op,
-            cwd: self.cmd.cwd.clone(),
-            git: None,
-            display: self.display.clone(),
-            bypass: self.bypass,
             unknown: Some(why),
+            ..self.guarded(op, None, &[])
         }
     }
 }

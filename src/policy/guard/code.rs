@@ -34,7 +34,10 @@ pub(crate) fn unread_commands(cmd: &SimpleCommand, base: &str) -> Option<String>
             "`{first}` was written earlier in this line with content git-dibs cannot know, and it may"
         ));
     }
-    if !(crate::shell::is_shell(base) || matches!(base, "." | "source")) {
+    if !(crate::shell::is_shell(base)
+        || crate::shell::is_foreign_shell(base)
+        || matches!(base, "." | "source"))
+    {
         return None;
     }
     let args = &cmd.argv[1..];

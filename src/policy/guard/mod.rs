@@ -218,6 +218,9 @@ pub struct Guarded {
     pub(crate) bypass: bool,
     /// Why its targets cannot be known before it runs, if they cannot.
     pub(crate) unknown: Option<String>,
+    /// The program whose arguments hold it, not known to run them (`docker run IMG CMD`): what
+    /// would be refused is asked, naming that program.
+    pub(crate) runner: Option<String>,
 }
 
 impl Guarded {
@@ -238,6 +241,7 @@ impl Guarded {
                 .trim_start()
                 .starts_with(&format!("{BYPASS_VAR}=1 ")),
             unknown: Some("it cannot be read".into()),
+            runner: None,
         }
     }
 }
@@ -336,6 +340,22 @@ pub use classify::{AliasLookup, classify};
 
 /// Decide one guarded command over its facts.
 pub fn evaluate(g: &Guarded, facts: &Facts) -> Verdict {
+    match (judge(g, facts), &g.runner) {
+        // It may not run at all: the person decides.
+        (Verdict::Block(f), Some(runner)) => {
+            let said = format!("`{runner}` may run a command git-dibs would refuse,");
+            let reason = match f.reason.strip_prefix("git-dibs refused") {
+                Some(rest) => format!("{said}{rest}"),
+                None => format!("{said} `{}`: {}", g.display, f.reason),
+            };
+            Verdict::Ask(Finding { reason, ..f })
+        }
+        (v, _) => v,
+    }
+}
+
+/// [`evaluate`] as though the command runs.
+fn judge(g: &Guarded, facts: &Facts) -> Verdict {
     if let Some(why) = &g.unknown
         && !matches!(g.op, Op::Unreadable { .. })
     {

@@ -95,6 +95,7 @@ mod tests {
             display: "gh pr create --fill".into(),
             bypass: false,
             unknown: None,
+            runner: None,
         };
         assert_eq!(check(&g, "feat", &[]), Verdict::Allow);
         let merged = PullRequest {

@@ -34,6 +34,7 @@ pub(super) fn sc(line: &str) -> SimpleCommand {
         pipe_in: None,
         pipe_out: None,
         stdin_path: None,
+        runner: None,
     }
 }
 
