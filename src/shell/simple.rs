@@ -297,17 +297,30 @@ impl Ev<'_> {
             .chain(effects::env_texts(&argv, &assignments))
             .collect();
         let written_count = as_written.len();
-        for (i, text) in as_written
-            .into_iter()
-            .chain(effects::embedded(&argv))
-            .enumerate()
-        {
+        // A program not known to run its arguments whose arguments hold a judged program's
+        // command line: that command is judged as one it may run.
+        let runs = super::runners::fallback(&argv).map(|at| {
+            let words: Vec<String> = argv[at..]
+                .iter()
+                .map(|a| super::quote_word(&a.text))
+                .collect();
+            words.join(" ")
+        });
+        let added_args = effects::embedded(&argv);
+        let count = written_count + added_args.len();
+        let texts = as_written.into_iter().chain(added_args).chain(runs);
+        for (i, text) in texts.enumerate() {
             // A trap's text and an editor's commands run as written; the others get arguments
             // added when they run.
             let added = (name != "trap" && i >= written_count).then_some(Unknown::Xargs);
+            let runner = (i >= count).then(|| argv[0].text.clone());
+            let before = self.out.len();
             let inner = Inherit {
                 assigns: assignments.clone(),
-                force: added.or(force),
+                force: match runner {
+                    Some(_) => force.or(Some(Unknown::Runner)),
+                    None => added.or(force),
+                },
                 pipes: mine,
                 stdin: Some(stdin.clone()),
             };
@@ -328,6 +341,11 @@ impl Ev<'_> {
                     Vec::new(),
                     Some(Unknown::Unreadable),
                 );
+            }
+            if let Some(r) = runner {
+                for c in &mut self.out[before..] {
+                    c.runner = Some(r.clone());
+                }
             }
         }
         // (`.`/`source` of a file that does not exist runs nothing.)
@@ -353,31 +371,6 @@ impl Ev<'_> {
         effects::note_made(&argv, &cwd, st);
         self.written.clone_from(&st.written);
         sources::note_written(&argv, &redirects, output.as_deref(), &stdin, &cwd, st);
-        // A program not known to run its arguments whose arguments hold a judged program's
-        // command line: that command is judged as one it may run.
-        if let Some(at) = super::runners::fallback(&argv) {
-            let text = argv[at..]
-                .iter()
-                .map(|a| super::quote_word(&a.text))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let inner = Inherit {
-                assigns: assignments.clone(),
-                force: Some(Unknown::Runner),
-                pipes: mine,
-                stdin: Some(stdin.clone()),
-            };
-            let nested = State {
-                cwd: cwd.clone(),
-                known,
-                ..st.clone()
-            };
-            let before = self.out.len();
-            self.nested(&text, s.depth, nested, &inner)?;
-            for c in &mut self.out[before..] {
-                c.runner = Some(argv[0].text.clone());
-            }
-        }
         self.pipes = mine;
         self.emit(argv, assignments, cwd, known, redirects, unknown);
         if let Some(last) = self.out.last_mut() {
