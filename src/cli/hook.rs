@@ -66,6 +66,23 @@ impl From<HostArg> for Host {
     }
 }
 
+/// For a git hook at a moment that puts files back (`git stash` has just written its commit):
+/// every background job marked in the clone of `here` has what it changed in its worktrees
+/// put into its session's snapshot first, as before an agent's shell command that may write.
+/// One failed folder listing when no job is marked.
+pub(crate) fn scan_background_jobs(here: &crate::git::Worktree) {
+    let event = Event {
+        host: Host::Person,
+        session_id: format!("person-{}", super::caller::user_name()),
+        cwd: here.root.clone(),
+        event_name: String::new(),
+        actor: None,
+        call: None,
+        kind: EventKind::Ignored,
+    };
+    jobs::before_shell(&event, Some(here), None);
+}
+
 /// Run the hook; always exits 0 unless a host format calls for a blocking code.
 pub(crate) fn run(args: Args) -> ExitCode {
     // One hook call resolves the same few paths many times over; it changes none of them.

@@ -6,11 +6,15 @@
 //! the work is also pushed: the branch to its upstream, or a tag `retention/<slug>-<short sha>`
 //! when the upstream is gone. Pushing is never the default.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::lanes::{LaneError, LaneRepo, checked_out_branch, git, short_sha};
 
+mod fingerprint;
+mod moved;
 mod unheld;
+pub(crate) use fingerprint::branch_fingerprint;
+pub(crate) use moved::{RefMove, keep_moved, old_from_reflog};
 pub(crate) use unheld::{Unheld, unheld};
 
 /// The prefix of every retention ref.
@@ -135,27 +139,7 @@ fn retain_commit(
     except: Option<&str>,
 ) -> Result<Retained, LaneError> {
     let mut out = Retained::default();
-    let mut name = retention_ref(label, commit);
-    // Another commit whose id starts with the same seven digits is kept there already: this
-    // one is named by its full id.
-    if repo.ref_tip(&name).is_some_and(|t| t != commit) {
-        name = format!("{RETENTION_PREFIX}{label}/{commit}");
-    }
-    let unpushed = !on_remote_except(repo, commit, except);
-    if unpushed && repo.ref_tip(&name).is_none() {
-        git(
-            dir,
-            &[
-                "update-ref",
-                "-m",
-                "git-dibs: retain unpushed work",
-                &name,
-                commit,
-                "",
-            ],
-        )?;
-        out.created.push(name.clone());
-    }
+    let (name, unpushed) = create_retention(dir, repo, label, commit, except, &mut out)?;
     if unpushed && repo.config_bool("dibs.retentionPush") && except.is_none() {
         push(dir, repo, label, commit, &mut out);
     }
@@ -172,6 +156,32 @@ fn retain_commit(
         out.created.retain(|n| *n != name);
     }
     Ok(out)
+}
+
+/// Keep `commit` for `label` by a retention ref unless it is on a remote-tracking ref other
+/// than `except`; a new ref goes into `out.created`. Returns the ref's name and whether the
+/// commit is on no such remote.
+fn create_retention(
+    dir: &Path,
+    repo: &LaneRepo,
+    label: &str,
+    commit: &str,
+    except: Option<&str>,
+    out: &mut Retained,
+) -> Result<(String, bool), LaneError> {
+    let mut name = retention_ref(label, commit);
+    // Another commit whose id starts with the same seven digits is kept there already: this
+    // one is named by its full id.
+    if repo.ref_tip(&name).is_some_and(|t| t != commit) {
+        name = format!("{RETENTION_PREFIX}{label}/{commit}");
+    }
+    let unpushed = !on_remote_except(repo, commit, except);
+    if unpushed && repo.ref_tip(&name).is_none() {
+        let msg = "git-dibs: retain unpushed work";
+        git(dir, &["update-ref", "-m", msg, &name, commit, ""])?;
+        out.created.push(name.clone());
+    }
+    Ok((name, unpushed))
 }
 
 /// Push `commit` of `branch`: the branch to its upstream when that still exists, else a tag.
@@ -252,71 +262,6 @@ fn sweep_with(dir: &Path, repo: &LaneRepo, keep: Option<&str>) -> Result<Retaine
     Ok(out)
 }
 
-/// A fingerprint of where the clone at `common_dir` keeps its local branches and remote-tracking
-/// refs: the stat data of `packed-refs`, of `refs/stash` and its reflog, of every folder under
-/// `refs/heads` and `refs/remotes` (a loose ref made, moved or deleted
-/// renames a file in its folder) and of a reftable's table list. Equal fingerprints mean no
-/// branch moved. Reads no ref and opens no repository; `None` when the folders are too many to
-/// look at cheaply (then every call looks at the branches).
-pub(crate) fn branch_fingerprint(common_dir: &Path) -> Option<String> {
-    use std::fmt::Write as _;
-    const MAX_FOLDERS: usize = 256;
-    let mut out = String::new();
-    let mut stamp = |path: &Path| {
-        let _ = match std::fs::symlink_metadata(path) {
-            Ok(m) => {
-                use std::os::unix::fs::MetadataExt;
-                write!(
-                    out,
-                    "{}:{}.{}:{}:{};",
-                    m.ino(),
-                    m.mtime(),
-                    m.mtime_nsec(),
-                    m.ctime_nsec(),
-                    m.len()
-                )
-            }
-            Err(_) => write!(out, "-;"),
-        };
-    };
-    stamp(&common_dir.join("packed-refs"));
-    stamp(&common_dir.join("reftable/tables.list"));
-    // The stash and its entries (`git stash`, `drop`, `clear`): their commits are kept too.
-    stamp(&common_dir.join("refs/stash"));
-    stamp(&common_dir.join("logs/refs/stash"));
-    // Every namespace but git-dibs' own: branches, remote-tracking refs, tags, `refs/wip/…`.
-    let mut folders: Vec<PathBuf> = std::fs::read_dir(common_dir.join("refs"))
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| e.file_name() != "dibs" && e.file_type().is_ok_and(|t| t.is_dir()))
-                .map(|e| e.path())
-                .collect()
-        })
-        .unwrap_or_default();
-    folders.sort();
-    stamp(&common_dir.join("refs"));
-    let mut seen = 0;
-    while let Some(dir) = folders.pop() {
-        seen += 1;
-        if seen > MAX_FOLDERS {
-            return None;
-        }
-        stamp(&dir);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut subs: Vec<_> = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .map(|e| e.path())
-            .collect();
-        subs.sort();
-        folders.extend(subs);
-    }
-    Some(out)
-}
-
 /// Keep every local branch whose tip moved since `before` (full ref name to commit): a
 /// retention ref on each new tip that is on no remote, so a branch made or moved by any means
 /// and then deleted keeps its commits. A remote-tracking ref (`refs/remotes/*`) that moved other
@@ -380,7 +325,15 @@ pub(crate) fn retain_moved_branches(
             },
             _ => {
                 let branch = name.trim_start_matches("refs/heads/");
-                retain_commit(repo_dir, &repo, branch, &tip, None)?
+                let mut r = retain_commit(repo_dir, &repo, branch, &tip, None)?;
+                // Moved other than forward (a reset, `branch -f`): its old tip too, whose
+                // retention may have gone while it was on a remote.
+                if let Some(old) = old.filter(|o| !repo.is_ancestor(o, &tip))
+                    && repo.commit_of(old).is_some()
+                {
+                    r.absorb(retain_commit(repo_dir, &repo, branch, old, None)?);
+                }
+                r
             }
         };
         all.absorb(r);

@@ -76,6 +76,39 @@ pub(crate) fn keep(dir: &Path, expiry_secs: u64, now: i64) -> Result<Vec<String>
     Ok(created)
 }
 
+/// Keep stash commit `commit` by a ref of its own unless one keeps it already (a git hook saw
+/// `refs/stash` written or dropped). Returns the ref created.
+pub(crate) fn keep_commit(
+    dir: &Path,
+    repo: &LaneRepo,
+    commit: &str,
+) -> Result<Option<String>, LaneError> {
+    if repo.commit_of(commit).is_none()
+        || repo
+            .refs_under(STASH_PREFIX)
+            .iter()
+            .any(|(_, c)| c == commit)
+    {
+        return Ok(None);
+    }
+    let mut name = format!("{STASH_PREFIX}{}", short_sha(commit));
+    if repo.ref_tip(&name).is_some() {
+        name = format!("{STASH_PREFIX}{commit}");
+    }
+    git(
+        dir,
+        &[
+            "update-ref",
+            "-m",
+            "git-dibs: keep stash",
+            &name,
+            commit,
+            "",
+        ],
+    )?;
+    Ok(Some(name))
+}
+
 /// The kept stash commits that are in no stash entry now, newest first.
 pub(crate) fn dropped(dir: &Path) -> Result<Vec<Dropped>, LaneError> {
     let repo = LaneRepo::open(dir)?;

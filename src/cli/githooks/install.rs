@@ -30,17 +30,23 @@ pub(crate) fn shim(name: &str) -> String {
          uninstall --git-hooks` removes it\n# and puts back the hook it chains ({name}{CHAINED}), \
          if there is one.\nchained=\"$(dirname \"$0\")/{name}{CHAINED}\"\n"
     );
-    let (feed, guard_when) = if stdin {
+    // `reference-transaction` runs git-dibs twice: `prepared` (it may refuse) and `committed`
+    // (it keeps what the updates left); the warning is said once.
+    let (feed, guard_when, warn_when) = if stdin {
         s.push_str("input=$(cat; echo .)\ninput=${input%.}\n");
-        ("printf '%s' \"$input\" | ", "[ \"$1\" = prepared ]")
+        (
+            "printf '%s' \"$input\" | ",
+            "[ \"$1\" = prepared ] || [ \"$1\" = committed ]",
+            "elif [ \"$1\" = prepared ]; then",
+        )
     } else {
-        ("", "true")
+        ("", "true", "else")
     };
     let redirect = if stdin { "" } else { " </dev/null" };
     s.push_str(&format!(
         "if {guard_when}; then\n\tif command -v git-dibs >/dev/null 2>&1; then\n\t\t{feed}\
-         git-dibs githook {name} \"$@\"{redirect} || exit $?\n\telse\n\t\techo \"git-dibs is not \
-         on PATH: its {name} check is skipped\" >&2\n\tfi\nfi\n"
+         git-dibs githook {name} \"$@\"{redirect} || exit $?\n\t{warn_when}\n\t\techo \"git-dibs \
+         is not on PATH: its {name} check is skipped\" >&2\n\tfi\nfi\n"
     ));
     if stdin {
         s.push_str(

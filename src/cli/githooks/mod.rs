@@ -5,6 +5,7 @@
 //! be read it says so in one line on stderr and lets git go on.
 
 pub(crate) mod install;
+mod keep;
 mod post_commit;
 mod pre_commit;
 mod reference_transaction;

@@ -2,7 +2,8 @@
 //! (`refs/heads/*`, new value zeros) whose commits would be lost: its tip is on no
 //! remote-tracking ref (nor on another local branch or tag, nor kept by the same transaction).
 //! This is git's only hook that sees `git branch -D`, `git update-ref -d` and any program's ref
-//! deletion. `WT_GUARD_BYPASS=1` lets it through; blocks and bypasses are audited.
+//! deletion. `WT_GUARD_BYPASS=1` lets it through; blocks and bypasses are audited. In the
+//! `committed` state it keeps what a move left held by nothing (see `super::keep`).
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -18,15 +19,17 @@ const SHOWN: usize = 10;
 
 /// One ref update git announced on stdin: `<old> SP <new> SP <ref>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Update {
-    old: Option<String>,
-    new: Option<String>,
-    name: String,
+pub(super) struct Update {
+    pub(super) old: Option<String>,
+    pub(super) new: Option<String>,
+    pub(super) name: String,
 }
 
-/// Run the hook: exit 1 in `prepared` to abort the transaction, 0 otherwise.
+/// Run the hook: exit 1 in `prepared` to abort the transaction, 0 otherwise; in `committed`,
+/// keep what the updates may have dropped (`super::keep`).
 pub(super) fn run(args: &[String]) -> ExitCode {
-    if args.first().map(String::as_str) != Some("prepared") {
+    let state = args.first().map(String::as_str);
+    if !matches!(state, Some("prepared" | "committed")) {
         return ExitCode::SUCCESS;
     }
     let mut input = String::new();
@@ -34,6 +37,10 @@ pub(super) fn run(args: &[String]) -> ExitCode {
         return fail_open(HOOK, format!("cannot read the ref updates: {e}"));
     }
     let updates = parse(&input);
+    if state == Some("committed") {
+        super::keep::after_commit(&updates);
+        return ExitCode::SUCCESS;
+    }
     if !updates.iter().any(is_branch_deletion) {
         return ExitCode::SUCCESS;
     }
