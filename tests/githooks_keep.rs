@@ -19,22 +19,13 @@ use serde_json::json;
 /// `command` run by `sh -c` in `cwd` as a person's terminal runs it: the binary on `PATH` (so
 /// git's shims find it), no session in the environment, no bypass. It must succeed.
 fn person(cwd: &Path, command: &str) -> Output {
-    let mut cmd = std::process::Command::new("sh");
-    with_git_env(cmd.arg("-c").arg(command).current_dir(cwd))
-        .env("PATH", path_with_bin())
-        .env("USER", "tester")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("DIBS_SESSION")
-        .env_remove("CLAUDE_CODE_SESSION_ID")
-        .env_remove("WT_GUARD_BYPASS");
-    let out = cmd.output().expect("sh runs");
-    assert!(
-        out.status.success(),
-        "`{command}` failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    sh_with(cwd, command, |cmd| {
+        cmd.env("PATH", path_with_bin())
+            .env("USER", "tester")
+            .env_remove("DIBS_SESSION")
+            .env_remove("CLAUDE_CODE_SESSION_ID")
+            .env_remove("WT_GUARD_BYPASS");
+    })
 }
 
 fn refs(root: &Path, prefix: &str) -> String {

@@ -50,22 +50,11 @@ pub(crate) fn keep(dir: &Path, expiry_secs: u64, now: i64) -> Result<Vec<String>
     let kept = repo.refs_under(STASH_PREFIX);
     let mut created = Vec::new();
     for (commit, time) in &listed {
-        if *time < since || kept.iter().any(|(_, c)| c == commit) {
-            continue;
+        if *time >= since
+            && let Some(name) = keep_commit(dir, &repo, commit)?
+        {
+            created.push(name);
         }
-        let name = format!("{STASH_PREFIX}{}", short_sha(commit));
-        git(
-            dir,
-            &[
-                "update-ref",
-                "-m",
-                "git-dibs: keep stash",
-                &name,
-                commit,
-                "",
-            ],
-        )?;
-        created.push(name);
     }
     for (name, commit) in kept {
         let old = repo.commit_time(&commit).is_none_or(|t| t < since);

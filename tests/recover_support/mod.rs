@@ -137,11 +137,18 @@ pub fn silent(who: &Agent, command: &str) {
 /// Run `command` with `sh -c` in `cwd` (test git identity, `WT_GUARD_BYPASS=1`); it must
 /// succeed.
 pub fn sh(cwd: &Path, command: &str) -> Output {
+    sh_with(cwd, command, |cmd| {
+        cmd.env("WT_GUARD_BYPASS", "1");
+    })
+}
+
+/// [`sh`] with the environment `setup` makes instead of `WT_GUARD_BYPASS=1`; it must succeed.
+pub fn sh_with(cwd: &Path, command: &str, setup: impl FnOnce(&mut Command)) -> Output {
     let mut cmd = Command::new("sh");
     common::with_git_env(cmd.arg("-c").arg(command).current_dir(cwd))
-        .env("WT_GUARD_BYPASS", "1")
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE");
+    setup(&mut cmd);
     let out = cmd.output().expect("sh runs");
     assert!(
         out.status.success(),
