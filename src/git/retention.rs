@@ -14,7 +14,7 @@ mod fingerprint;
 mod moved;
 mod unheld;
 pub(crate) use fingerprint::branch_fingerprint;
-pub(crate) use moved::{RefMove, keep_moved, old_from_reflog};
+pub(crate) use moved::{RefMove, forward_by_reflog, keep_moved, old_from_reflog};
 pub(crate) use unheld::{Unheld, unheld};
 
 /// The prefix of every retention ref.

@@ -3,9 +3,9 @@
 //! stash is written, the worktrees of live background jobs are scanned into their sessions'
 //! snapshots (`git stash` puts the files back right after). Nothing is read for updates that
 //! cannot drop a commit (a new branch, `HEAD`, git-dibs' own refs); a commit's forward move
-//! costs one ancestry check. Never fails git.
+//! costs a read of its reflog's last entry (else one ancestry check). Never fails git.
 
-use crate::git::retention::{RefMove, keep_moved, old_from_reflog};
+use crate::git::retention::{RefMove, forward_by_reflog, keep_moved, old_from_reflog};
 
 use super::reference_transaction::Update;
 
@@ -49,6 +49,12 @@ pub(super) fn after_commit(updates: &[Update]) {
             new: u.new.as_deref(),
         })
         .filter(RefMove::may_drop)
+        // A commit's or a fast-forward's own reflog entry says it moved forward.
+        .filter(|m| {
+            m.name == "refs/stash"
+                || m.new
+                    .is_none_or(|new| !forward_by_reflog(&wt.common_dir, m.name, new))
+        })
         .collect();
     if moves.is_empty() {
         return;

@@ -49,10 +49,9 @@ impl RefMove<'_> {
     }
 }
 
-/// The value ref `name` had before the update that set it to `new`, from the last entry of its
-/// reflog under `common_dir` (the files backend; `None` without a reflog, for a new ref, or
-/// when the last entry is not that update). Reads the file's last 4 KiB.
-pub(crate) fn old_from_reflog(common_dir: &Path, name: &str, new: &str) -> Option<String> {
+/// The last entry of ref `name`'s reflog under `common_dir` (the files backend): old id, new
+/// id and message. Reads the file's last 4 KiB; `None` without a reflog.
+fn last_entry(common_dir: &Path, name: &str) -> Option<(String, String, String)> {
     use std::io::{Read, Seek, SeekFrom};
     let mut file = std::fs::File::open(common_dir.join("logs").join(name)).ok()?;
     let len = file.metadata().ok()?.len();
@@ -60,9 +59,33 @@ pub(crate) fn old_from_reflog(common_dir: &Path, name: &str, new: &str) -> Optio
     let mut tail = Vec::new();
     file.read_to_end(&mut tail).ok()?;
     let text = String::from_utf8_lossy(&tail);
-    let mut fields = text.lines().last()?.split(' ');
-    let (old, logged) = (fields.next()?, fields.next()?);
-    (logged == new && is_id(old) && !old.bytes().all(|b| b == b'0')).then(|| old.to_owned())
+    let line = text.lines().last()?;
+    let (ids, message) = line.split_once('\t').unwrap_or((line, ""));
+    let mut fields = ids.split(' ');
+    let (old, new) = (fields.next()?, fields.next()?);
+    Some((old.to_owned(), new.to_owned(), message.to_owned()))
+}
+
+/// The value ref `name` had before the update that set it to `new`, from the last entry of its
+/// reflog (`None` without one, for a new ref, or when the last entry is not that update).
+pub(crate) fn old_from_reflog(common_dir: &Path, name: &str, new: &str) -> Option<String> {
+    let (old, logged, _) = last_entry(common_dir, name)?;
+    (logged == new && is_id(&old) && !old.bytes().all(|b| b == b'0')).then_some(old)
+}
+
+/// Whether the reflog says the update that set `name` to `new` moved it forward: git's own
+/// message of a commit, a merge commit or a fast-forward (`commit: …`, `commit (merge): …`,
+/// `fetch: fast-forward`, `merge x: Fast-forward`, `pull: Fast-forward`). Spares the everyday
+/// commit opening the repository; anything else (an amend, a reset, a forced update, no
+/// reflog) is checked by ancestry.
+pub(crate) fn forward_by_reflog(common_dir: &Path, name: &str, new: &str) -> bool {
+    last_entry(common_dir, name).is_some_and(|(_, logged, message)| {
+        logged == new
+            && (message.starts_with("commit: ")
+                || message.starts_with("commit (merge): ")
+                || message.ends_with(": fast-forward")
+                || message.ends_with(": Fast-forward"))
+    })
 }
 
 /// Whether `s` is an object id (SHA-1 or SHA-256, hex), not `ref:<target>` of a symref update.
@@ -169,5 +192,26 @@ mod tests {
             "a new branch"
         );
         assert_eq!(old_from_reflog(dir.path(), "refs/heads/none", &a), None);
+        let logged =
+            |old: &str, new: &str, msg: &str| format!("{old} {new} T <t@t> 1 +0000\t{msg}\n");
+        for (msg, forward) in [
+            ("commit: x", true),
+            ("fetch: fast-forward", true),
+            ("pull: Fast-forward", true),
+            ("commit (amend): x", false),
+            ("reset: moving to HEAD~1", false),
+            ("fetch: forced-update", false),
+        ] {
+            std::fs::write(logs.join("z"), logged(&a, &b, msg)).unwrap();
+            assert_eq!(
+                forward_by_reflog(dir.path(), "refs/heads/z", &b),
+                forward,
+                "{msg}"
+            );
+            assert!(
+                !forward_by_reflog(dir.path(), "refs/heads/z", &a),
+                "another update"
+            );
+        }
     }
 }
