@@ -57,7 +57,7 @@ fn last_entry(common_dir: &Path, name: &str) -> Option<(String, String, String)>
     let len = file.metadata().ok()?.len();
     file.seek(SeekFrom::Start(len.saturating_sub(4096))).ok()?;
     let mut tail = Vec::new();
-    file.read_to_end(&mut tail).ok()?;
+    file.take(4096).read_to_end(&mut tail).ok()?;
     let text = String::from_utf8_lossy(&tail);
     let line = text.lines().last()?;
     let (ids, message) = line.split_once('\t').unwrap_or((line, ""));
