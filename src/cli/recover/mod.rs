@@ -108,6 +108,9 @@ pub(crate) struct Version {
     host: String,
     commit: String,
     at: u64,
+    /// Nanoseconds past `at` (orders versions of one second; not shown).
+    #[serde(skip)]
+    nanos: u32,
     blob: String,
     link: bool,
     executable: bool,
@@ -218,6 +221,7 @@ impl Catalog {
                             host: s.meta.host.clone(),
                             commit: s.id.clone(),
                             at: s.meta.at,
+                            nanos: s.meta.nanos,
                             blob: h.blob.clone(),
                             link: h.link,
                             executable: h.executable,
@@ -241,7 +245,7 @@ impl Catalog {
             }
         }
         for versions in files.values_mut() {
-            versions.sort_by_key(|v| std::cmp::Reverse(v.at));
+            versions.sort_by_key(|v| std::cmp::Reverse((v.at, v.nanos)));
         }
         let store = Store::in_use(common_dir);
         let nested = worktrees

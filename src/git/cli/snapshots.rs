@@ -105,6 +105,17 @@ impl Cli {
             if tip == commit || holds() {
                 return Ok(Reattach::Present);
             }
+            // Behind the remembered snapshot, which was written on it (see
+            // [`snapshot::Snapshots::reattach`]): moved on to it.
+            let behind = run_text(
+                &self.common_dir,
+                &["merge-base", "--is-ancestor", &tip, commit],
+            )
+            .is_ok();
+            if behind {
+                let _ = run_text(&self.common_dir, &["update-ref", name, commit, &tip]);
+                return Ok(Reattach::Present);
+            }
             let ours = snapshot::meta_of_message(message.as_bytes()).is_some();
             if !intact() {
                 return Ok(if ours {

@@ -301,10 +301,6 @@ pub(super) fn write(
 
 /// Move the loose ref `ref_file` from `old` to `new` under its lock file `lock`, as git does;
 /// `false` when it no longer holds `old` or another writer holds the lock (try again).
-/// How old a snapshot ref's lock file is when it is taken for a leftover (a ref move takes
-/// microseconds; git's own lock on a loose ref lasts as long as a `pack-refs`).
-const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(60);
-
 fn move_ref(ref_file: &Path, lock: &Path, old: git2::Oid, new: git2::Oid) -> std::io::Result<bool> {
     let mut file = match fs::OpenOptions::new()
         .write(true)
@@ -315,15 +311,7 @@ fn move_ref(ref_file: &Path, lock: &Path, old: git2::Oid, new: git2::Oid) -> std
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             // A lock this old has no live holder (a writer killed between lock and rename, a
             // killed `git pack-refs`): left there, it would stop every later snapshot.
-            let stale = fs::symlink_metadata(lock)
-                .ok()
-                .filter(fs::Metadata::is_file)
-                .and_then(|m| m.modified().ok())
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age > STALE_LOCK);
-            if stale {
-                let _ = fs::remove_file(lock);
-            } else {
+            if !super::remove_if_stale(lock) {
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }
             return Ok(false);

@@ -57,6 +57,13 @@ pub(crate) enum SnapshotError {
     /// The session's ref moved under every attempt.
     #[error("the snapshot ref {0} kept moving; try again")]
     Raced(String),
+    /// The session's ref, and its spare, are held by a lock file nobody releases.
+    #[error(
+        "the snapshot ref is locked by {} (left by a git process that died?); remove that file \
+         if no git command is running",
+        .0.display()
+    )]
+    Locked(PathBuf),
     /// Writing an object or the ref failed.
     #[error("could not write the snapshot: {0}")]
     Io(#[from] std::io::Error),
@@ -159,6 +166,10 @@ pub(crate) struct Meta {
     pub(crate) host: String,
     /// When, seconds since the Unix epoch.
     pub(crate) at: u64,
+    /// The nanoseconds past `at` (0 in snapshots made before this was recorded): two
+    /// snapshots of one file made in the same second, on two chains, are told apart by it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) nanos: u32,
     /// Every worktree the chain holds files of, by id (carried over from the parent).
     pub(crate) worktrees: BTreeMap<String, WorktreeMeta>,
     /// What this snapshot changed.
@@ -234,6 +245,44 @@ pub(crate) fn snapshot_ref(key: &str) -> String {
     format!("{SNAPSHOT_PREFIX}{key}")
 }
 
+/// How old a snapshot ref's lock file is when it is taken for a leftover (a ref move takes
+/// microseconds; git's own lock on a loose ref lasts as long as a `pack-refs`).
+const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The store key of the spare chain of the session whose key is `key`: where its snapshots go
+/// while a lock file nobody releases holds its ref (a ref name may not end in `.lock`, so
+/// this one never is a lock).
+pub(crate) fn spare_key(key: &str) -> String {
+    format!("{key}.spare")
+}
+
+/// The lock file of the loose ref `name` in the clone whose common git dir is `common_dir`.
+fn lock_path(common_dir: &Path, name: &str) -> PathBuf {
+    common_dir.join(format!("{name}.lock"))
+}
+
+/// Whether the loose ref `name` has a lock file (a regular file, not followed).
+fn lock_left(common_dir: &Path, name: &str) -> bool {
+    std::fs::symlink_metadata(lock_path(common_dir, name)).is_ok_and(|m| m.is_file())
+}
+
+/// Remove the lock file of the loose ref `name` when it is a leftover ([`remove_if_stale`]).
+fn clear_stale_lock(common_dir: &Path, name: &str) -> bool {
+    remove_if_stale(&lock_path(common_dir, name))
+}
+
+/// Remove the lock file `lock` when it is a regular file older than [`STALE_LOCK`]: no live
+/// writer holds a ref's lock that long. Whether one was removed.
+fn remove_if_stale(lock: &Path) -> bool {
+    let stale = std::fs::symlink_metadata(lock)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > STALE_LOCK);
+    stale && std::fs::remove_file(lock).is_ok()
+}
+
 /// Open the clone whose common git dir is `common_dir` for snapshots.
 fn open(common_dir: &Path) -> Result<git2::Repository, SnapshotError> {
     Ok(git2::Repository::open_ext(
@@ -254,6 +303,7 @@ pub(crate) fn describe(new: &NewSnapshot<'_>, parent: Option<Meta>) -> Meta {
         session: new.session.to_owned(),
         host: new.host.to_owned(),
         at: new.at,
+        nanos: nanos_past(new.at),
         worktrees: parent.map(|m| m.worktrees).unwrap_or_default(),
         changed: Vec::new(),
         skipped: new.skipped.to_vec(),
@@ -269,6 +319,20 @@ pub(crate) fn describe(new: &NewSnapshot<'_>, parent: Option<Meta>) -> Meta {
         });
     }
     meta
+}
+
+/// The nanoseconds of the clock now past the second `at`, when it is still that second (0
+/// otherwise).
+fn nanos_past(at: u64) -> u32 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .filter(|d| d.as_secs() == at)
+        .map_or(0, |d| d.subsec_nanos())
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The commit message of snapshot `new` described by `meta`.

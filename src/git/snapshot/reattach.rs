@@ -87,6 +87,12 @@ impl Snapshots {
         let intact = |id: git2::Oid| repo.find_commit(id).and_then(|c| c.tree()).is_ok();
         if let Ok(r) = repo.find_reference(&name) {
             return match (r.target(), id) {
+                // Behind the remembered snapshot, which was written on it (on the session's
+                // spare chain while a lock held this ref): moved on to it.
+                (Some(tip), Some(id)) if tip != id && descends(repo, id, tip) => {
+                    let _ = repo.reference_matching(&name, id, true, tip, "git-dibs: caught up");
+                    Ok(Reattach::Present)
+                }
                 (Some(tip), Some(id)) if tip != id && !descends(repo, tip, id) => {
                     put_back(repo, &name, key, tip, id, intact(id))
                 }

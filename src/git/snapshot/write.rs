@@ -12,14 +12,94 @@ use super::{
 /// its ref there by compare-and-swap (retried when a concurrent call moved it). Returns the
 /// new commit's id. A chain that exists is written as plain files (see `loose`); a first
 /// snapshot, or a repository that is not written so, through libgit2 (or git).
+///
+/// A ref whose lock file stays (left by a git process, or a hook, killed between lock and
+/// rename) would stop every later snapshot of the session: an old lock is removed, and while
+/// a young one stays the snapshot goes on the session's spare chain (`<key>.spare`, read by
+/// `recover` like any chain), so no change waits on it.
 pub(crate) fn write(
     common_dir: &Path,
     key: &str,
     new: &NewSnapshot<'_>,
 ) -> Result<String, SnapshotError> {
-    match loose::write(common_dir, &snapshot_ref(key), new)? {
+    let on_chain = |key: &str| match loose::write(common_dir, &snapshot_ref(key), new)? {
         loose::Outcome::Made(commit) => Ok(commit),
         loose::Outcome::NotHere => write_through_libgit2(common_dir, key, new),
+    };
+    let spare = super::spare_key(key);
+    // One `lstat` each: a spare chain is caught up with where one is left loose, or where the
+    // lock that made it is there still (a `gc` may have packed the spare since).
+    if super::loose_ref_exists(common_dir, &spare)
+        || super::lock_left(common_dir, &snapshot_ref(key))
+    {
+        super::clear_stale_lock(common_dir, &snapshot_ref(key));
+        catch_up(common_dir, key, &spare);
+    }
+    let first = on_chain(key);
+    if first.is_ok() || !super::lock_left(common_dir, &snapshot_ref(key)) {
+        return first;
+    }
+    if super::clear_stale_lock(common_dir, &snapshot_ref(key)) {
+        return on_chain(key);
+    }
+    if super::lock_left(common_dir, &snapshot_ref(&spare)) {
+        super::clear_stale_lock(common_dir, &snapshot_ref(&spare));
+    }
+    start_spare(common_dir, key, &spare);
+    on_chain(&spare)
+        .map_err(|_| SnapshotError::Locked(super::lock_path(common_dir, &snapshot_ref(key))))
+}
+
+/// Once the lock is gone: move the chain of the session whose key is `key` on to its spare
+/// chain `spare` (written on it), and delete the spare. Left as they are when the spare is not
+/// ahead of the chain, or the chain is still locked (both are read by `recover`).
+fn catch_up(common_dir: &Path, key: &str, spare: &str) {
+    let Ok(repo) = open(common_dir) else {
+        return;
+    };
+    let tip = |k: &str| {
+        repo.find_reference(&snapshot_ref(k))
+            .ok()
+            .and_then(|r| r.target())
+    };
+    let (Some(main), Some(ahead)) = (tip(key), tip(spare)) else {
+        return;
+    };
+    let on = ahead == main
+        || (repo.graph_descendant_of(ahead, main).unwrap_or(false)
+            && repo
+                .reference_matching(&snapshot_ref(key), ahead, true, main, "git-dibs: caught up")
+                .is_ok());
+    if on && let Ok(mut r) = repo.find_reference(&snapshot_ref(spare)) {
+        let _ = r.delete();
+    }
+}
+
+/// Put the spare chain `spare` of the session whose key is `key` on the tip of its chain,
+/// unless it is ahead of it already: its snapshots then descend from the chain's, and the
+/// chain catches up with them once its lock is gone (see `Snapshots::reattach`). Best effort:
+/// a spare that cannot be moved still takes the snapshot, on its own.
+fn start_spare(common_dir: &Path, key: &str, spare: &str) {
+    let Ok(repo) = open(common_dir) else {
+        return;
+    };
+    let tip = |k: &str| {
+        repo.find_reference(&snapshot_ref(k))
+            .ok()
+            .and_then(|r| r.target())
+    };
+    let Some(main) = tip(key) else {
+        return;
+    };
+    match tip(spare) {
+        Some(at) if at == main || repo.graph_descendant_of(at, main).unwrap_or(false) => {}
+        Some(at) => {
+            let _ =
+                repo.reference_matching(&snapshot_ref(spare), main, true, at, "git-dibs: spare");
+        }
+        None => {
+            let _ = repo.reference(&snapshot_ref(spare), main, false, "git-dibs: spare");
+        }
     }
 }
 
