@@ -94,6 +94,7 @@ pub(crate) fn run(args: Args) -> ExitCode {
         Ok(out) => out,
         Err(_) => quiet("internal error; the tool call goes ahead"),
     };
+    crate::platform::deadline::disarm();
     if let Some(text) = &output.stdout {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{text}");
@@ -121,6 +122,7 @@ fn handle(args: Args) -> protocol::Output {
     if event.kind == EventKind::Ignored {
         return protocol::Output::default();
     }
+    arm_deadline(&event);
     match decide(&event) {
         Ok(response) => protocol::render(&event, &response),
         Err(StoreError::Fenced { .. }) => {
@@ -128,6 +130,46 @@ fn handle(args: Args) -> protocol::Output {
         }
         Err(e) => quiet(e),
     }
+}
+
+/// How long a hook may take before it answers without finishing: under the 10 s limit `install`
+/// gives each hook, so that the answer is the hook's own and not its host's.
+const DEADLINE_SECS: u64 = 8;
+
+/// Arm the hook's last word for `event` (see `platform::deadline`): before a shell command, a
+/// question (the guard fails closed); otherwise exit 0 and one line on stderr. Debug builds
+/// (the tests') take the time from `DIBS_TEST_DEADLINE_SECS` when set.
+fn arm_deadline(event: &Event) {
+    #[cfg(debug_assertions)]
+    let secs = std::env::var("DIBS_TEST_DEADLINE_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(DEADLINE_SECS);
+    #[cfg(not(debug_assertions))]
+    let secs = DEADLINE_SECS;
+    let late = match &event.kind {
+        EventKind::BeforeShell { .. } => protocol::render(
+            event,
+            &Response::Ask {
+                reason: format!(
+                    "git-dibs could not finish looking at this command within {secs} s (a FIFO \
+                     among the ignore or config files, or a filesystem that stops answering?), \
+                     so it cannot tell what it would destroy; ask the person. [guard:too-slow]"
+                ),
+            },
+        ),
+        _ => quiet(format!(
+            "gave up after {secs} s (a FIFO among the ignore or config files, or a filesystem \
+             that stops answering?); what this call changed may not be snapshotted"
+        )),
+    };
+    let line = |text: &Option<String>| text.as_ref().map(|t| format!("{t}\n")).unwrap_or_default();
+    crate::platform::deadline::arm(
+        std::time::Duration::from_secs(secs),
+        line(&late.stdout).as_bytes(),
+        line(&late.stderr).as_bytes(),
+        late.code,
+    );
 }
 
 /// Gather facts, decide, apply.

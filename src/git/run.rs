@@ -40,6 +40,19 @@ pub(crate) fn bounded(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(RunError::Spawn)?;
+    let pid = child.id();
+    crate::platform::deadline::track(pid);
+    let finished = wait_bounded(&mut child, timeout, max);
+    crate::platform::deadline::untrack(pid);
+    finished
+}
+
+/// [`bounded`]'s wait for the started `child`.
+fn wait_bounded(
+    child: &mut std::process::Child,
+    timeout: Duration,
+    max: usize,
+) -> Result<Finished, RunError> {
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut buf = Vec::new();

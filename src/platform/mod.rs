@@ -7,6 +7,7 @@
 //! [`below`] tells the stat data of many files below one folder, each folder opened once.
 
 pub(crate) mod below;
+pub(crate) mod deadline;
 pub(crate) mod files;
 #[cfg(target_os = "linux")]
 mod linux;

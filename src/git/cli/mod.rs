@@ -187,11 +187,15 @@ pub(crate) fn run_with(
         cmd.stdin(Stdio::piped());
     }
     let mut child = cmd.spawn().map_err(|e| err(e.to_string()))?;
+    let pid = child.id();
+    crate::platform::deadline::track(pid);
     if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
         // A child that exits early closes its end: its exit status tells.
         let _ = stdin.write_all(bytes);
     }
-    let out = child.wait_with_output().map_err(|e| err(e.to_string()))?;
+    let out = child.wait_with_output();
+    crate::platform::deadline::untrack(pid);
+    let out = out.map_err(|e| err(e.to_string()))?;
     if !out.status.success() {
         // git's first two lines: `fatal: unknown repository extension found:` names it on the
         // next one.
