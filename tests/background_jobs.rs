@@ -221,3 +221,95 @@ fn a_gemini_is_background_job_is_marked_and_its_later_output_kept() {
         &[(out, b"gemini job output\n".to_vec())],
     );
 }
+
+/// A committed script `start.sh` whose `body` starts a job (the line that runs it says nothing
+/// of a background).
+fn script(repo: &TestRepo, body: &str) {
+    std::fs::write(repo.root.join("start.sh"), format!("#!/bin/sh\n{body}\n")).unwrap();
+    sh(
+        &repo.root,
+        "chmod +x start.sh && git add start.sh && git commit -qm start",
+    );
+}
+
+#[test]
+fn a_job_that_leaves_the_worktree_is_still_found_and_what_it_writes_later_kept() {
+    let repo = TestRepo::new();
+    let abs = repo.root.display().to_string();
+    let name = repo
+        .root
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let s1 = Agent::new("escaper", &repo.root);
+    let kept = s1.write("src/kept.rs", b"pub fn kept() {}\n");
+    // Three ways out of the worktree before writing into it: `setsid sh -c 'cd /; ...'`,
+    // `nohup sh -c 'cd /tmp && ... python3'`, and a double fork that climbs out with `cd ..`
+    // (a forked subshell: no argv of its own, only the environment it was started with).
+    let jobs = [
+        (
+            format!(
+                "setsid sh -c 'cd /; sleep 1; echo served > {abs}/out.log; sleep 3; rm -rf {abs}/src' \
+                 >/dev/null 2>&1 &"
+            ),
+            "out.log",
+            "served\n",
+        ),
+        (
+            format!(
+                "nohup sh -c 'cd /tmp && sleep 1 && python3 -c \"open(\\\"{abs}/py.txt\\\",\\\"w\\\").write(\\\"py\\\\n\\\")\" \
+                 && sleep 3' >/dev/null 2>&1 &"
+            ),
+            "py.txt",
+            "py\n",
+        ),
+        (
+            format!(
+                "( ( cd ..; sleep 1; echo twice > {name}/twice.txt; sleep 3 ) >/dev/null 2>&1 & )"
+            ),
+            "twice.txt",
+            "twice\n",
+        ),
+    ];
+    for (i, (body, file, text)) in jobs.iter().enumerate() {
+        script(&repo, body);
+        start_job(&s1.id, &repo.root, "./start.sh", false);
+        assert_eq!(marks(&repo), 1, "job {i} is marked by its process");
+        let path = repo.root.join(file);
+        wait_for(&path, text);
+        // s1 makes no further call; a peer removes the job's new file.
+        let peer = Agent::new("escape-peer", &repo.root);
+        peer.bash(&format!("rm -f {file}"));
+        collect_garbage(&repo.root);
+        assert_recovers(&repo.root, &[file], &[(path, text.as_bytes().to_vec())]);
+    }
+    // The first job removed src/ meanwhile: the session's edit made before is still there.
+    let until = Instant::now() + Duration::from_secs(20);
+    while kept.exists() {
+        assert!(Instant::now() < until, "the job never removed src/");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    collect_garbage(&repo.root);
+    assert_recovers(
+        &repo.root,
+        &["src/kept.rs"],
+        &[(kept, b"pub fn kept() {}\n".to_vec())],
+    );
+}
+
+#[test]
+fn a_process_of_another_repository_started_meanwhile_is_no_job_of_this_one() {
+    let repo = TestRepo::new();
+    let other = TestRepo::new();
+    let s1 = Agent::new("not-mine", &repo.root);
+    s1.write("notes.md", b"plan\n");
+    // Another repository's job, started from there just before this call and left running
+    // outside it (as a parallel session, or a parallel test, does).
+    sh(
+        &other.root,
+        "setsid sh -c 'cd /; sleep 4' >/dev/null 2>&1 & ( ( cd /; sleep 4 ) >/dev/null 2>&1 & )",
+    );
+    start_job(&s1.id, &repo.root, "echo done > done.txt", false);
+    assert_eq!(marks(&repo), 0);
+}

@@ -57,6 +57,28 @@ pub(super) fn pids() -> Vec<u32> {
         .collect()
 }
 
+/// The directories the environment process `pid` was started with names (`PWD=`,
+/// `OLDPWD=`), when it may be read (a process of this user).
+pub(super) fn environ_dirs(pid: u32) -> Vec<std::path::PathBuf> {
+    fs::read(format!("/proc/{pid}/environ"))
+        .map(|b| super::ties::environ_dirs(&b))
+        .unwrap_or_default()
+}
+
+/// The paths of the first `max` files process `pid` holds open (links into the file system
+/// only: no pipes, sockets or anonymous files).
+pub(super) fn open_paths(pid: u32, max: usize) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .take(max)
+        .filter_map(|e| fs::read_link(e.path()).ok())
+        .filter(|p| p.is_absolute())
+        .collect()
+}
+
 /// Process `pid`'s working directory, when it may be read.
 pub(super) fn cwd(pid: u32) -> Option<std::path::PathBuf> {
     fs::read_link(format!("/proc/{pid}/cwd")).ok()

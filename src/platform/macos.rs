@@ -119,6 +119,16 @@ pub(super) fn cwd(_pid: u32) -> Option<std::path::PathBuf> {
     None
 }
 
+/// Not read on macOS (no `/proc`): jobs are found by the command line and the lease there.
+pub(super) fn environ_dirs(_pid: u32) -> Vec<std::path::PathBuf> {
+    Vec::new()
+}
+
+/// Not read on macOS (no `/proc`).
+pub(super) fn open_paths(_pid: u32, _max: usize) -> Vec<std::path::PathBuf> {
+    Vec::new()
+}
+
 /// Process `pid` (macOS reports a zombie as gone).
 pub(super) fn running_info(pid: u32) -> Option<ProcInfo> {
     proc_info(pid)

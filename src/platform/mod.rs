@@ -43,7 +43,15 @@ mod os {
     pub(super) fn cwd(_pid: u32) -> Option<std::path::PathBuf> {
         None
     }
+    pub(super) fn environ_dirs(_pid: u32) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
+    pub(super) fn open_paths(_pid: u32, _max: usize) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
 }
+
+mod ties;
 
 #[cfg(test)]
 mod tests;
@@ -80,9 +88,12 @@ pub(crate) const START_UNITS_PER_SEC: u64 = 1_000_000;
 #[cfg(not(target_os = "macos"))]
 pub(crate) const START_UNITS_PER_SEC: u64 = 100;
 
+/// How many open files of one process are looked at, at most.
+const MAX_OPEN_FILES: usize = 64;
+
 /// The processes (pid, start, index in `roots`) started at or after `since` (in
-/// [`ProcInfo::start`]'s unit) whose working directory lies in one of `roots`, other than this
-/// process and its ancestors: what a command left running there. A child of an ancestor (the
+/// [`ProcInfo::start`]'s unit) tied to one of `roots` (see [`tied`]), other than this process
+/// and its ancestors: what a command left running there. A child of an ancestor (the
 /// host's own helpers, another hook of the same event) counts only with `children`: a job a
 /// command left behind is reparented when its shell exits, while a host's own background
 /// shell (Claude Code's `run_in_background`) stays its child. At most `max` looked at; empty
@@ -114,11 +125,31 @@ pub(crate) fn started_in(
         if !children && ancestors.contains(&info.ppid) {
             continue;
         }
-        if let Some(i) = os::cwd(pid).and_then(|d| roots.iter().position(|r| d.starts_with(r))) {
+        if let Some(i) = tied(pid, roots) {
             out.push((pid, info.start, i));
         }
     }
     out
+}
+
+/// The index of the first of `roots` process `pid` is tied to: its working directory lies
+/// there, or (a job that left with `cd`, `setsid sh -c 'cd /; ...'`, `nohup`, a double fork)
+/// the directory its environment says it was started from (`PWD=`, `OLDPWD=`), a word of its
+/// argv naming a path there, or a file it holds open there. Only ever asked of the few
+/// processes started while one command ran.
+fn tied(pid: u32, roots: &[std::path::PathBuf]) -> Option<usize> {
+    if let Some(i) = os::cwd(pid).and_then(|d| ties::root_of(&d, roots)) {
+        return Some(i);
+    }
+    os::environ_dirs(pid)
+        .iter()
+        .find_map(|d| ties::root_of(d, roots))
+        .or_else(|| os::argv(pid).and_then(|a| ties::named_root(&a, roots)))
+        .or_else(|| {
+            os::open_paths(pid, MAX_OPEN_FILES)
+                .iter()
+                .find_map(|p| ties::root_of(p, roots))
+        })
 }
 
 /// Whether process `pid` still runs and started at `start` (not a reused pid).
