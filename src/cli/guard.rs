@@ -33,6 +33,9 @@ pub(crate) struct Judgement {
     pub(crate) cmds: Option<Vec<shell::SimpleCommand>>,
     /// Each guarded command with its verdict and the facts used.
     pub(crate) items: Vec<Item>,
+    /// Whether a guarded command of the line may remove or rewrite files in a working tree
+    /// without `WT_GUARD_BYPASS=1` in front (a scan left unfinished is then asked about).
+    pub(crate) touches_files: bool,
 }
 
 /// One guarded command as `git dibs check` shows it.
@@ -66,12 +69,14 @@ pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
             let verdict = guard::closed::unparsable(command, &e.to_string());
             let g = Guarded::unread(command, &event.cwd);
             let anchor = git::locate(&event.cwd, Path::new(".")).map(|l| l.worktree.common_dir);
+            let touches_files = !g.bypass && guard::closed::may_reach_guarded(command);
             let verdicts = vec![(g, verdict)];
             let response = conclude(event, command, &verdicts, &[anchor], record);
             return Judgement {
                 response,
                 cmds: None,
                 items: items(&verdicts, &[Facts::None]),
+                touches_files,
             };
         }
     };
@@ -82,8 +87,12 @@ pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
             response: Response::Silent,
             cmds: Some(cmds),
             items: Vec::new(),
+            touches_files: false,
         };
     }
+    let touches_files = guarded
+        .iter()
+        .any(|g| !g.bypass && guard::unfinished::touches_files(&g.op));
     let mut verdicts = Vec::with_capacity(guarded.len());
     let mut anchors = Vec::with_capacity(guarded.len());
     let mut all_facts = Vec::with_capacity(guarded.len());
@@ -117,6 +126,7 @@ pub(crate) fn judge(event: &Event, command: &str, record: bool) -> Judgement {
         response,
         cmds: Some(cmds),
         items: items(&verdicts, &all_facts),
+        touches_files,
     }
 }
 

@@ -8,8 +8,10 @@ mod edit;
 mod facts;
 mod jobs;
 mod nested;
+mod pending;
 mod pre_edit;
 mod reach;
+mod resume;
 mod retain;
 mod running;
 mod session;
@@ -210,11 +212,13 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
                 .then(|| crate::git::locate(&event.cwd, std::path::Path::new(".")))
                 .flatten()
                 .map(|l| l.worktree);
+            // What scans left unfinished and still leave after this call's budgets.
+            let mut left = None;
             if sweep {
                 snap::sweep(event, here.as_ref(), reached);
                 let cmds = judged.as_ref().ok().and_then(|j| j.cmds.as_deref());
                 jobs::before_shell(event, here.as_ref(), cmds);
-                running::before_shell(event, here.as_ref());
+                left = running::before_shell(event, here.as_ref());
             }
             if marks {
                 running::mark(event, here.as_ref(), reached);
@@ -234,10 +238,16 @@ fn decide(event: &Event) -> Result<Response, StoreError> {
                         .into(),
                 });
             };
-            match (judged.response, judged.cmds) {
-                (Response::Silent, Some(cmds)) => shell::before(event, &cmds),
-                (verdict, _) => Ok(verdict),
-            }
+            let touches = judged.touches_files;
+            let response = match (judged.response, judged.cmds) {
+                (Response::Silent, Some(cmds)) => shell::before(event, &cmds)?,
+                (verdict, _) => verdict,
+            };
+            Ok(crate::policy::guard::unfinished::answer(
+                response,
+                left.as_ref(),
+                touches,
+            ))
         }
         EventKind::AfterShell {
             command,

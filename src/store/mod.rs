@@ -60,7 +60,7 @@ pub(crate) use record::{
 };
 pub(crate) use remote::SyncDue;
 pub(crate) use roster::LISTED_LAG;
-pub(crate) use running::{Marks, Running, mark_key};
+pub(crate) use running::{Marks, Resume, Running, mark_key};
 pub(crate) use snapshots::{DEFAULT_SNAPSHOT_EXPIRY, SnapState, Stamp, Watched};
 pub(crate) use tips::BranchTips;
 pub(crate) use write::{ClaimRequest, Grant};

@@ -57,6 +57,25 @@ pub(crate) struct Running {
     /// not before each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) scanned: Option<u64>,
+    /// Where a scan left unfinished goes on, per worktree (pending marks only): a root without
+    /// one is scanned from its start, for what changed since [`Running::since`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) resume: Vec<Resume>,
+}
+
+/// Where the scan of one worktree left unfinished goes on: its files (in byte order of their
+/// paths) after `after` still need what changed since `since` taken, those up to it only what
+/// changed since `again` (when the scan that took them ran). Seconds since the Unix epoch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Resume {
+    /// The worktree's root.
+    pub(crate) root: PathBuf,
+    /// The last path taken.
+    pub(crate) after: String,
+    /// Changes since this count for the paths after `after`.
+    pub(crate) since: u64,
+    /// Changes since this count for the paths up to `after`.
+    pub(crate) again: u64,
 }
 
 impl Running {
@@ -295,6 +314,33 @@ impl Store {
     /// marker says (seconds since the Unix epoch); `None` without one.
     pub(crate) fn running_since(&self, marks: Marks, key: &str, call: Option<&str>) -> Option<u64> {
         read_marker(&self.marks_dir(marks).join(marker_name(key, call))).map(|r| r.since)
+    }
+
+    /// Write `run` as the pending mark of its session as it is (no merge: the caller read the
+    /// old one and took it into account), or remove the mark when it names no worktree.
+    pub(crate) fn replace_pending(&self, mut run: Running) {
+        if run.roots.is_empty() {
+            self.end_running(Marks::Pending, &run.session, None);
+            return;
+        }
+        let dir = self.marks_dir(Marks::Pending);
+        if !fsio::is_real_dir(&dir) && self.make_dir(&dir).is_err() {
+            return;
+        }
+        run.roots.truncate(MAX_ROOTS);
+        run.resume.retain(|r| run.roots.contains(&r.root));
+        let bytes = serde_json::to_vec(&run).expect("a marker serializes");
+        let _ = fsio::write_atomic(&dir.join(run.file_name()), &bytes);
+    }
+
+    /// The pending mark of `session` (a scan of its left unfinished), if any.
+    pub(crate) fn pending_of(&self, session: &str) -> Option<Running> {
+        read_marker(
+            &self
+                .marks_dir(Marks::Pending)
+                .join(marker_name(session, None)),
+        )
+        .filter(|r| r.session == session && r.agent.is_none())
     }
 
     /// Remove the marker of actor `key` (see [`mark_key`]) for tool call `call` (its command

@@ -14,6 +14,7 @@ fn run(session: &str, since: u64, root: &str) -> Running {
         agent: None,
         call: None,
         scanned: None,
+        resume: Vec::new(),
     }
 }
 

@@ -8,7 +8,8 @@
 //! sweep before the next shell command would put it. Recent files git
 //! ignores are listed as left out (a few per call); ignore rules HEAD does not hold (`*.py` in
 //! `.git/info/exclude`) hide nothing (see `git::shell_made`). Where the budget stops a scan, a
-//! mark is left that the next command of any session that may destroy finishes first.
+//! mark is left, with where the scan goes on, that the session's next calls and the next
+//! command of any session that may destroy go on with (see `pending`).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::facts::Ctx;
+use super::resume::{Cursor, Outcome};
 use super::snap::{Batch, MAX_SNAPSHOT_BYTES, Pending, Source, failed, snapshot};
 use crate::git::{self, Worktree};
 use crate::policy::readers;
@@ -28,7 +30,7 @@ use crate::store::{self, Change, FileKey, Stamp, Store};
 /// default (Claude Code's 10 minutes). A host that says so widens it to the command's start.
 const RECENT_SECS: i128 = 10 * 60;
 /// How many changed files one call snapshots at most.
-const MAX_FILES: usize = 512;
+pub(super) const MAX_FILES: usize = 512;
 /// How many bytes of changed files one call reads at most (a file over the snapshot size cap
 /// is not read at all, only listed).
 const MAX_BYTES: u64 = 64 << 20;
@@ -176,8 +178,8 @@ pub(crate) fn after_shell(
 ) {
     // After a line that only reads there is nothing new, unless an earlier scan of this
     // session's clone stopped at its budget.
-    if job.is_none()
-        && cmds.is_some_and(readers::only_reads)
+    let reads = job.is_none() && cmds.is_some_and(readers::only_reads);
+    if reads
         && !git::locate(&event.cwd, Path::new("."))
             .and_then(|l| Store::with_snapshots(&l.worktree.common_dir))
             .is_some_and(|s| s.scan_pending(&event.session_id))
@@ -203,36 +205,35 @@ pub(crate) fn after_shell(
             (r, j) => r.or(j),
         },
     };
-    // Per clone scanned: the worktrees where the scan stopped at its budget.
-    let mut stopped: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    // Per clone scanned: each worktree looked at, with where a scan goes on when the budget
+    // stopped this one. A scan of the session left unfinished goes on from where it stopped.
+    let mut done: BTreeMap<PathBuf, Vec<(PathBuf, Option<Cursor>)>> = BTreeMap::new();
+    let mut pending: BTreeMap<PathBuf, Option<store::Running>> = BTreeMap::new();
     let wts = worktrees(event, cmds);
     for wt in &wts {
-        if let Some(over) = scan_worktree(event, wt, &scan) {
-            let left = stopped.entry(wt.common_dir.clone()).or_default();
-            if over {
-                left.push(wt.root.clone());
-            }
-        }
+        let old = pending.entry(wt.common_dir.clone()).or_insert_with(|| {
+            Store::existing(&wt.common_dir).and_then(|s| s.pending_of(&event.session_id))
+        });
+        // After a line that only reads, nothing new needs taking: the scan only goes on.
+        let from = match super::pending::cursor_of(old.as_ref(), &wt.root) {
+            Some(c) if reads => c,
+            Some(c) => c.widened(since),
+            None => Cursor::flat(since),
+        };
+        let outcome = scan_from(event, wt, &scan, &from);
+        done.entry(wt.common_dir.clone())
+            .or_default()
+            .push((wt.root.clone(), outcome.filter(|o| o.over).map(|o| o.next)));
     }
     // The worktrees past the cap were not looked at: pending, like a scan its budget stopped,
     // so the next command that may destroy in that clone scans them first.
-    let mut clones: Vec<&PathBuf> = wts.iter().map(|w| &w.common_dir).collect();
-    clones.sort();
-    clones.dedup();
-    for common in clones {
-        let left: Vec<PathBuf> = git::worktree_roots(common)
+    for (common, done) in done {
+        let unlooked: Vec<PathBuf> = git::worktree_roots(&common)
             .into_iter()
             .filter(|r| !wts.iter().any(|w| &w.root == r))
             .collect();
-        if !left.is_empty() {
-            stopped.entry(common.clone()).or_default().extend(left);
-        }
-    }
-    for (common, over) in stopped {
-        if let Ok(store) = Store::open(&common) {
-            store.set_scan_pending(&event.session_id, !over.is_empty());
-        }
-        super::running::scan_left(event, &common, since, over);
+        let old = pending.remove(&common).flatten();
+        super::pending::scan_left(event, &common, since, done, unlooked, old);
     }
 }
 
@@ -247,19 +248,61 @@ pub(super) fn scan_worktree(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> Op
     scan_at(event, wt, scan, 0)
 }
 
+/// [`scan_worktree`] going on from `from` (see `resume`): what it did, and where the next
+/// scan goes on.
+pub(super) fn scan_from(
+    event: &Event,
+    wt: &Worktree,
+    scan: &Scan<'_>,
+    from: &Cursor,
+) -> Option<Outcome> {
+    scan_depth(event, wt, scan, from, 0)
+}
+
 /// [`scan_worktree`] of a worktree `depth` nested repositories down.
 pub(super) fn scan_at(event: &Event, wt: &Worktree, scan: &Scan<'_>, depth: usize) -> Option<bool> {
-    let made = git::shell_made(&wt.root, scan.since).ok()?;
+    scan_depth(event, wt, scan, &Cursor::flat(scan.since), depth).map(|o| o.over)
+}
+
+fn scan_depth(
+    event: &Event,
+    wt: &Worktree,
+    scan: &Scan<'_>,
+    from: &Cursor,
+    depth: usize,
+) -> Option<Outcome> {
+    let began = clock_ns() - SLACK_NS;
+    let made = git::shell_made(&wt.root, scan.since.min(from.since)).ok()?;
     let inner = super::nested::scan_inside(event, wt, scan, &made, depth);
-    let own = scan_made(event, wt, scan, made);
+    let own = scan_made(event, wt, scan, made, from, began);
     match (own, inner) {
         (None, None) => None,
-        (a, b) => Some(a == Some(true) || b == Some(true)),
+        (own, inner) => {
+            let mut out = own.unwrap_or(Outcome {
+                over: false,
+                next: from.clone(),
+                left: 0,
+            });
+            if inner == Some(true) && !out.over {
+                // What stopped is inside: this worktree's own files are looked at again.
+                out.over = true;
+                out.next = from.clone();
+            }
+            Some(out)
+        }
     }
 }
 
-/// The rest of [`scan_worktree`], on what `shell_made` found in `wt`.
-fn scan_made(event: &Event, wt: &Worktree, scan: &Scan<'_>, made: git::ShellMade) -> Option<bool> {
+/// The rest of [`scan_worktree`], on what `shell_made` found in `wt`, going on from `from`;
+/// `began` is when the scan began.
+fn scan_made(
+    event: &Event,
+    wt: &Worktree,
+    scan: &Scan<'_>,
+    made: git::ShellMade,
+    from: &Cursor,
+    began: i128,
+) -> Option<Outcome> {
     let git::ShellMade { dirty, ignored, .. } = made;
     if dirty.is_empty() && ignored.is_empty() {
         return None;
@@ -287,9 +330,18 @@ fn scan_made(event: &Event, wt: &Worktree, scan: &Scan<'_>, made: git::ShellMade
     let mut files = Vec::new();
     let mut peers: Vec<(usize, String)> = Vec::new();
     let mut bytes = 0u64;
-    let mut over = false;
-    let mut fresh = git::FreshFolders::new(&wt.root, scan.since);
-    for path in dirty {
+    // Once the budget stops taking: on which side of the cursor.
+    let mut stop: Option<bool> = None;
+    let (mut last_first, mut last_second) = (None, None);
+    let mut left = 0;
+    // Folders moved in whole since when a change counts, on either side of the cursor.
+    let mut fresh = [
+        git::FreshFolders::new(&wt.root, from.since),
+        git::FreshFolders::new(&wt.root, from.again),
+    ];
+    let (dirty, first_side) = from.order(dirty.into_iter().collect());
+    for (i, path) in dirty.into_iter().enumerate() {
+        let first = i < first_side;
         let Ok(meta) = fs::symlink_metadata(wt.root.join(crate::pathtext::to_path(&path))) else {
             continue;
         };
@@ -297,7 +349,7 @@ fn scan_made(event: &Event, wt: &Worktree, scan: &Scan<'_>, made: git::ShellMade
         // A file with old times in a folder moved in whole is the command's too (not
         // claimed: its own times do not say when it was written).
         let changed = stamp.ctime.max(stamp.mtime);
-        if changed < scan.since && !fresh.holds(&path) {
+        if changed < from.threshold(first) && !fresh[usize::from(!first)].holds(&path) {
             continue;
         }
         // A file another session watches goes into that session's snapshot now, as the sweep
@@ -329,11 +381,19 @@ fn scan_made(event: &Event, wt: &Worktree, scan: &Scan<'_>, made: git::ShellMade
         if kept {
             continue;
         }
-        if files.len() == MAX_FILES || bytes + cost > MAX_BYTES {
-            over = true;
+        if stop.is_none() && (files.len() == MAX_FILES || bytes + cost > MAX_BYTES) {
+            stop = Some(first);
+        }
+        if stop.is_some() {
+            left += 1;
             continue;
         }
         bytes += cost;
+        if first {
+            last_first = Some(path.clone());
+        } else {
+            last_second = Some(path.clone());
+        }
         files.push(Pending {
             worktree: wt.root.clone(),
             path,
@@ -392,8 +452,21 @@ fn scan_made(event: &Event, wt: &Worktree, scan: &Scan<'_>, made: git::ShellMade
             failed(Some(&store), now, &e);
         }
     }
+    let mut outcome = Outcome {
+        over: stop.is_some(),
+        next: match stop {
+            Some(in_first) => from.next(
+                in_first,
+                last_first.as_deref(),
+                last_second.as_deref(),
+                began,
+            ),
+            None => from.clone(),
+        },
+        left,
+    };
     if files.is_empty() {
-        return Some(over);
+        return Some(outcome);
     }
     if !mine.is_empty() {
         let ctx = Ctx::new(event);
@@ -406,6 +479,11 @@ fn scan_made(event: &Event, wt: &Worktree, scan: &Scan<'_>, made: git::ShellMade
     }
     if let Err(e) = snapshot(&store, &wt.common_dir, batch(&files, Source::ShellScan)) {
         failed(Some(&store), now, &e);
+        // Nothing was kept: a scan that goes on takes the same files again.
+        if outcome.over {
+            outcome.next = from.clone();
+            outcome.left += files.len();
+        }
     }
-    Some(over)
+    Some(outcome)
 }

@@ -2,7 +2,8 @@
 //! `run_in_background`, `cmd &`, `nohup`, `setsid`, a script that starts a dev server or a
 //! watcher) may write files after its PostToolUse ran, when no hook looks. Such a job is found
 //! by state where the system lists processes (Linux: the processes started while the command
-//! ran that still run with their directory in a worktree of the clone) and by the command line
+//! ran that still run tied to a worktree of the clone: their directory, or, for one that left
+//! with `cd`, the `PWD=` it was started with, its argv or its open files) and by the command line
 //! or the host's flag everywhere, and marked in the store. While the mark lives, the session's
 //! later calls scan whatever they run, and every session's shell command that may write is
 //! preceded by a scan of the job's worktrees into the job's session's snapshot; it ends when

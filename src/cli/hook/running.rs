@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::changed::{Scan, scan_worktree};
+use super::resume::Cursor;
 use crate::cli::guard::Judgement;
 use crate::git::{self, Worktree};
+use crate::policy::guard::unfinished::Unfinished;
 use crate::policy::readers;
 use crate::protocol::{Event, Response};
 use crate::shell::SimpleCommand;
@@ -21,9 +23,7 @@ use crate::store::{self, Marks, Running, Store, mark_key};
 
 /// Clock granularity and the hook's own start, as slack on a command's start (seconds).
 const SLACK_SECS: u64 = 2;
-/// How many budgets' worth (see `changed`) a scan before a command that may destroy takes at
-/// most to finish what a scan left.
-const ROUNDS: usize = 8;
+use super::pending::{self, ROUNDS};
 
 /// Within this long of the session's earlier mark, a new one is taken as running beside it
 /// (a host running two commands at once), and both are covered from the earlier start.
@@ -78,6 +78,7 @@ pub(crate) fn mark(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand
             agent: event.actor.as_ref().map(|a| a.id.clone()),
             call: event.call.clone(),
             scanned: None,
+            resume: Vec::new(),
         },
         ALONGSIDE.as_secs(),
     );
@@ -114,36 +115,6 @@ fn own_key(event: &Event) -> String {
     )
 }
 
-/// After the scan of a shell command's output: `over` holds the worktrees (of the clone whose
-/// common dir is `common_dir`) where it stopped at its budget, having taken what changed since
-/// `since_ns`. Those are left marked for the next command of any session that may destroy;
-/// with none, the session's mark goes.
-pub(crate) fn scan_left(event: &Event, common_dir: &Path, since_ns: i128, over: Vec<PathBuf>) {
-    let Some(store) = Store::existing(common_dir) else {
-        return;
-    };
-    if over.is_empty() {
-        store.end_running(Marks::Pending, &event.session_id, None);
-        return;
-    }
-    let now = store::now_secs();
-    let since = u64::try_from(since_ns / 1_000_000_000).unwrap_or(0);
-    store.mark_running(
-        Marks::Pending,
-        Running {
-            session: event.session_id.clone(),
-            host: event.host.name().to_owned(),
-            since,
-            at: now,
-            roots: over,
-            agent: None,
-            call: None,
-            scanned: None,
-        },
-        u64::MAX,
-    );
-}
-
 /// Scan `wt` for `scan` until nothing is left over the budget, [`ROUNDS`] times at most;
 /// whether something still is.
 fn scan_all(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> bool {
@@ -162,15 +133,12 @@ fn scan_all(event: &Event, wt: &Worktree, scan: &Scan<'_>) -> bool {
 /// never came (its PostToolUse killed by the host's hook timeout, a call the person
 /// declined, or one still running beside this one), once: it is then recorded as scanned,
 /// so a call that never gets its end costs one scan, not one before every later command of
-/// the session. A mark older than its session's lease is dropped unscanned. Costs two folder
-/// listings when none is marked.
-pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
-    let Some(here) = here else {
-        return;
-    };
-    let Some(store) = Store::existing(&here.common_dir) else {
-        return;
-    };
+/// the session. A mark older than its session's lease is dropped unscanned. What the scans
+/// left unfinished still leave after their budgets (see `pending`). Costs two folder listings
+/// when none is marked.
+pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) -> Option<Unfinished> {
+    let store = Store::existing(&here?.common_dir)?;
+    let here = here?;
     let now = store::now_secs();
     let mut lease = super::facts::lease_of(here);
     let key = own_key(event);
@@ -182,7 +150,7 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
     );
     let pending = store.running_except(Marks::Pending, None, now, &mut lease);
     if running.is_empty() && pending.is_empty() && own.is_empty() {
-        return;
+        return None;
     }
     // The actor's own earlier calls: kept, not claimed (no run time says what they wrote).
     for run in own {
@@ -196,11 +164,7 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
             store.running_scanned(Marks::Running, &run, now);
         }
     }
-    let marks = running
-        .into_iter()
-        .map(|r| (Marks::Running, r))
-        .chain(pending.into_iter().map(|r| (Marks::Pending, r)));
-    for (kind, run) in marks {
+    for run in running {
         let since = i128::from(run.since) * 1_000_000_000;
         let scan = Scan {
             session: &run.session,
@@ -208,11 +172,27 @@ pub(crate) fn before_shell(event: &Event, here: Option<&Worktree>) {
             since,
             claim_since: (run.key() == key).then_some(since),
         };
-        let left = scan_roots(event, &run.roots, &scan);
-        if kind == Marks::Pending && left.is_empty() {
-            store.end_running(kind, &run.key(), None);
+        scan_roots(event, &run.roots, &scan);
+    }
+    let mut left: Option<Unfinished> = None;
+    for run in pending {
+        let own = run.key() == key;
+        if let Some(l) = pending::finish(event, &store, run, own) {
+            left = Some(match left {
+                Some(mut all) => {
+                    all.files += l.files;
+                    for r in l.roots {
+                        if !all.roots.contains(&r) {
+                            all.roots.push(r);
+                        }
+                    }
+                    all
+                }
+                None => l,
+            });
         }
     }
+    left
 }
 
 /// Scan each worktree of `roots` for `scan`; the roots where something is still over the
@@ -261,7 +241,10 @@ pub(crate) fn stopped(event: &Event) {
     let left = scan_roots(event, &roots, &scan);
     if !left.is_empty() {
         // What one call's budgets could not finish, the next command that may destroy does.
-        scan_left(event, &common, scan.since, left);
+        let old = store.pending_of(&event.session_id);
+        let from = |r: PathBuf| (r, Some(Cursor::flat(scan.since)));
+        let done = left.into_iter().map(from).collect();
+        pending::scan_left(event, &common, scan.since, done, Vec::new(), old);
     }
     for run in &runs {
         store.end_running(Marks::Running, &key, run.call.as_deref());

@@ -44,6 +44,7 @@ pub(crate) mod self_protect;
 mod syncers;
 mod takes;
 mod transfer;
+pub(crate) mod unfinished;
 pub(crate) mod worktree;
 mod worst;
 
