@@ -50,19 +50,28 @@ pub(crate) fn write(
         .map_err(|_| SnapshotError::Locked(super::lock_path(common_dir, &snapshot_ref(key))))
 }
 
-/// Once the lock is gone: move the chain of the session whose key is `key` on to its spare
-/// chain `spare` (written on it), and delete the spare. Left as they are when the spare is not
-/// ahead of the chain, or the chain is still locked (both are read by `recover`).
-fn catch_up(common_dir: &Path, key: &str, spare: &str) {
-    let Ok(repo) = open(common_dir) else {
-        return;
-    };
+/// The clone, and the tips of the chain of key `key` and of its spare `spare` (each when
+/// there); `None` when the clone cannot be opened or the chain has no ref.
+fn chain_and_spare(
+    common_dir: &Path,
+    key: &str,
+    spare: &str,
+) -> Option<(git2::Repository, git2::Oid, Option<git2::Oid>)> {
+    let repo = open(common_dir).ok()?;
     let tip = |k: &str| {
         repo.find_reference(&snapshot_ref(k))
             .ok()
             .and_then(|r| r.target())
     };
-    let (Some(main), Some(ahead)) = (tip(key), tip(spare)) else {
+    let (main, ahead) = (tip(key)?, tip(spare));
+    Some((repo, main, ahead))
+}
+
+/// Once the lock is gone: move the chain of the session whose key is `key` on to its spare
+/// chain `spare` (written on it), and delete the spare. Left as they are when the spare is not
+/// ahead of the chain, or the chain is still locked (both are read by `recover`).
+fn catch_up(common_dir: &Path, key: &str, spare: &str) {
+    let Some((repo, main, Some(ahead))) = chain_and_spare(common_dir, key, spare) else {
         return;
     };
     let on = ahead == main
@@ -80,18 +89,10 @@ fn catch_up(common_dir: &Path, key: &str, spare: &str) {
 /// chain catches up with them once its lock is gone (see `Snapshots::reattach`). Best effort:
 /// a spare that cannot be moved still takes the snapshot, on its own.
 fn start_spare(common_dir: &Path, key: &str, spare: &str) {
-    let Ok(repo) = open(common_dir) else {
+    let Some((repo, main, ahead)) = chain_and_spare(common_dir, key, spare) else {
         return;
     };
-    let tip = |k: &str| {
-        repo.find_reference(&snapshot_ref(k))
-            .ok()
-            .and_then(|r| r.target())
-    };
-    let Some(main) = tip(key) else {
-        return;
-    };
-    match tip(spare) {
+    match ahead {
         Some(at) if at == main || repo.graph_descendant_of(at, main).unwrap_or(false) => {}
         Some(at) => {
             let _ =
