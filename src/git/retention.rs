@@ -11,9 +11,11 @@ use std::path::Path;
 use super::lanes::{LaneError, LaneRepo, checked_out_branch, git, short_sha};
 
 mod fingerprint;
+mod gone;
 mod moved;
 mod unheld;
 pub(crate) use fingerprint::branch_fingerprint;
+pub(crate) use gone::is_kept_ref;
 pub(crate) use moved::{RefMove, forward_by_reflog, keep_moved, old_from_reflog};
 pub(crate) use unheld::{Unheld, unheld};
 
@@ -269,10 +271,13 @@ fn sweep_with(dir: &Path, repo: &LaneRepo, keep: Option<&str>) -> Result<Retaine
 /// holds it (a force push over it, a fetch after someone else's, a prune), as
 /// `refs/dibs/retention/remotes/<remote>/<branch>/<short sha>`. Looks at [`MAX_MOVED`] moved
 /// refs at most per call. Returns what it did, the tips as now known (a ref not looked at keeps
-/// its old entry, or none), and whether every moved ref was looked at.
+/// its old entry, or none), and whether every moved ref was looked at. Retention and kept-stash
+/// refs are among the tips; those deleted from outside git-dibs, and branches that went, are
+/// put back as [`gone`] says (stash commits made before `stash_since` are let go).
 pub(crate) fn retain_moved_branches(
     repo_dir: &Path,
     before: &std::collections::BTreeMap<String, String>,
+    stash_since: i64,
 ) -> Result<(Retained, std::collections::BTreeMap<String, String>, bool), LaneError> {
     let repo = LaneRepo::open(repo_dir)?;
     let mut all = Retained::default();
@@ -355,6 +360,14 @@ pub(crate) fn retain_moved_branches(
         moved += 1;
         all.absorb(keep_tracking_tip(repo_dir, &repo, label, old, name)?);
     }
+    now.extend(gone::kept_refs(&repo));
+    all.absorb(gone::put_back(
+        repo_dir,
+        &repo,
+        before,
+        &mut now,
+        stash_since,
+    )?);
     Ok((all, now, complete))
 }
 

@@ -22,7 +22,8 @@ const MAX_TIPS_BYTES: u64 = 1 << 20;
 pub(crate) struct BranchTips {
     /// The fingerprint of the branch storage when they were read.
     pub(crate) fingerprint: String,
-    /// Full ref name (`refs/heads/...`, `refs/remotes/...`) to commit id.
+    /// Full ref name (`refs/heads/...`, `refs/remotes/...`, and the refs that keep commits:
+    /// `refs/dibs/retention/...`, `refs/dibs/stash/...`) to commit id.
     pub(crate) tips: BTreeMap<String, String>,
 }
 
@@ -42,7 +43,10 @@ impl Store {
         let tips = lines
             .filter_map(|l| l.split_once('\t'))
             .filter(|(c, r)| {
-                !c.is_empty() && (r.starts_with("refs/heads/") || r.starts_with("refs/remotes/"))
+                !c.is_empty()
+                    && (r.starts_with("refs/heads/")
+                        || r.starts_with("refs/remotes/")
+                        || crate::git::retention::is_kept_ref(r))
             })
             .map(|(c, r)| (r.to_owned(), c.to_owned()))
             .collect();

@@ -44,6 +44,10 @@ pub(crate) fn retain_new_commits(event: &Event, cmds: &[SimpleCommand], took: Op
             }
         }
         let (moved, refs_changed) = retain_moved_branches(&store, &wt);
+        // Snapshot refs the line deleted (a mirror fetch with `--prune`, `git update-ref -d`,
+        // `rm -rf .git/refs/dibs`) are put back while their commits are still here: one read
+        // of a small file per session that snapshotted.
+        super::chain::reattach_unexpired(&store, &wt, crate::store::now_secs());
         kept |= moved;
         kept |= retain_from_reflogs(&store, &wt, refs_changed);
         // A push or fetch moves no branch but may put retained commits on the remote: what
@@ -111,7 +115,10 @@ fn retain_from_reflogs(store: &Store, wt: &Worktree, branches: bool) -> bool {
 
 /// Branches that no worktree has checked out move too (`git commit-tree` plus `git
 /// update-ref`, `git branch -f`, a script): when the clone's branch storage changed since last
-/// looked at (by `stat` alone), each branch whose tip moved gets a retention ref on its new tip.
+/// looked at (by `stat` alone), each branch whose tip moved gets a retention ref on its new tip,
+/// and retention and kept-stash refs deleted from outside git-dibs (a mirror fetch with
+/// `--prune`, a script), or branches deleted with them, are put back while their commits are
+/// still here and on no remote.
 /// Returns whether any branch moved, and whether the branch storage changed at all (local or
 /// remote-tracking refs).
 fn retain_moved_branches(store: &Store, wt: &Worktree) -> (bool, bool) {
@@ -120,8 +127,11 @@ fn retain_moved_branches(store: &Store, wt: &Worktree) -> (bool, bool) {
     if fingerprint.is_some() && fingerprint.as_deref() == Some(before.fingerprint.as_str()) {
         return (false, false);
     }
-    keep_stashes(store, wt);
-    match git::retention::retain_moved_branches(&wt.root, &before.tips) {
+    let now = crate::store::now_secs();
+    let expiry = snapshot_expiry(store, wt);
+    keep_stashes(wt, expiry, now);
+    let stash_since = i64::try_from(now.saturating_sub(expiry)).unwrap_or(0);
+    match git::retention::retain_moved_branches(&wt.root, &before.tips, stash_since) {
         Ok((_, tips, complete)) => {
             let moved = tips != before.tips;
             store.remember_branch_tips(&BranchTips {
@@ -140,14 +150,20 @@ fn retain_moved_branches(store: &Store, wt: &Worktree) -> (bool, bool) {
     }
 }
 
-/// The stash entries made within the snapshot expiry get refs of their own (`git stash drop`,
-/// `clear` and `reflog expire` leave them in no ref); those of entries gone and older go.
-fn keep_stashes(store: &Store, wt: &Worktree) {
-    let expiry = super::facts::settings_in(wt, Some(store))
+/// The snapshot expiry (`dibs.snapshotExpiry`) of the clone of `wt`, in seconds.
+fn snapshot_expiry(store: &Store, wt: &Worktree) -> u64 {
+    super::facts::settings_in(wt, Some(store))
         .duration("dibs.snapshotExpiry")
-        .unwrap_or(crate::store::DEFAULT_SNAPSHOT_EXPIRY);
-    let now = i64::try_from(crate::store::now_secs()).unwrap_or(i64::MAX);
-    if let Err(e) = git::stashes::keep(&wt.root, expiry.as_secs(), now) {
+        .unwrap_or(crate::store::DEFAULT_SNAPSHOT_EXPIRY)
+        .as_secs()
+}
+
+/// The stash entries made within the snapshot expiry (`expiry` seconds before `now`) get refs
+/// of their own (`git stash drop`, `clear` and `reflog expire` leave them in no ref); those of
+/// entries gone and older go.
+fn keep_stashes(wt: &Worktree, expiry: u64, now: u64) {
+    let now = i64::try_from(now).unwrap_or(i64::MAX);
+    if let Err(e) = git::stashes::keep(&wt.root, expiry, now) {
         eprintln!(
             "git-dibs: cannot keep the stash commits in {}: {e}",
             wt.root.display()

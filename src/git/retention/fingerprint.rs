@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 
 /// A fingerprint of where the clone at `common_dir` keeps its local branches and remote-tracking
 /// refs: the stat data of `packed-refs`, of `refs/stash` and its reflog, of every folder under
-/// `refs/heads` and `refs/remotes` (a loose ref made, moved or deleted
-/// renames a file in its folder) and of a reftable's table list. Equal fingerprints mean no
+/// `refs/` but git-dibs' own, of `refs/dibs` and every folder of the retention and kept-stash
+/// refs (a loose ref made, moved or deleted renames a file in its folder) and of a reftable's
+/// table list. Equal fingerprints mean no
 /// branch moved. Reads no ref and opens no repository; `None` when the folders are too many to
 /// look at cheaply (then every call looks at the branches).
 pub(crate) fn branch_fingerprint(common_dir: &Path) -> Option<String> {
@@ -44,6 +45,12 @@ pub(crate) fn branch_fingerprint(common_dir: &Path) -> Option<String> {
                 .collect()
         })
         .unwrap_or_default();
+    // git-dibs' own refs that keep commits, deleted from outside it (`git update-ref -d`, a
+    // script): put back after the command (see `gone`).
+    stamp(&common_dir.join("refs/dibs"));
+    for kept in [super::RETENTION_PREFIX, crate::git::stashes::STASH_PREFIX] {
+        folders.push(common_dir.join(kept.trim_end_matches('/')));
+    }
     folders.sort();
     stamp(&common_dir.join("refs"));
     let mut seen = 0;
