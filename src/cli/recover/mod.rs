@@ -365,7 +365,17 @@ pub(crate) fn when(at: u64) -> String {
 /// Run `recover`.
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let wt = super::current_worktree()?;
+    // Run outside any repository, a PATH inside one names it (as `git -C` would).
+    let wt = match super::current_worktree() {
+        Ok(wt) => wt,
+        Err(err) => args
+            .path
+            .as_deref()
+            .or(args.worktree.as_deref())
+            .and_then(|p| crate::git::locate(&cwd, p))
+            .map(|l| l.worktree)
+            .ok_or(err)?,
+    };
     let catalog = Catalog::load(&wt.common_dir)?;
     let at = args.at.as_deref().map(parse_at).transpose()?;
     if let Some(target) = &args.worktree {

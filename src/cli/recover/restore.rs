@@ -131,11 +131,28 @@ pub(super) fn files(
         }
         if done.is_empty() && gone.is_empty() && repositories.is_empty() && problems.is_empty() {
             println!("nothing to recover at {}", super::shown_path(&full));
+            if let Some(main) = outside_every_worktree(catalog, &full) {
+                println!(
+                    "it is in no worktree of the clone at {}; name a path inside one, or run `git dibs recover` there to list what can be brought back",
+                    super::shown_path(&main)
+                );
+            }
         }
     }
     let any = !repositories.is_empty() || done.iter().any(|r| r.action != "refused");
     let failed = done.iter().any(|r| r.action == "failed");
     Ok(ExitCode::from(if any && !failed { 0 } else { 1 }))
+}
+
+/// The clone's main worktree, when `full` lies in none of its worktrees (there now, or known
+/// to the snapshots): a path named from the wrong folder.
+fn outside_every_worktree(catalog: &Catalog, full: &Path) -> Option<PathBuf> {
+    let roots = git::worktree_roots(&catalog.common_dir);
+    let inside = roots
+        .iter()
+        .chain(catalog.worktrees.keys())
+        .any(|root| full.starts_with(root) || root.starts_with(full));
+    (!inside).then(|| roots.into_iter().next())?
 }
 
 /// What to check out for a removed worktree: (branch to create or check out, commit, whether

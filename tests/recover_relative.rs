@@ -1,0 +1,105 @@
+//! `recover PATH` and `recover --worktree PATH` read PATH as every command-line tool does:
+//! relative to the folder it runs in (a subfolder, a sibling worktree, `..`), through a link to
+//! the repository, or absolute; the same file comes back whichever spelling names it.
+
+mod common;
+mod recover_support;
+
+use std::fs;
+
+use common::*;
+use recover_support::*;
+
+/// An agent writes `src/deep/b.rs`, `src/a.rs` and `notes.md`, then all three are deleted.
+fn written_then_deleted(repo: &TestRepo) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let agent = Agent::new("rel-agent", &repo.root);
+    let files = vec![
+        (
+            agent.write("src/deep/b.rs", b"pub fn b() {}\n"),
+            b"pub fn b() {}\n".to_vec(),
+        ),
+        (
+            agent.write("src/a.rs", b"pub fn a2() {}\n"),
+            b"pub fn a2() {}\n".to_vec(),
+        ),
+        (agent.write("notes.md", b"- plan\n"), b"- plan\n".to_vec()),
+    ];
+    sh(&repo.root, "rm -rf src/deep src/a.rs notes.md");
+    collect_garbage(&repo.root);
+    files
+}
+
+#[test]
+fn paths_relative_to_a_subfolder_come_back() {
+    let repo = TestRepo::new();
+    let files = written_then_deleted(&repo);
+    let src = repo.root.join("src");
+    assert_recovers(&src, &["deep"], &files[..1]);
+    assert_recovers(&src, &["./a.rs"], &files[1..2]);
+    assert_recovers(&src, &["../notes.md"], &files[2..]);
+}
+
+#[test]
+fn a_path_through_a_link_or_with_dot_dots_names_the_same_file() {
+    let repo = TestRepo::new();
+    let files = written_then_deleted(&repo);
+    let base = repo.root.parent().unwrap();
+    std::os::unix::fs::symlink(&repo.root, base.join("link")).unwrap();
+    let via_link = base.join("link/src/deep/b.rs");
+    assert_recovers(base, &[via_link.to_str().unwrap()], &files[..1]);
+    assert_recovers(&repo.root, &["src/deep/../a.rs"], &files[1..2]);
+    let absolute = repo.root.join("notes.md");
+    assert_recovers(base, &[absolute.to_str().unwrap()], &files[2..]);
+}
+
+#[test]
+fn a_removed_worktree_named_relative_to_a_sibling_comes_back() {
+    let repo = TestRepo::new();
+    let wt = repo.worktree("wt-rel");
+    let agent = Agent::new("wt-agent", &wt);
+    let file = agent.write("wip.rs", b"// wip\n");
+    // git-dibs locks a worktree with uncommitted work; a second `--force` overrides the lock.
+    sh(&repo.root, "git worktree remove --force --force ../wt-rel");
+    collect_garbage(&repo.root);
+    assert!(!wt.exists());
+    let src = repo.root.join("src");
+    assert_recovers(
+        &src,
+        &["--worktree", "../../wt-rel"],
+        &[(file, b"// wip\n".to_vec())],
+    );
+}
+
+#[test]
+fn a_relative_path_outside_every_worktree_is_named_in_the_answer() {
+    let repo = TestRepo::new();
+    written_then_deleted(&repo);
+    let (code, out, err) = recover(&repo.root.join("src"), &["../../elsewhere.rs"]);
+    assert_eq!(code, 1, "out={out} err={err}");
+    let outside = repo.root.parent().unwrap().join("elsewhere.rs");
+    assert!(
+        out.contains(&format!("nothing to recover at {}", outside.display())),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "it is in no worktree of the clone at {}",
+            repo.root.display()
+        )),
+        "{out}"
+    );
+    assert!(fs::metadata(&outside).is_err());
+    // Inside the clone, a path with nothing kept gets no such line.
+    let (code, out, _) = recover(&repo.root.join("src"), &["../never.rs"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("no worktree"), "{out}");
+}
+
+#[test]
+fn outside_every_repository_a_path_with_nothing_kept_says_where_to_run() {
+    let repo = TestRepo::new();
+    let base = repo.root.parent().unwrap();
+    let (code, out, err) = recover(base, &["nowhere.rs"]);
+    assert_eq!(code, 2, "out={out} err={err}");
+    assert!(err.contains("is not inside a git working tree"), "{err}");
+}
