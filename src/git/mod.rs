@@ -68,7 +68,9 @@ pub(crate) use index::tracked_among;
 pub(crate) use moves::Head;
 pub(crate) use push::{ForcedUpdate, PushRequest, forced_updates};
 pub(crate) use scan::Walked;
-pub(crate) use worktrees::{WorktreeEntry, former_roots, list_worktrees, worktree_roots_under};
+pub(crate) use worktrees::{
+    WorktreeEntry, former_roots, linked_repositories, list_worktrees, worktree_roots_under,
+};
 
 /// The content of `rel` (a path from the worktree's top) in the commit checked out in the
 /// worktree at `root`, when it is a file of at most `max` bytes there.

@@ -111,6 +111,32 @@ pub(crate) fn worktree_roots_under(
     (found, false)
 }
 
+/// The repositories that symbolic links among the first `max_entries` entries of `dir` lead
+/// to (`vendor -> ../lib`, a package linked in by hand): the canonical folder of each link
+/// whose target is a folder holding a `.git` entry. Links to anything else (a file, a folder
+/// inside a repository, the home folder) are passed over; nothing below `dir` is read.
+pub(crate) fn linked_repositories(dir: &Path, max_entries: usize) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for entry in entries.filter_map(Result::ok).take(max_entries) {
+        if !entry.file_type().is_ok_and(|t| t.is_symlink()) {
+            continue;
+        }
+        let Ok(target) = fs::canonicalize(entry.path()) else {
+            continue;
+        };
+        if target.is_dir()
+            && fs::symlink_metadata(target.join(".git")).is_ok()
+            && !out.contains(&target)
+        {
+            out.push(target);
+        }
+    }
+    out
+}
+
 /// Which of `roots` (where sessions hold files) are the linked worktree `wt` before git moved
 /// it (`git worktree move`, or `mv` and `git worktree repair`): no worktree is there any more,
 /// none of the clone's registered worktrees is there, and the folder's name is the one git

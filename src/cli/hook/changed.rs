@@ -46,13 +46,16 @@ const MAX_WORKTREES: usize = 8;
 /// many folder entries that search reads at most.
 const WORKSPACE_DEPTH: usize = 2;
 const WORKSPACE_ENTRIES: usize = 512;
+/// How many of the folders a line runs in have their links to repositories followed.
+const MAX_LINK_FOLDERS: usize = 4;
 /// How many ignored files one call lists as left out at most.
 const MAX_IGNORED_LISTED: usize = 64;
 
 /// The worktrees (by root) the command line ran in or named: the event's own directory (or,
 /// when that is no repository, those just below it), every directory one of its commands is
-/// known to run in, and every worktree an argument names by a path that exists (`python3
-/// gen.py ../wt-b`, `git -C wt-b ...`).
+/// known to run in, every worktree an argument names by a path that exists (`python3
+/// gen.py ../wt-b`, `git -C wt-b ...`), and every repository a link in the worktree's top
+/// folder or in a folder the line runs in leads to (`vendor -> ../lib`).
 pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> {
     let mut out: Vec<Worktree> = Vec::new();
     let add = |out: &mut Vec<Worktree>, dir: &Path, path: &Path| {
@@ -85,6 +88,19 @@ pub(super) fn worktrees(event: &Event, cmds: &[SimpleCommand]) -> Vec<Worktree> 
         let path = c.cwd.join(word);
         if path.is_dir() || (word.contains('/') && path.parent().is_some_and(Path::is_dir)) {
             add(&mut out, &c.cwd, Path::new(word));
+        }
+    }
+    // Repositories linked into the folders the line runs in (`vendor -> ../lib`): a program
+    // writes through the link by a path the line need not show.
+    let mut dirs: Vec<&Path> = here.iter().map(|w| w.root.as_path()).collect();
+    dirs.push(&event.cwd);
+    dirs.extend(cmds.iter().filter(|c| c.cwd_known).map(|c| c.cwd.as_path()));
+    dirs.dedup();
+    for dir in dirs.into_iter().take(MAX_LINK_FOLDERS) {
+        for target in git::linked_repositories(dir, WORKSPACE_ENTRIES) {
+            if out.len() < MAX_WORKTREES {
+                add(&mut out, &target, Path::new("."));
+            }
         }
     }
     // The worktrees of other clones the session has work in: a program writes there by any
