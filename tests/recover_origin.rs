@@ -1,8 +1,9 @@
 //! What `recover` brings back is the work, whoever changed the file last: a person's edit made
 //! between tool calls is kept before an edit tool replaces it (in every host's pre-edit hook),
 //! `recover --force` keeps what it overwrites, and a sweep that found the file put back to its
-//! committed content (a reset that slipped through) is passed over, so `recover PATH` brings
-//! back the agent's edit and the listing says why.
+//! committed content (a reset that slipped through), or the session's own command that put one
+//! file back (`git checkout -- F`), is passed over, so `recover PATH` brings back the agent's
+//! edit and the listing says why; what a session wrote and committed is no revert.
 
 mod common;
 mod recover_support;
@@ -201,4 +202,62 @@ fn recover_never_writes_through_a_folder_replaced_by_a_link() {
     // With the link gone, it comes back.
     std::fs::remove_file(repo.root.join("gen/deep")).unwrap();
     assert_recovers(&repo.root, &["gen"], &[(file, b"pub fn x() {}\n".to_vec())]);
+}
+
+#[test]
+fn the_sessions_own_revert_of_one_file_does_not_hide_its_edit() {
+    for reverter in [
+        "git checkout -- src/lib.rs",
+        "git restore src/lib.rs",
+        "git checkout HEAD src/lib.rs",
+        "git show HEAD:src/lib.rs > src/lib.rs",
+    ] {
+        let repo = TestRepo::new();
+        let agent = Agent::new("s1-own-revert", &repo.root);
+        let lib = agent.write("src/lib.rs", b"pub fn a() { 42 }\n");
+        agent.bash(reverter);
+        collect_garbage(&repo.root);
+        assert_eq!(
+            std::fs::read(&lib).unwrap(),
+            b"pub fn a() {}\n",
+            "{reverter}"
+        );
+        let listing = recover_json(&repo.root, &[]);
+        let entry = listed(&listing, &agent.id, "src/lib.rs");
+        assert_eq!(entry["working_copy"], "differs", "{reverter}: {listing}");
+        assert_recovers(
+            &repo.root,
+            &["src/lib.rs"],
+            &[(lib, b"pub fn a() { 42 }\n".to_vec())],
+        );
+    }
+}
+
+#[test]
+fn what_a_session_wrote_and_committed_is_no_revert() {
+    // Written then committed in one line, and written then committed by the next: the newest
+    // version is the work itself, not a revert of the one before.
+    for (write, commit) in [
+        (
+            "printf 'v2\\n' > notes.txt && git add notes.txt && git commit -qm v2",
+            None,
+        ),
+        (
+            "printf 'v2\\n' > notes.txt",
+            Some("git add notes.txt && git commit -qm v2"),
+        ),
+    ] {
+        let repo = TestRepo::new();
+        let agent = Agent::new("s1-committer", &repo.root);
+        let notes = agent.write("notes.txt", b"v1\n");
+        agent.bash(write);
+        if let Some(commit) = commit {
+            agent.bash(commit);
+        }
+        std::fs::remove_file(&notes).unwrap();
+        let listing = recover_json(&repo.root, &[]);
+        let entry = listed(&listing, &agent.id, "notes.txt");
+        assert!(entry.get("reverted_at").is_none(), "{write}: {listing}");
+        assert_recovers(&repo.root, &["notes.txt"], &[(notes, b"v2\n".to_vec())]);
+    }
 }

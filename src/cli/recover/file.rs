@@ -105,7 +105,7 @@ fn kept_elsewhere(catalog: &Catalog, root: &Path, rel: &str, current: &str) -> b
         .files
         .get(&key)
         .is_some_and(|vs| vs.iter().any(|v| v.blob == current))
-        || catalog.snapshots.committed_blob(root, rel).as_deref() == Some(current)
+        || catalog.snapshots.committed_blob(root, rel, None).as_deref() == Some(current)
 }
 
 /// Give the regular file at `target` the executable bit of a snapshot (0o755 or 0o644 of the

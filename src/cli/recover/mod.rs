@@ -116,6 +116,9 @@ pub(crate) struct Version {
     executable: bool,
     /// Where its content came from (`None`: a snapshot older than this record, the agent's).
     origin: Option<Origin>,
+    /// The worktree's HEAD when the snapshot was taken, when recorded.
+    #[serde(skip)]
+    head: Option<String>,
     /// The worktree's root when the snapshot was taken, when it has moved since.
     #[serde(skip_serializing_if = "Option::is_none")]
     taken_at: Option<PathBuf>,
@@ -226,6 +229,11 @@ impl Catalog {
                             link: h.link,
                             executable: h.executable,
                             origin: s.meta.origin,
+                            head: s
+                                .meta
+                                .worktrees
+                                .get(&c.worktree)
+                                .and_then(|w| w.head.clone()),
                             taken_at: was.clone(),
                         });
                 }
@@ -272,18 +280,45 @@ impl Catalog {
 }
 
 impl Catalog {
-    /// Whether `v` (a version of `path` in the worktree at `root`) is a state found on disk
-    /// that is the file as committed there (a reset, a checkout, a stash put it back): nobody's
-    /// work, so the version before it is what to bring back.
-    fn is_revert(&self, root: &Path, path: &str, v: &Version) -> bool {
-        v.origin == Some(Origin::Sweep)
-            && self.snapshots.committed_blob(root, path).as_deref() == Some(v.blob.as_str())
+    /// Whether `v` (a version of `path` in the worktree at `root`; `older` the versions before
+    /// it, newest first) is the file put back as committed, nobody's work, so that the version
+    /// before it is what to bring back: a state found on disk that is the file as committed
+    /// there now (a reset, a checkout, a stash put it back), or what the session's own shell
+    /// command left that is the file as committed at the HEAD of that moment while HEAD had not
+    /// moved since the version before (`git checkout -- F`, `git restore F`; a command that
+    /// committed what it wrote moved HEAD).
+    fn is_revert<'v>(
+        &self,
+        root: &Path,
+        path: &str,
+        v: &Version,
+        mut older: impl Iterator<Item = &'v Version>,
+    ) -> bool {
+        match v.origin {
+            Some(Origin::Sweep) => {
+                self.snapshots.committed_blob(root, path, None).as_deref() == Some(v.blob.as_str())
+            }
+            Some(Origin::Shell) => {
+                let Some(head) = v.head.as_deref() else {
+                    return false;
+                };
+                older
+                    .find(|o| o.blob != v.blob)
+                    .is_some_and(|o| o.head.as_deref() == Some(head))
+                    && self
+                        .snapshots
+                        .committed_blob(root, path, Some(head))
+                        .as_deref()
+                        == Some(v.blob.as_str())
+            }
+            _ => false,
+        }
     }
 
     /// The version of `path` in `root` to bring back from `versions` (newest first): the newest
-    /// that `session` (a filter) and `at` (a time) allow, passing over a sweep that found the
-    /// file reverted to its committed content, and copies `recover --force` kept unless a
-    /// session is named. Also the revert passed over, when one was.
+    /// that `session` (a filter) and `at` (a time) allow, passing over one that put the file
+    /// back as committed (see [`Catalog::is_revert`]), and copies `recover --force` kept unless
+    /// a session is named. Also the revert passed over, when one was.
     fn pick<'v>(
         &self,
         root: &Path,
@@ -292,20 +327,25 @@ impl Catalog {
         session: Option<&str>,
         at: Option<u64>,
     ) -> (Option<&'v Version>, Option<&'v Version>) {
-        let mut allowed = versions.into_iter().filter(|v| {
-            session_matches(&v.session, session)
-                && at.is_none_or(|t| v.at <= t)
-                && (session.is_some() || v.origin != Some(Origin::Kept))
-        });
-        let Some(first) = allowed.next() else {
+        let allowed: Vec<&Version> = versions
+            .into_iter()
+            .filter(|v| {
+                session_matches(&v.session, session)
+                    && at.is_none_or(|t| v.at <= t)
+                    && (session.is_some() || v.origin != Some(Origin::Kept))
+            })
+            .collect();
+        let Some((&first, rest)) = allowed.split_first() else {
             return (None, None);
         };
-        if !self.is_revert(root, path, first) {
+        if !self.is_revert(root, path, first, rest.iter().copied()) {
             return (Some(first), None);
         }
-        let before = allowed.find(|v| !(v.origin == Some(Origin::Sweep) && v.blob == first.blob));
+        let before = rest
+            .iter()
+            .find(|v| !(v.origin == first.origin && v.blob == first.blob));
         match before {
-            Some(v) => (Some(v), Some(first)),
+            Some(&v) => (Some(v), Some(first)),
             None => (Some(first), None),
         }
     }

@@ -42,9 +42,18 @@ impl Cli {
         run_text(&self.common_dir, args).map_err(self.err())
     }
 
-    /// The blob id of `path` in the commit checked out in the worktree at `root`.
-    pub(crate) fn committed_blob(&self, root: &Path, path: &str) -> Option<String> {
-        let spec = format!("HEAD:{path}");
+    /// The blob id of `path` in the commit checked out in the worktree at `root`, or in commit
+    /// `at` (an object id: anything else names nothing).
+    pub(crate) fn committed_blob(
+        &self,
+        root: &Path,
+        path: &str,
+        at: Option<&str>,
+    ) -> Option<String> {
+        if at.is_some_and(|id| id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit())) {
+            return None;
+        }
+        let spec = format!("{}:{path}", at.unwrap_or("HEAD"));
         let id = run_text(root, &["rev-parse", "--verify", "-q", &spec]).ok()?;
         let kind = run_text(root, &["cat-file", "-t", &id]).ok()?;
         (kind == "blob").then_some(id)

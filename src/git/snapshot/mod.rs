@@ -513,13 +513,26 @@ impl Snapshots {
     }
 
     /// The blob id of `path` in the commit checked out in the worktree at `root` (what a
-    /// reset or checkout there puts back); `None` when it is not in that commit.
-    pub(crate) fn committed_blob(&self, root: &Path, path: &str) -> Option<String> {
+    /// reset or checkout there puts back), or in commit `at` when given; `None` when it is not
+    /// in that commit.
+    pub(crate) fn committed_blob(
+        &self,
+        root: &Path,
+        path: &str,
+        at: Option<&str>,
+    ) -> Option<String> {
         if let Reader::Cli(cli) = &self.inner {
-            return cli.committed_blob(root, path);
+            return cli.committed_blob(root, path, at);
         }
         let repo = crate::git::envrepo::open(root).ok()?;
-        let tree = repo.head().ok()?.peel_to_tree().ok()?;
+        let tree = match at {
+            Some(id) => repo
+                .find_commit(git2::Oid::from_str(id).ok()?)
+                .ok()?
+                .tree()
+                .ok()?,
+            None => repo.head().ok()?.peel_to_tree().ok()?,
+        };
         let entry = tree.get_path(&crate::pathtext::to_path(path)).ok()?;
         (entry.kind() == Some(git2::ObjectType::Blob)).then(|| entry.id().to_string())
     }
