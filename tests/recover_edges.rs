@@ -343,3 +343,28 @@ fn an_edit_of_a_file_of_several_mebibytes_is_snapshotted_though_its_event_is_lar
         "big.json not restored"
     );
 }
+
+#[test]
+fn a_file_brought_back_older_than_a_version_left_out_says_so() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("grew", &repo.root);
+    let data = agent.write("data.bin", b"small and kept\n");
+    // It grows past the size cap through a shell command, then is deleted.
+    agent.bash("head -c 9000000 /dev/zero >> data.bin");
+    std::fs::remove_file(&data).unwrap();
+    let (code, out, err) = recover(&repo.root, &["data.bin"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_files(&[(data.clone(), b"small and kept\n".to_vec())]);
+    insta::assert_snapshot!(
+        "recover_newer_not_kept",
+        common::snap::stable(&repo, &common::snap::mask_times(&out))
+    );
+    let json = recover_json(&repo.root, &["data.bin"]);
+    assert!(json.to_string().contains("\"newer_not_kept\""), "{json}");
+    // A file with no later version left out gets no such line.
+    let other = agent.write("other.txt", b"x\n");
+    std::fs::remove_file(&other).unwrap();
+    let (code, out, _) = recover(&repo.root, &["other.txt"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("newer version"), "{out}");
+}

@@ -167,3 +167,29 @@ pub fn mask_corrupt_stamp(text: &str) -> String {
     masked.push_str(rest);
     masked
 }
+
+/// `text` with every `YYYY-MM-DDTHH:MM:SSZ` time written as `[TIME]`.
+pub fn mask_times(text: &str) -> String {
+    let shape = |w: &[u8]| {
+        w.iter().enumerate().all(|(i, &b)| match i {
+            4 | 7 => b == b'-',
+            10 => b == b'T',
+            13 | 16 => b == b':',
+            19 => b == b'Z',
+            _ => b.is_ascii_digit(),
+        })
+    };
+    let mut out = String::new();
+    let mut i = 0;
+    while i < text.len() {
+        if text.len() - i >= 20 && shape(&text.as_bytes()[i..i + 20]) {
+            out.push_str("[TIME]");
+            i += 20;
+        } else {
+            let c = text[i..].chars().next().expect("a char");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}

@@ -32,6 +32,33 @@ pub(super) struct Restored {
     /// Why the file could not be written (action `failed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) error: Option<String>,
+    /// A later version of the file that no snapshot holds: when, and why it was left out (so
+    /// what came back is older than what was there last).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) newer_not_kept: Option<NotKept>,
+}
+
+/// A version of a file newer than the one brought back, left out of its snapshot.
+#[derive(Debug, Serialize)]
+pub(super) struct NotKept {
+    /// When it was left out.
+    pub(super) at: String,
+    /// Why.
+    pub(super) reason: String,
+}
+
+/// The newest time `rel` in the worktree at `root` was left out of a snapshot after `v` was
+/// taken, with the reason.
+fn newer_not_kept(catalog: &Catalog, v: &Version, root: &Path, rel: &str) -> Option<NotKept> {
+    catalog
+        .skipped
+        .iter()
+        .filter(|k| k.path == rel && k.worktree == root && (k.at, k.nanos) > (v.at, v.nanos))
+        .max_by_key(|k| (k.at, k.nanos))
+        .map(|k| NotKept {
+            at: when(k.at),
+            reason: k.reason.clone(),
+        })
 }
 
 /// The session id of the copies `recover --force` keeps of what it overwrites.
@@ -151,7 +178,7 @@ pub(super) fn restore_or_fail(
     rel: &str,
     force: bool,
 ) -> Restored {
-    restore_one(catalog, v, root, rel, force).unwrap_or_else(|e| Restored {
+    let mut out = restore_one(catalog, v, root, rel, force).unwrap_or_else(|e| Restored {
         path: text_of(&super::file_in(root, rel)),
         written_to: None,
         action: "failed",
@@ -160,7 +187,10 @@ pub(super) fn restore_or_fail(
         at: when(v.at),
         kept: None,
         error: Some(format!("{e:#}")),
-    })
+        newer_not_kept: None,
+    });
+    out.newer_not_kept = newer_not_kept(catalog, v, root, rel);
+    out
 }
 
 /// Bring back `v` at `target`: nothing to do when it matches; written there when nothing is
@@ -186,6 +216,7 @@ fn restore_one(
         at: when(v.at),
         kept: None,
         error: None,
+        newer_not_kept: None,
     };
     // A snapshot is data anyone in the clone can write: only a worktree of this clone, or a
     // nested repository's folder below one (there or gone), is written into (never a folder
@@ -303,6 +334,14 @@ pub(super) fn print_restored(list: &[Restored]) {
                 shown(r.error.as_deref().unwrap_or("?"))
             ),
             (action, _) => println!("{}: {action} from {who}", shown(&r.path)),
+        }
+        if let Some(n) = &r.newer_not_kept {
+            println!(
+                "  (a newer version of {}, at {}, was not kept: {}; this is the one before it)",
+                shown(&r.path),
+                n.at,
+                shown(&n.reason)
+            );
         }
     }
 }

@@ -132,6 +132,9 @@ struct Skip {
     path: String,
     reason: String,
     at: u64,
+    /// Nanoseconds past `at` (orders it among versions of one second; not shown).
+    #[serde(skip)]
+    nanos: u32,
 }
 
 /// Everything the snapshot refs hold.
@@ -248,6 +251,7 @@ impl Catalog {
                         path: k.path.clone(),
                         reason: k.reason.clone(),
                         at: s.meta.at,
+                        nanos: s.meta.nanos,
                     });
                 }
             }
