@@ -49,6 +49,28 @@ fn deep_nesting_and_long_lines_are_asked_when_they_name_git() {
     asked(r, &deep);
     let long = format!("git branch -D topic # {}", "x".repeat(300 * 1024));
     asked(r, &long);
+    // Arithmetic inside arithmetic nests like any other expansion: past the bound the line is
+    // asked (it crashed the hook with a stack overflow at a few thousand levels), in the
+    // command itself, inside `bash -c` and in an array; a shallow one is judged as usual.
+    let arith = |n: usize| format!("{}1{}", "$(( ".repeat(n), " ))".repeat(n));
+    for cmd in [
+        format!("git branch -D topic {}", arith(5000)),
+        format!("bash -c 'git branch -D topic {}'", arith(5000)),
+        format!("a=({}); git branch -D topic", arith(5000)),
+        format!("rm -rf ../dirty $(( {} ))", arith(40)),
+    ] {
+        let reason = asked(r, &cmd);
+        assert!(reason.contains("[guard:unparsable]"), "{reason}");
+    }
+    let shallow = asked(r, &format!("git branch -D topic {}", arith(3)));
+    assert!(shallow.contains("[guard:unknown-target]"), "{shallow}");
+    // Wrappers stacked past the bound leave no command known below them: asked, not let
+    // through as an unknown program (`env env … rm -rf ../dirty` was allowed past 64).
+    for wrapper in ["env ", "sudo ", "nice ", "command "] {
+        let reason = asked(r, &format!("{}rm -rf ../dirty", wrapper.repeat(100)));
+        assert!(reason.contains("[guard:unparsable]"), "{wrapper}: {reason}");
+        denied(r, &format!("{}rm -rf ../dirty", wrapper.repeat(10)));
+    }
 }
 
 #[test]

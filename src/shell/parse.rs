@@ -13,6 +13,9 @@ fn unexpected(t: &Tok) -> ParseError {
 impl Parser {
     /// A whole command line.
     pub(super) fn parse_program(&mut self) -> Result<List, ParseError> {
+        if self.depth > super::MAX_DEPTH {
+            return Err(ParseError::TooDeep);
+        }
         let list = self.parse_compound_list()?;
         match self.next_tok()? {
             Tok::Eof => Ok(list),

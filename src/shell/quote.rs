@@ -141,6 +141,11 @@ impl Parser {
 
     /// The command substitutions of an unquoted heredoc body.
     pub(super) fn heredoc_subs(&mut self) -> Result<Vec<List>, ParseError> {
+        // Arithmetic inside arithmetic (`$(( $(( … )) ))`) comes back here, one level down
+        // each time: bounded like every other nesting.
+        if self.depth > super::MAX_DEPTH {
+            return Err(ParseError::TooDeep);
+        }
         let mut w = Word::default();
         while let Some(c) = self.cur() {
             match c {

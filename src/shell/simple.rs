@@ -140,6 +140,11 @@ impl Ev<'_> {
         }
 
         let peeled = peel(args);
+        // Wrappers stacked past the bound leave a wrapper as the command: nothing below it is
+        // known, as with nesting past the bound.
+        if peeled.exhausted {
+            return Err(ParseError::TooDeep);
+        }
         assignments.extend(peeled.assignments.iter().cloned());
         let (mut cwd, mut known) = (st.cwd.clone(), st.known);
         if let Some(dir) = &peeled.chdir {
@@ -152,7 +157,7 @@ impl Ev<'_> {
         let force = inh
             .force
             .or(peeled.xargs.then_some(Unknown::Xargs))
-            .or((peeled.exhausted || peeled.rooted).then_some(Unknown::Eval));
+            .or(peeled.rooted.then_some(Unknown::Eval));
         let mut argv = peeled.argv;
 
         let input = match &stdin {
