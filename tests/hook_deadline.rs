@@ -113,3 +113,32 @@ fn a_fifo_a_config_include_names_makes_a_shell_command_a_question() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(took < Duration::from_secs(8), "{took:?}");
 }
+
+/// A hook that crashes (a stack overflow, an abort: the tests' builds do so on purpose when
+/// `DIBS_TEST_CRASH` says how) answers as at its deadline, not with a signal and nothing said:
+/// before a shell command a question naming the crash, otherwise exit 0 and one line.
+#[test]
+fn a_hook_that_crashes_still_answers() {
+    let repo = common::TestRepo::new();
+    let bash = bash_event("crash-1", &repo.root, "git branch -D main");
+    let edit = edit_event(
+        "PostToolUse",
+        "Write",
+        "crash-1",
+        &repo.root,
+        &repo.root.join("src/lib.rs"),
+    );
+    for how in ["overflow", "abort"] {
+        let env = [("DIBS_TEST_CRASH", how)];
+        let run = hook_raw(&repo.root, format!("{bash}\n").as_bytes(), &env);
+        assert_eq!(run.code, 0, "{how}: {}", run.stderr);
+        let (decision, reason, _) = hook_decision(&run).expect("an answer");
+        assert_eq!(decision, "ask", "{how}");
+        assert!(reason.contains("[guard:internal-error]"), "{how}: {reason}");
+        let run = hook_raw(&repo.root, format!("{edit}\n").as_bytes(), &env);
+        assert_eq!(run.code, 0, "{how}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{how}");
+        assert!(run.stderr.contains("crashed"), "{how}: {}", run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{how}: {}", run.stderr);
+    }
+}

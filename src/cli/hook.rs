@@ -125,6 +125,8 @@ fn handle(args: Args) -> protocol::Output {
         return protocol::Output::default();
     }
     arm_deadline(&event);
+    #[cfg(debug_assertions)]
+    crash_for_tests();
     match decide(&event) {
         Ok(response) => protocol::render(&event, &response),
         Err(StoreError::Fenced { .. }) => {
@@ -138,8 +140,9 @@ fn handle(args: Args) -> protocol::Output {
 /// gives each hook, so that the answer is the hook's own and not its host's.
 const DEADLINE_SECS: u64 = 8;
 
-/// Arm the hook's last word for `event` (see `platform::deadline`): before a shell command, a
-/// question (the guard fails closed); otherwise exit 0 and one line on stderr. Debug builds
+/// Arm the hook's last words for `event`, when it runs out of time and when it crashes (see
+/// `platform::deadline`): before a shell command, a question (the guard fails closed);
+/// otherwise exit 0 and one line on stderr. Debug builds
 /// (the tests') take the time from `DIBS_TEST_DEADLINE_SECS` when set.
 fn arm_deadline(event: &Event) {
     #[cfg(debug_assertions)]
@@ -149,6 +152,17 @@ fn arm_deadline(event: &Event) {
         .unwrap_or(DEADLINE_SECS);
     #[cfg(not(debug_assertions))]
     let secs = DEADLINE_SECS;
+    let crashed = match &event.kind {
+        EventKind::BeforeShell { .. } => protocol::render(
+            event,
+            &Response::Ask {
+                reason: "git-dibs crashed while looking at this command, so it cannot tell what \
+                         it would destroy; ask the person. [guard:internal-error]"
+                    .into(),
+            },
+        ),
+        _ => quiet("crashed; the tool call goes ahead, and what it changed may not be snapshotted"),
+    };
     let late = match &event.kind {
         EventKind::BeforeShell { .. } => protocol::render(
             event,
@@ -166,12 +180,37 @@ fn arm_deadline(event: &Event) {
         )),
     };
     let line = |text: &Option<String>| text.as_ref().map(|t| format!("{t}\n")).unwrap_or_default();
+    crate::platform::deadline::on_crash(
+        line(&crashed.stdout).as_bytes(),
+        line(&crashed.stderr).as_bytes(),
+        crashed.code,
+    );
     crate::platform::deadline::arm(
         std::time::Duration::from_secs(secs),
         line(&late.stdout).as_bytes(),
         line(&late.stderr).as_bytes(),
         late.code,
     );
+}
+
+/// Debug builds (the tests') crash on purpose when `DIBS_TEST_CRASH` says how: `overflow`
+/// (unbounded recursion, as a parser without a depth bound would) or `abort`.
+#[cfg(debug_assertions)]
+fn crash_for_tests() {
+    fn deeper(n: u64) -> u64 {
+        let room = std::hint::black_box([n; 64]);
+        if room[7] == u64::MAX {
+            return 0;
+        }
+        deeper(room[7] + 1) + room[3]
+    }
+    match std::env::var("DIBS_TEST_CRASH").as_deref() {
+        Ok("overflow") => {
+            std::hint::black_box(deeper(0));
+        }
+        Ok("abort") => std::process::abort(),
+        _ => {}
+    }
 }
 
 /// Gather facts, decide, apply.

@@ -4,7 +4,7 @@
 //! call go ahead then. Armed with the answer to give (for a shell command about to run: a
 //! question, failing closed), an alarm writes that answer itself, kills the programs the hook
 //! started and exits, whatever the hook was doing. Costs one system call to arm and one to
-//! disarm.
+//! disarm. A crash (a stack overflow, a fault) gets a last word the same way.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -18,6 +18,19 @@ struct Answer {
 }
 
 static ANSWER: OnceLock<Answer> = OnceLock::new();
+/// What the hook answers when it crashes (a stack overflow, a fault): see [`on_crash`].
+static CRASHED: OnceLock<Answer> = OnceLock::new();
+/// Signals a crash raises.
+const CRASHES: [libc::c_int; 5] = [
+    libc::SIGSEGV,
+    libc::SIGBUS,
+    libc::SIGILL,
+    libc::SIGFPE,
+    libc::SIGABRT,
+];
+/// Room for the crash handler to run on when the stack itself is what overflowed: zeroed
+/// memory of the program's own, so no page of it is touched unless a crash comes.
+static mut CRASH_STACK: [u8; 64 * 1024] = [0; 64 * 1024];
 
 /// How many programs started by the hook are known at once (more are not killed).
 const TRACKED: usize = 16;
@@ -43,6 +56,43 @@ pub(crate) fn arm(after: Duration, stdout: &[u8], stderr: &[u8], code: u8) {
     unsafe {
         libc::signal(libc::SIGALRM, on_alarm as *const () as libc::sighandler_t);
         libc::alarm(secs);
+    }
+}
+
+/// Give the hook a last word if it crashes (a stack overflow, a fault, an abort): `stdout` and
+/// `stderr` are written and the process exits with `code`, as when the alarm goes off, instead
+/// of dying with nothing said (a host lets a tool call go ahead then). The handler runs on a
+/// stack of its own. Only the first call installs; Unix only.
+#[allow(unsafe_code)]
+pub(crate) fn on_crash(stdout: &[u8], stderr: &[u8], code: u8) {
+    let answer = Answer {
+        stdout: stdout.to_vec(),
+        stderr: stderr.to_vec(),
+        code: i32::from(code),
+    };
+    if CRASHED.set(answer).is_err() {
+        return;
+    }
+    // SAFETY: the alternate stack is a static that nothing else uses (only its address is
+    // taken, once: `CRASHED` is set only once); the handler only reads `CRASHED` (set above,
+    // never changed again) and `CHILDREN` (atomics) and calls `write`, `kill` and `_exit`,
+    // which are async-signal-safe.
+    unsafe {
+        let alt = libc::stack_t {
+            ss_sp: (&raw mut CRASH_STACK).cast(),
+            ss_flags: 0,
+            ss_size: 64 * 1024,
+        };
+        if libc::sigaltstack(&raw const alt, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_crash_signal as *const () as libc::sighandler_t;
+        action.sa_flags = libc::SA_ONSTACK;
+        libc::sigemptyset(&raw mut action.sa_mask);
+        for signal in CRASHES {
+            libc::sigaction(signal, &raw const action, std::ptr::null_mut());
+        }
     }
 }
 
@@ -80,8 +130,17 @@ pub(crate) fn untrack(pid: u32) {
     }
 }
 
-#[allow(unsafe_code)]
 extern "C" fn on_alarm(_: libc::c_int) {
+    last_word(ANSWER.get());
+}
+
+extern "C" fn on_crash_signal(_: libc::c_int) {
+    last_word(CRASHED.get());
+}
+
+/// Kill the programs the hook started, write `answer` and exit with its code (0 with none).
+#[allow(unsafe_code)]
+fn last_word(answer: Option<&Answer>) -> ! {
     for slot in &CHILDREN {
         let pid = slot.load(Ordering::SeqCst);
         if pid > 0 {
@@ -91,7 +150,7 @@ extern "C" fn on_alarm(_: libc::c_int) {
             }
         }
     }
-    let code = ANSWER.get().map_or(0, |a| {
+    let code = answer.map_or(0, |a| {
         write_all(1, &a.stdout);
         write_all(2, &a.stderr);
         a.code
