@@ -110,3 +110,77 @@ fn a_retention_ref_let_go_after_a_push_is_not_put_back() {
     lane.bash("git branch side && git branch -D side");
     assert!(!retained().contains(&commit), "{}", retained());
 }
+
+/// A session's snapshot ref file damaged from outside (emptied by a crash or a full disk,
+/// overwritten with other text, made a symbolic ref to itself or a link): the session's next
+/// edit mends it (the file removed, the ref put back on the newest snapshot, said on stderr),
+/// its snapshots go on, and `recover` lists every version; `doctor` mends it too.
+#[test]
+fn a_damaged_snapshot_ref_is_mended_and_snapshots_go_on() {
+    let damages: [(&str, fn(&std::path::Path)); 4] = [
+        ("an empty file", |p| fs::write(p, b"").unwrap()),
+        ("text that is no commit id", |p| {
+            fs::write(p, b"garbage\n").unwrap()
+        }),
+        ("text that is no commit id", |p| {
+            fs::write(p, b"ref: refs/dibs/snapshots/mended\n").unwrap();
+        }),
+        ("a symbolic link", |p| {
+            fs::remove_file(p).unwrap();
+            std::os::unix::fs::symlink("/nonexistent", p).unwrap();
+        }),
+    ];
+    for (what, damage) in damages {
+        let repo = TestRepo::new();
+        let agent = Agent::new("mended", &repo.root);
+        let first = agent.write("a.txt", b"work v1\n");
+        let reference = repo.root.join(".git/refs/dibs/snapshots/mended");
+        damage(&reference);
+        // The next edit mends the ref and is snapshotted on the chain.
+        fs::write(&first, b"work v2\n").unwrap();
+        let run = agent.post_edit(&first);
+        assert_eq!(run.code, 0, "{what}");
+        assert!(
+            run.stderr.contains(&format!(
+                "was damaged outside git-dibs ({what} in its place)"
+            )),
+            "{what}: {}",
+            run.stderr
+        );
+        let notes = agent.write("b.txt", b"more\n");
+        collect_garbage(&repo.root);
+        assert!(has_blob(&repo.root, b"work v1\n"), "{what}: v1 lost");
+        let listing = recover_json(&repo.root, &[]);
+        assert_eq!(
+            listed(&listing, "mended", "a.txt")["versions"],
+            2,
+            "{what}: {listing}"
+        );
+        fs::remove_file(&first).unwrap();
+        fs::remove_file(&notes).unwrap();
+        assert_recovers(
+            &repo.root,
+            &["."],
+            &[(first, b"work v2\n".to_vec()), (notes, b"more\n".to_vec())],
+        );
+    }
+    // `doctor` mends it when no hook comes first.
+    let repo = TestRepo::new();
+    let agent = Agent::new("mended", &repo.root);
+    agent.write("a.txt", b"work v1\n");
+    fs::write(repo.root.join(".git/refs/dibs/snapshots/mended"), b"").unwrap();
+    let out = dibs(&repo.root, &["doctor"]);
+    assert!(
+        out_text(&out).contains("was damaged outside git-dibs (an empty file in its place)"),
+        "{}",
+        out_text(&out)
+    );
+    assert!(listed_paths(&recover_json(&repo.root, &[])).contains(&"a.txt"));
+    // `recover` too, run first: what the chain holds is listed and comes back.
+    let repo = TestRepo::new();
+    let agent = Agent::new("mended", &repo.root);
+    let file = agent.write("a.txt", b"work v1\n");
+    fs::write(repo.root.join(".git/refs/dibs/snapshots/mended"), b"\0\0").unwrap();
+    fs::remove_file(&file).unwrap();
+    assert_recovers(&repo.root, &["a.txt"], &[(file, b"work v1\n".to_vec())]);
+}

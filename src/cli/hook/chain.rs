@@ -2,7 +2,8 @@
 //! ref deleted (`git update-ref -d`, a mirror fetch with `--prune`) or pointed at a commit
 //! git-dibs did not write on it (`git update-ref`, `git push . +X:refs/dibs/…`), or its newest
 //! commits' objects pruned by a `git gc --prune=now` that ran while the snapshot was being
-//! written. The ref is put back on the newest intact commit (what it was pointed at kept under
+//! written, or its loose file damaged (empty, torn, a link). The ref is put back on the newest
+//! intact commit (what it was pointed at kept under
 //! `refs/dibs/rewritten/`); where nothing intact is left, the session's watched files are taken
 //! again as they are now. Each repair is said on stderr and noted for `doctor`. This is looked
 //! at before each snapshot of the session, for every session when the store prunes and before
@@ -32,8 +33,14 @@ pub(super) fn lost(
     if snapshot::loose_ref_tip(common_dir, key).as_deref() == Some(commit) {
         return false;
     }
-    let found = snapshot::Snapshots::open(common_dir).and_then(|s| s.reattach(key, commit));
     let session = &state.session;
+    // A loose ref file damaged from outside is removed first: then it is put back as a
+    // deleted one is, and said as what it was.
+    let gone = match snapshot::mend_damaged(common_dir, key) {
+        Some(what) => format!("was damaged outside git-dibs ({what} in its place)"),
+        None => "was deleted outside git-dibs".to_owned(),
+    };
+    let found = snapshot::Snapshots::open(common_dir).and_then(|s| s.reattach(key, commit));
     match found {
         Ok(snapshot::Reattach::Present) => false,
         Ok(snapshot::Reattach::Restored) => {
@@ -41,8 +48,8 @@ pub(super) fn lost(
                 store,
                 now,
                 &format!(
-                    "session {session}'s snapshot ref was deleted outside git-dibs; \
-                     it is back on its newest snapshot {}",
+                    "session {session}'s snapshot ref {gone}; it is back on its newest \
+                     snapshot {}",
                     git::lanes::short_sha(commit)
                 ),
             );
@@ -53,8 +60,8 @@ pub(super) fn lost(
                 store,
                 now,
                 &format!(
-                    "session {session}'s snapshot ref and commit {} were deleted outside \
-                     git-dibs; its files are snapshotted again as they are now",
+                    "session {session}'s snapshot ref {gone} and its commit {} is gone too; \
+                     its files are snapshotted again as they are now",
                     git::lanes::short_sha(commit)
                 ),
             );

@@ -420,6 +420,11 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
             .map(|l| l.worktree)
             .ok_or(err)?,
     };
+    // Snapshot refs deleted or damaged from outside are put back first, so that what they
+    // held is listed (`doctor` does the same, and the next hook call would).
+    if let Some(store) = Store::in_use(&wt.common_dir) {
+        crate::cli::hook::chain::reattach_unexpired(&store, &wt, crate::store::now_secs());
+    }
     let catalog = Catalog::load(&wt.common_dir)?;
     let at = args.at.as_deref().map(parse_at).transpose()?;
     if let Some(target) = &args.worktree {

@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use reattach::{REWRITTEN_PREFIX, Reattach, Repair, loose_ref_exists, loose_ref_tip};
+pub(crate) use reattach::{
+    REWRITTEN_PREFIX, Reattach, Repair, loose_ref_exists, loose_ref_tip, mend_damaged,
+};
 pub(crate) use tree::{file_at, newest_entries, tree_path};
 pub(crate) use write::write;
 #[cfg(test)]
@@ -416,7 +418,10 @@ impl Snapshots {
         };
         let mut out = Vec::new();
         for r in repo.references_glob(&format!("{SNAPSHOT_PREFIX}*"))? {
-            let r = r?;
+            // A ref damaged from outside (an empty or torn file) hides no other session's.
+            let Ok(r) = r else {
+                continue;
+            };
             if let (Some(name), Ok(c)) = (r.name(), r.peel_to_commit()) {
                 out.push((name.to_owned(), c.id().to_string()));
             }

@@ -53,6 +53,29 @@ pub(crate) fn loose_ref_tip(common_dir: &Path, key: &str) -> Option<String> {
     (text.len() >= 40 && text.bytes().all(|b| b.is_ascii_hexdigit())).then(|| text.to_owned())
 }
 
+/// Remove the loose file of the snapshot ref of store key `key` under `common_dir` when it
+/// holds no commit id (an empty or torn file, other text, a symbolic ref, a symbolic link: git
+/// and libgit2 read none of them, so every later snapshot of the session failed): git-dibs
+/// writes nothing else there, so nothing is lost by it. Says what was there; `None` when the
+/// file is absent or a plain commit id (one `lstat` and one small read).
+pub(crate) fn mend_damaged(common_dir: &Path, key: &str) -> Option<&'static str> {
+    let path = common_dir.join(snapshot_ref(key));
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    let what = if meta.file_type().is_symlink() {
+        "a symbolic link"
+    } else if !meta.is_file() {
+        return None;
+    } else if meta.len() == 0 {
+        "an empty file"
+    } else if loose_ref_tip(common_dir, key).is_some() {
+        return None;
+    } else {
+        "text that is no commit id"
+    };
+    std::fs::remove_file(&path).ok()?;
+    Some(what)
+}
+
 /// What [`Snapshots::repair`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Repair {
