@@ -368,3 +368,53 @@ fn a_file_brought_back_older_than_a_version_left_out_says_so() {
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("newer version"), "{out}");
 }
+
+#[test]
+fn a_file_replaced_by_a_link_is_named_by_its_path_and_a_huge_one_is_not_read() {
+    let repo = TestRepo::new();
+    let agent = Agent::new("linked-away", &repo.root);
+    let file = agent.write("f.txt", b"precious work\n");
+    // Replaced by a link leading out of the worktree: `recover f.txt` is about f.txt, and
+    // the snapshot goes beside the link (nothing is written through it).
+    let outside = repo.root.parent().unwrap().join("outside.txt");
+    std::fs::write(&outside, b"outside\n").unwrap();
+    std::fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(&outside, &file).unwrap();
+    let (code, out, err) = recover(&repo.root, &["f.txt"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("f.txt differs now") && out.contains(".recovered-"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(&outside).unwrap(), b"outside\n");
+    let beside = std::fs::read_dir(&repo.root)
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("f.txt.recovered-")
+        })
+        .expect("written beside");
+    assert_eq!(std::fs::read(beside.path()).unwrap(), b"precious work\n");
+
+    // A sparse file of 64 GiB in its place: listed as differing and brought back beside it,
+    // without reading it (a read would take minutes).
+    let big = agent.write("big.txt", b"small\n");
+    std::fs::remove_file(&big).unwrap();
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(64 << 30).unwrap();
+    let started = std::time::Instant::now();
+    let listing = recover_json(&repo.root, &[]);
+    assert_eq!(
+        listed(&listing, "linked-away", "big.txt")["working_copy"],
+        "differs"
+    );
+    let (code, out, err) = recover(&repo.root, &["big.txt"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("big.txt differs now"), "{out}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "it read the file"
+    );
+}

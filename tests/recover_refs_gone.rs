@@ -117,10 +117,11 @@ fn a_retention_ref_let_go_after_a_push_is_not_put_back() {
 /// its snapshots go on, and `recover` lists every version; `doctor` mends it too.
 #[test]
 fn a_damaged_snapshot_ref_is_mended_and_snapshots_go_on() {
-    let damages: [(&str, fn(&std::path::Path)); 4] = [
+    type Damage = fn(&std::path::Path);
+    let damages: [(&str, Damage); 4] = [
         ("an empty file", |p| fs::write(p, b"").unwrap()),
         ("text that is no commit id", |p| {
-            fs::write(p, b"garbage\n").unwrap()
+            fs::write(p, b"garbage\n").unwrap();
         }),
         ("text that is no commit id", |p| {
             fs::write(p, b"ref: refs/dibs/snapshots/mended\n").unwrap();

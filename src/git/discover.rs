@@ -81,6 +81,22 @@ pub(crate) struct Located {
     pub(crate) relative: String,
 }
 
+/// [`normalize`], except that a symbolic link as the last component names the link itself,
+/// not where it leads (as `lstat` does): a file replaced by a link is still named by its path.
+pub(crate) fn normalize_no_follow(base: &Path, path: &Path) -> PathBuf {
+    let last = path.file_name().filter(|n| *n != "." && *n != "..");
+    match last {
+        Some(name) if fs_is_link(&base.join(path)) => {
+            normalize(base, path.parent().unwrap_or(Path::new(""))).join(name)
+        }
+        _ => normalize(base, path),
+    }
+}
+
+fn fs_is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
 /// Make `path` absolute against `base` and canonical as far as it exists: symlinks in the
 /// existing part are resolved, `.` and `..` in the rest are folded.
 pub(crate) fn normalize(base: &Path, path: &Path) -> PathBuf {

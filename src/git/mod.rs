@@ -16,7 +16,8 @@ pub(crate) mod testing;
 pub(crate) use config::{FLOORS as DURATION_FLOORS, Settings};
 pub(crate) use discover::{
     Located, Worktree, checked_out_elsewhere, common_dir_of, is_valid_branch_name, linked_dot_git,
-    locate, normalize, registration_gone, remember_paths, worktree_at, worktree_roots,
+    locate, normalize, normalize_no_follow, registration_gone, remember_paths, worktree_at,
+    worktree_roots,
 };
 pub(crate) use envrepo::foreign_between;
 pub(crate) use ignored::{FreshFolders, ShellMade, shell_made};

@@ -206,7 +206,16 @@ fn restore_one(
     let target = super::file_in(root, rel);
     let target = target.as_path();
     let here = fs::symlink_metadata(target).ok();
-    let current = catalog.snapshots.current_blob(target);
+    // Hashed only when it may be the version or content kept elsewhere (a huge file put in
+    // its place is not read: it is neither).
+    let committed = catalog.snapshots.committed_blob(root, rel, None);
+    let kept = catalog.files.get(&(root.to_path_buf(), rel.to_owned()));
+    let current = catalog.current_blob_among(
+        target,
+        std::iter::once(v.blob.as_str())
+            .chain(committed.as_deref())
+            .chain(kept.into_iter().flatten().map(|k| k.blob.as_str())),
+    );
     let mut out = Restored {
         path: text_of(target),
         written_to: None,

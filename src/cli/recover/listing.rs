@@ -18,7 +18,7 @@ use crate::store::short_id;
 /// How the working copy compares with a version.
 fn state_of(catalog: &Catalog, root: &Path, path: &str, v: &Version) -> &'static str {
     let full = super::file_in(root, path);
-    match catalog.snapshots.current_blob(&full) {
+    match catalog.current_blob_among(&full, [v.blob.as_str()]) {
         Some(b) if b == v.blob && super::mode_differs(&full, v) => "mode differs",
         Some(b) if b == v.blob => "matches",
         Some(_) => "differs",

@@ -9,6 +9,7 @@ mod listing;
 mod moved;
 mod nested;
 mod restore;
+mod versions;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -283,78 +284,6 @@ impl Catalog {
     }
 }
 
-impl Catalog {
-    /// Whether `v` (a version of `path` in the worktree at `root`; `older` the versions before
-    /// it, newest first) is the file put back as committed, nobody's work, so that the version
-    /// before it is what to bring back: a state found on disk that is the file as committed
-    /// there now (a reset, a checkout, a stash put it back), or what the session's own shell
-    /// command left that is the file as committed at the HEAD of that moment while HEAD had not
-    /// moved since the version before (`git checkout -- F`, `git restore F`; a command that
-    /// committed what it wrote moved HEAD).
-    fn is_revert<'v>(
-        &self,
-        root: &Path,
-        path: &str,
-        v: &Version,
-        mut older: impl Iterator<Item = &'v Version>,
-    ) -> bool {
-        match v.origin {
-            Some(Origin::Sweep) => {
-                self.snapshots.committed_blob(root, path, None).as_deref() == Some(v.blob.as_str())
-            }
-            Some(Origin::Shell) => {
-                let Some(head) = v.head.as_deref() else {
-                    return false;
-                };
-                older
-                    .find(|o| o.blob != v.blob)
-                    .is_some_and(|o| o.head.as_deref() == Some(head))
-                    && self
-                        .snapshots
-                        .committed_blob(root, path, Some(head))
-                        .as_deref()
-                        == Some(v.blob.as_str())
-            }
-            _ => false,
-        }
-    }
-
-    /// The version of `path` in `root` to bring back from `versions` (newest first): the newest
-    /// that `session` (a filter) and `at` (a time) allow, passing over one that put the file
-    /// back as committed (see [`Catalog::is_revert`]), and copies `recover --force` kept unless
-    /// a session is named. Also the revert passed over, when one was.
-    fn pick<'v>(
-        &self,
-        root: &Path,
-        path: &str,
-        versions: impl IntoIterator<Item = &'v Version>,
-        session: Option<&str>,
-        at: Option<u64>,
-    ) -> (Option<&'v Version>, Option<&'v Version>) {
-        let allowed: Vec<&Version> = versions
-            .into_iter()
-            .filter(|v| {
-                session_matches(&v.session, session)
-                    && at.is_none_or(|t| v.at <= t)
-                    && (session.is_some() || v.origin != Some(Origin::Kept))
-            })
-            .collect();
-        let Some((&first, rest)) = allowed.split_first() else {
-            return (None, None);
-        };
-        if !self.is_revert(root, path, first, rest.iter().copied()) {
-            return (Some(first), None);
-        }
-        let before = rest
-            .iter()
-            .find(|v| !(v.origin == first.origin && v.blob == first.blob));
-        match before {
-            Some(&v) => (Some(v), Some(first)),
-            None => (Some(first), None),
-        }
-    }
-}
-
 /// The file `rel` (a path as [`crate::pathtext`] holds it) of the worktree at `root`.
 pub(super) fn file_in(root: &Path, rel: &str) -> PathBuf {
     root.join(crate::pathtext::to_path(rel))
@@ -437,10 +366,11 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         return restore::worktree(&catalog, &wt, &cwd, &target, &args, at);
     }
     if let Some(path) = &args.path {
-        let path = &catalog.now_at(crate::git::normalize(&cwd, path));
+        // A file replaced by a link is named by its path, not by where the link leads.
+        let path = &catalog.now_at(crate::git::normalize_no_follow(&cwd, path));
         // A nested repository that is gone, whose history is kept here as a bundle, is made
         // again first; its files then come back into it.
-        let rebuilt = nested::rebuild(&wt, &crate::git::normalize(&cwd, path));
+        let rebuilt = nested::rebuild(&wt, &crate::git::normalize_no_follow(&cwd, path));
         // A file of another repository (a submodule's, a nested clone's) comes from that
         // repository's snapshots, or from this one's when it keeps none of it (its `.git` was
         // deleted, or its snapshot ref).
@@ -449,7 +379,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
             .filter(|w| w.common_dir != wt.common_dir)
         {
             let theirs = Catalog::load(&other.common_dir)?;
-            if theirs.has_under(&crate::git::normalize(&cwd, path)) {
+            if theirs.has_under(&crate::git::normalize_no_follow(&cwd, path)) {
                 return restore::files(&theirs, &cwd, path, &args, at, &rebuilt);
             }
         }

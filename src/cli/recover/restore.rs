@@ -86,7 +86,7 @@ pub(super) fn files(
     rebuilt: &(Vec<Rebuilt>, Vec<String>),
 ) -> Result<ExitCode> {
     let (repositories, problems) = rebuilt;
-    let full = git::normalize(cwd, path);
+    let full = git::normalize_no_follow(cwd, path);
     let mut done = Vec::new();
     let mut gone = Vec::new();
     for ((root, rel), versions) in &catalog.files {

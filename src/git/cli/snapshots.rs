@@ -296,6 +296,18 @@ impl Cli {
         run(&self.common_dir, &["cat-file", "blob", id], None).map_err(self.err())
     }
 
+    /// The size of blob `id` (an object id: anything else names nothing).
+    pub(crate) fn blob_size(&self, id: &str) -> Option<u64> {
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        run_text(&self.common_dir, &["cat-file", "-s", id])
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
     /// Delete the snapshot refs whose newest snapshot is older than `cutoff`.
     pub(crate) fn expire(&self, cutoff: u64) -> Result<Vec<String>, SnapshotError> {
         let mut gone = Vec::new();

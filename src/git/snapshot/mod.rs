@@ -499,6 +499,21 @@ impl Snapshots {
         Ok(repo.find_blob(git2::Oid::from_str(id)?)?.content().to_vec())
     }
 
+    /// The size of blob `id` in bytes, read from its header alone; `None` when it cannot be
+    /// read.
+    pub(crate) fn blob_size(&self, id: &str) -> Option<u64> {
+        let repo = match &self.inner {
+            Reader::Lib(repo) => repo,
+            Reader::Cli(cli) => return cli.blob_size(id),
+        };
+        let (size, _) = repo
+            .odb()
+            .ok()?
+            .read_header(git2::Oid::from_str(id).ok()?)
+            .ok()?;
+        u64::try_from(size).ok()
+    }
+
     /// Delete the snapshot refs whose newest snapshot is older than `cutoff` (seconds since the
     /// Unix epoch); their objects go with git's next `gc`. Returns the deleted names.
     pub(crate) fn expire(&self, cutoff: u64) -> Result<Vec<String>, SnapshotError> {
