@@ -103,3 +103,49 @@ fn outside_every_repository_a_path_with_nothing_kept_says_where_to_run() {
     assert_eq!(code, 2, "out={out} err={err}");
     assert!(err.contains("is not inside a git working tree"), "{err}");
 }
+
+/// `--session` names one session with snapshots: its whole id or a prefix of four or more
+/// characters only it starts with; otherwise the error says which sessions there are. `--at`
+/// takes an RFC 3339 time with `Z` or an offset, or a duration ago.
+#[test]
+fn session_and_time_filters_say_what_they_could_not_use() {
+    let repo = TestRepo::new();
+    let one = Agent::new("abcd-1111", &repo.root);
+    let two = Agent::new("abcd-2222", &repo.root);
+    let file = one.write("one.txt", b"one\n");
+    two.write("two.txt", b"two\n");
+    std::fs::remove_file(&file).unwrap();
+    let mut errors = Vec::new();
+    for filter in ["zzzz", "a", "abcd"] {
+        let (code, out, err) = recover(&repo.root, &["--session", filter]);
+        assert_eq!(code, 2, "{filter}: {out}{err}");
+        assert_eq!(out, "", "{filter}");
+        errors.push(format!("--session {filter}: {}", err.trim()));
+    }
+    insta::assert_snapshot!("recover_session_filters", errors.join("\n"));
+    assert_recovers(
+        &repo.root,
+        &["one.txt", "--session", "abcd-1"],
+        &[(file.clone(), b"one\n".to_vec())],
+    );
+    // The same instant written with an offset and with `Z`.
+    std::fs::remove_file(&file).unwrap();
+    let listing = recover_json(&repo.root, &[]);
+    let at = listed(&listing, "abcd-1111", "one.txt")["at"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let east = format!("{}+00:30", at.trim_end_matches('Z'));
+    // 30 minutes east of UTC is 30 minutes earlier in UTC: before the snapshot, nothing.
+    let (code, out, _) = recover(&repo.root, &["one.txt", "--at", &east]);
+    assert_eq!(code, 1, "{east}: {out}");
+    let west = east.replace("+00:30", "-00:30");
+    assert_recovers(
+        &repo.root,
+        &["one.txt", "--at", &west],
+        &[(file, b"one\n".to_vec())],
+    );
+    let (code, _, err) = recover(&repo.root, &["--at", "2026-13-40T99:00:00+01:00"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read `--at"), "{err}");
+}

@@ -319,15 +319,77 @@ fn session_matches(id: &str, filter: Option<&str>) -> bool {
     filter.is_none_or(|f| !f.is_empty() && id.starts_with(f))
 }
 
-/// `--at`: an RFC 3339 time, or a duration before now.
+/// `--at`: an RFC 3339 time (`Z` or an offset such as `+01:00`; a time without either is
+/// UTC), or a duration before now.
 fn parse_at(text: &str) -> Result<u64> {
     if let Ok(t) = humantime::parse_rfc3339_weak(text) {
         return Ok(t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()));
+    }
+    if let Some((base, east)) = offset_of(text)
+        && let Ok(t) = humantime::parse_rfc3339_weak(base)
+    {
+        let utc = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        return Ok(utc.saturating_add_signed(-east));
     }
     if let Some(d) = crate::git::parse_duration(text) {
         return Ok(crate::store::now_secs().saturating_sub(d.as_secs()));
     }
     bail!("cannot read `--at {text}`: give a time (2026-12-01T09:30:00Z) or a duration ago (20m)")
+}
+
+/// A time's offset from UTC (`+01:00`, `-0530`) split from the rest, in seconds east.
+fn offset_of(text: &str) -> Option<(&str, i64)> {
+    let at = text
+        .rfind(['+', '-'])
+        .filter(|&i| text[..i].contains(['T', 't', ' ']))?;
+    let (base, offset) = text.split_at(at);
+    let sign = if offset.starts_with('-') { -1 } else { 1 };
+    let digits: String = offset[1..].chars().filter(|c| *c != ':').collect();
+    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (h, m): (i64, i64) = (digits[..2].parse().ok()?, digits[2..].parse().ok()?);
+    (h < 24 && m < 60).then_some((base, sign * (h * 3600 + m * 60)))
+}
+
+/// The session `--session` names among those with snapshots (`known`): the whole id, or a
+/// prefix of four or more characters that only one of them starts with. Otherwise an error
+/// that says which sessions there are.
+fn one_session<'a>(filter: &str, known: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    let known: std::collections::BTreeSet<&str> = known.into_iter().collect();
+    if known.contains(filter) {
+        return Ok(());
+    }
+    let listed = || {
+        if known.is_empty() {
+            "no session has snapshots here".to_owned()
+        } else {
+            let shown: Vec<String> = known.iter().take(8).map(|k| shown(k)).collect();
+            format!("sessions with snapshots here: {}", shown.join(", "))
+        }
+    };
+    if filter.chars().count() < 4 {
+        bail!(
+            "`--session {}` is too short: give a session id or its first four or more characters ({})",
+            shown(filter),
+            listed()
+        );
+    }
+    let matching: Vec<&&str> = known.iter().filter(|k| k.starts_with(filter)).collect();
+    match matching.len() {
+        1 => Ok(()),
+        0 => bail!(
+            "no session starting with `{}` has snapshots here ({})",
+            shown(filter),
+            listed()
+        ),
+        _ => bail!(
+            "`--session {}` names {} sessions; give more of the id ({})",
+            shown(filter),
+            matching.len(),
+            listed()
+        ),
+    }
 }
 
 /// A time for people.
@@ -355,6 +417,9 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         crate::cli::hook::chain::reattach_unexpired(&store, &wt, crate::store::now_secs());
     }
     let catalog = Catalog::load(&wt.common_dir)?;
+    if let Some(filter) = &args.session {
+        one_session(filter, catalog.sessions.iter().map(|s| s.0.as_str()))?;
+    }
     let at = args.at.as_deref().map(parse_at).transpose()?;
     if let Some(target) = &args.worktree {
         let full = crate::git::normalize(&cwd, target);
