@@ -25,7 +25,7 @@ pub(crate) enum SyncError {
     /// The remote could not be reached (offline, wrong URL, refused, timed out).
     #[error(
         "cannot reach remote `{remote}` ({detail}); check it with `git ls-remote {}`",
-        shell_word(.remote)
+        crate::text::shell_word(.remote)
     )]
     Unreachable {
         /// The remote's name or URL.
@@ -38,7 +38,7 @@ pub(crate) enum SyncError {
         "remote `{remote}` lists more refs under refs/dibs/ than git-dibs reads ({detail}); \
          someone pushed far more than sessions and claims make: look with `git ls-remote \
          {} 'refs/dibs/*' | wc -l` and delete what is not yours to keep",
-        shell_word(.remote)
+        crate::text::shell_word(.remote)
     )]
     TooLarge {
         /// The remote's name or URL.
@@ -99,20 +99,6 @@ impl std::fmt::Display for BadRemote {
                  NAME`), or give that remote a plain name in .git/config"
             ),
         }
-    }
-}
-
-/// `word` as one shell word to paste into a suggested command: as it is when it holds only
-/// characters no shell reads specially, else in single quotes.
-pub(crate) fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 
@@ -489,13 +475,5 @@ mod tests {
                 "{good:?}"
             );
         }
-    }
-
-    #[test]
-    fn suggested_words_are_quoted_for_a_shell() {
-        assert_eq!(shell_word("origin"), "origin");
-        assert_eq!(shell_word("https://h/x.git"), "https://h/x.git");
-        assert_eq!(shell_word("/tmp/a b;rm"), "'/tmp/a b;rm'");
-        assert_eq!(shell_word("it's"), r"'it'\''s'");
     }
 }

@@ -76,10 +76,7 @@ pub(crate) fn health(wt: &Worktree, store: &Store) -> Result<String, String> {
                 "{} ({}); find who pushed them (`git ls-remote {} 'refs/dibs/*'`)",
                 summary(&r),
                 ago(r.at),
-                crate::git::dibsrefs::shell_word(&crate::text::clean(
-                    &r.remote,
-                    crate::text::MAX_NOTE
-                ))
+                crate::text::shell_word(&crate::text::clean(&r.remote, crate::text::MAX_NOTE))
             )),
             None => Ok(format!("{} ({})", summary(&r), ago(r.at))),
         },
