@@ -18,7 +18,7 @@ mod worktrees;
 use crate::git::{self, Worktree};
 use crate::protocol::settings::{self, ConfigHost, HOOKS, Settings};
 use crate::store::{self, Store};
-use places::{places, predates};
+use places::{places, predates, unreadable};
 
 /// Options of `doctor`.
 #[derive(Debug, clap::Args)]
@@ -235,8 +235,10 @@ fn check_settings(r: &mut Report, wt: Option<&Worktree>) {
                     wired.push((scope, commands));
                 }
             }
-            Err(e) => r.problem(format!(
-                "{e:#}: fix that file by hand (git dibs will not change it until it is valid)"
+            Err(e) => r.problem(unreadable(
+                &path,
+                &e,
+                "fix that file by hand (git dibs will not change it until it is valid)",
             )),
         }
     }
@@ -318,7 +320,11 @@ fn check_hosts(r: &mut Report, wt: &Worktree) {
                 continue;
             }
             Err(e) => {
-                r.problem(format!("{e:#}: fix that file by hand, then {fix}"));
+                r.problem(unreadable(
+                    &path,
+                    &e,
+                    &format!("fix that file by hand, then {fix}"),
+                ));
                 continue;
             }
         };
@@ -357,13 +363,6 @@ fn check_hosts(r: &mut Report, wt: &Worktree) {
                 w.specs.len()
             ));
         }
-    }
-}
-
-fn check_git_hooks(r: &mut Report) {
-    match super::githooks::install::health() {
-        Ok(line) => r.ok(line),
-        Err(problem) => r.problem(problem),
     }
 }
 
@@ -460,7 +459,10 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         worktrees::check(&mut r, wt);
     }
     if let Some(wt) = &wt {
-        check_git_hooks(&mut r);
+        match super::githooks::install::health() {
+            Ok(line) => r.ok(line),
+            Err(problem) => r.problem(problem),
+        }
         check_store(&mut r, wt);
         damage::check(&mut r, wt);
         if let Ok(store) = Store::open(&wt.common_dir) {
