@@ -78,7 +78,7 @@ fn line_secs(at: &str) -> Option<u64> {
 
 /// Print the audit log of the current clone.
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
-    let (_, store) = super::current_store()?;
+    let (_, store, _) = super::current_store_any()?;
     if let Some(v) = &args.verdict
         && !VERDICTS.contains(&v.as_str())
     {

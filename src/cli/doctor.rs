@@ -123,32 +123,6 @@ fn check_git_subcommand(r: &mut Report) {
     }
 }
 
-fn check_worktree(r: &mut Report) -> Option<Worktree> {
-    match super::current_worktree() {
-        Ok(wt) => {
-            let branch = wt.branch().unwrap_or_else(|| "detached HEAD".to_owned());
-            r.ok(format!(
-                "in the git worktree {} ({branch})",
-                wt.root.display()
-            ));
-            if let Some(format) = crate::git::cli::Format::of_common_dir(&wt.common_dir) {
-                r.ok(format!(
-                    "this repository has {format}, which libgit2 cannot open: git-dibs reads and \
-                     writes it through the git command (the same protection, a few milliseconds \
-                     slower per guarded command and per snapshot)"
-                ));
-            }
-            Some(wt)
-        }
-        Err(e) => {
-            r.problem(format!(
-                "{e:#} (the project settings and the store were not checked)"
-            ));
-            None
-        }
-    }
-}
-
 /// A problem for each hook command whose program is an absolute path that does not exist.
 fn check_programs(r: &mut Report, shown: &impl std::fmt::Display, fix: &str, commands: &[String]) {
     for command in commands {
@@ -452,7 +426,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
     };
     check_binary(&mut r);
     check_git_subcommand(&mut r);
-    let wt = check_worktree(&mut r);
+    let wt = worktrees::here(&mut r);
     check_settings(&mut r, wt.as_ref());
     if let Some(wt) = &wt {
         check_hosts(&mut r, wt);

@@ -258,7 +258,7 @@ fn run_claude(args: &Args, mode: Mode, report: &mut Report) -> Result<()> {
     let scope = Scope::of(args);
     let root = match scope {
         Scope::User => None,
-        Scope::Project | Scope::Local => Some(super::current_worktree()?.root),
+        Scope::Project | Scope::Local => Some(super::current_worktree_any()?.root),
     };
     let path = scope
         .path(root.as_deref())

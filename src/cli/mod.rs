@@ -197,8 +197,19 @@ pub(crate) fn print_json(doc: &impl serde::Serialize) -> Result<()> {
     Ok(())
 }
 
-/// The worktree the current directory is in, or a clear error.
+/// The worktree the current directory is in, or a clear error; also an error when the git on
+/// PATH cannot read the repository (a format newer than it), which every command needs.
 pub(crate) fn current_worktree() -> Result<Worktree> {
+    let wt = current_worktree_any()?;
+    if let Some(why) = git::cli::oldgit::cannot_read(&wt.common_dir) {
+        anyhow::bail!("{why}");
+    }
+    Ok(wt)
+}
+
+/// [`current_worktree`] without asking whether git can read it: for `install`, which only
+/// writes files, and `doctor`, which reports it.
+pub(crate) fn current_worktree_any() -> Result<Worktree> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     git::locate(&cwd, &PathBuf::from("."))
         .map(|l| l.worktree)
@@ -215,4 +226,13 @@ pub(crate) fn current_store() -> Result<(Worktree, Store)> {
     let wt = current_worktree()?;
     let store = Store::open(&wt.common_dir)?;
     Ok((wt, store))
+}
+
+/// [`current_store`] even where the git on PATH cannot read the repository (for commands that
+/// read the store alone, `status` and `audit`); the reason, when it cannot, comes along.
+pub(crate) fn current_store_any() -> Result<(Worktree, Store, Option<String>)> {
+    let wt = current_worktree_any()?;
+    let unreadable = git::cli::oldgit::cannot_read(&wt.common_dir);
+    let store = Store::open(&wt.common_dir)?;
+    Ok((wt, store, unreadable))
 }

@@ -67,9 +67,13 @@ pub(crate) fn hooks_dir() -> Result<PathBuf> {
         .output()
         .context("cannot run git: install git or put it on PATH")?;
     if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stderr);
+        if crate::git::cli::oldgit::is_too_old(&text) {
+            bail!("{}", crate::git::cli::oldgit::message(&text));
+        }
         bail!(
             "cannot find the git hooks folder: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+            crate::text::clean(&text, crate::text::MAX_SHOWN)
         );
     }
     let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
