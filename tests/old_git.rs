@@ -10,7 +10,6 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::snap::*;
 use common::*;
 
 const S: &str = "11112222-3333-4444-5555-666677778888";
@@ -27,7 +26,12 @@ const LINES: [&[&str]; 6] = [
 
 /// Run `args` in `root` with `path` as PATH.
 fn run(root: &Path, path: &std::ffi::OsStr, args: &[&str]) -> Output {
-    dibs_env(root, None, args, &[("PATH", path.to_str().unwrap()), ("USER", "sam")])
+    dibs_env(
+        root,
+        None,
+        args,
+        &[("PATH", path.to_str().unwrap()), ("USER", "sam")],
+    )
 }
 
 /// The transcript of every line, doctor's problems and a hook call, after checking them.
@@ -45,7 +49,10 @@ fn transcript(root: &Path, path: &std::ffi::OsStr, needs: &str) -> String {
     let status = run(root, path, &["status"]);
     let said = String::from_utf8_lossy(&status.stderr).into_owned();
     assert_eq!(status.status.code(), Some(0), "{status:?}");
-    assert!(said.contains("the git on PATH") && said.contains(needs), "{said}");
+    assert!(
+        said.contains("the git on PATH") && said.contains(needs),
+        "{said}"
+    );
     text.push_str(&format!("$ git dibs status\n{said}"));
     let audit = run(root, path, &["audit"]);
     assert_eq!(audit.status.code(), Some(0), "{audit:?}");
@@ -71,7 +78,10 @@ fn transcript(root: &Path, path: &std::ffi::OsStr, needs: &str) -> String {
     );
     assert_eq!(hook.code, 0, "{}", hook.stderr);
     assert!(hook.stderr.lines().count() <= 1, "{}", hook.stderr);
-    text.push_str(&format!("$ git-dibs hook (PostToolUse Write)\n{}", hook.stderr));
+    text.push_str(&format!(
+        "$ git-dibs hook (PostToolUse Write)\n{}",
+        hook.stderr
+    ));
     text.replace(root.to_str().unwrap(), "[REPO]")
 }
 
@@ -117,7 +127,10 @@ fn a_reftable_repository_under_an_old_git_is_named_with_the_git_to_use() {
     git(&root, &["commit", "-qm", "init"]);
     let path = path_first(&old_git(&base));
     let text = transcript(&root, &path, "git version 2.39.5");
-    assert!(text.contains("put git 2.45 or later first on PATH"), "{text}");
+    assert!(
+        text.contains("put git 2.45 or later first on PATH"),
+        "{text}"
+    );
     insta::assert_snapshot!("reftable_old_git", text);
 }
 

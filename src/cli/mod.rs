@@ -213,12 +213,39 @@ pub(crate) fn current_worktree_any() -> Result<Worktree> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     git::locate(&cwd, &PathBuf::from("."))
         .map(|l| l.worktree)
-        .with_context(|| {
-            format!(
-                "{} is not inside a git working tree; run this from a repository",
-                cwd.display()
-            )
-        })
+        .with_context(|| not_in_a_worktree(&cwd))
+}
+
+/// Why `cwd` is in no worktree, and where to run instead: inside a git folder (a `.git`, a
+/// bare repository), the worktrees of that repository; elsewhere, a repository's worktree.
+fn not_in_a_worktree(cwd: &std::path::Path) -> String {
+    let shown = cwd.display();
+    let Some(held) = git::gitdir::holding(cwd) else {
+        return format!(
+            "{shown} is not inside a git working tree; run this in a repository's working tree \
+             (a clone, or a worktree of one)"
+        );
+    };
+    let roots = git::worktree_roots(&held.common_dir);
+    let common = held.common_dir.display();
+    match roots.as_slice() {
+        [] => format!(
+            "{shown} is in the bare repository {common}, which has no working tree for \
+             git-dibs to guard; run this in a clone of it, or in a worktree you add \
+             (`git -C {common} worktree add PATH`)"
+        ),
+        _ => format!(
+            "{shown} is inside the git folder {}, not in a working tree; run this from a \
+             worktree of that repository: {}",
+            held.git_dir.display(),
+            roots
+                .iter()
+                .take(3)
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 /// The store of the repository the current directory is in.
