@@ -78,6 +78,20 @@ pub(crate) fn quoted(text: &str) -> String {
     format!("\"{}\"", clean(text, MAX_NOTE).replace('"', "'"))
 }
 
+/// `word` as one shell word to paste into a suggested command: as it is when it holds only
+/// characters no shell reads specially, else in single quotes.
+pub(crate) fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +119,13 @@ mod tests {
         assert_eq!(clean(&held, 200), "caf\\351.txt");
         // ESC is UTF-8: dropped like any control character, as is a stray NUL.
         assert_eq!(clean("a\u{0}zz", 200), "azz");
+    }
+
+    #[test]
+    fn suggested_words_are_quoted_for_a_shell() {
+        assert_eq!(shell_word("origin"), "origin");
+        assert_eq!(shell_word("https://h/x.git"), "https://h/x.git");
+        assert_eq!(shell_word("/tmp/a b;rm"), "'/tmp/a b;rm'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
     }
 }

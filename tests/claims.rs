@@ -228,7 +228,7 @@ fn bad_arguments_say_what_was_wrong_and_what_to_do() {
             vec!["claim", outside.path().to_str().unwrap()],
             "is not inside a git worktree",
         ),
-        (vec!["claim", "."], "claim it as worktree:"),
+        (vec!["claim", "."], "name the worktree as worktree:."),
         (
             vec!["release", "--session", "nobody", "record:1"],
             "no session `nobody`",

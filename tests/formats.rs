@@ -384,7 +384,8 @@ fn where_even_git_cannot_read_the_repository_nothing_is_said_to_be_safe() {
     let (code, out, err) = recover(&root, &[]);
     assert_ne!(code, 0, "{out}");
     assert!(err.contains("extensions.fromthefuture"), "{err}");
-    let cause = "unknown repository extension found";
+    // Said in words: the git on PATH cannot read it, and which git to put first.
+    let cause = "cannot read this repository";
     assert_eq!(err.matches(cause).count(), 1, "the cause once: {err}");
 }
 

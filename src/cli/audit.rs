@@ -5,7 +5,6 @@
 
 use crate::text::{MAX_SHOWN, clean};
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -57,28 +56,22 @@ fn since_secs(text: &str, now: u64) -> Result<u64> {
     if let Some(d) = crate::git::parse_duration(text) {
         return Ok(now.saturating_sub(d.as_secs()));
     }
-    let at = humantime::parse_rfc3339_weak(text).with_context(|| {
+    crate::git::parse_time(text).with_context(|| {
         format!(
-            "--since `{text}` is neither a duration (2h, 30m) nor a time (2026-11-29T06:00:00Z)"
+            "--since `{text}` is neither a duration (2h, 30m) nor a time (2026-11-29T06:00:00Z, \
+             2026-11-29T07:00:00+01:00)"
         )
-    })?;
-    Ok(at
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
-        .as_secs())
+    })
 }
 
 /// Seconds since the Unix epoch of an audit line's `at`; `None` when unreadable.
 fn line_secs(at: &str) -> Option<u64> {
-    humantime::parse_rfc3339_weak(at)
-        .ok()
-        .and_then(|t: SystemTime| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_secs())
+    crate::git::parse_time(at)
 }
 
 /// Print the audit log of the current clone.
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
-    let (_, store) = super::current_store()?;
+    let (_, store, _) = super::current_store_any()?;
     if let Some(v) = &args.verdict
         && !VERDICTS.contains(&v.as_str())
     {
@@ -95,6 +88,19 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
     };
     let filtered = since.is_some() || session.is_some() || args.verdict.is_some();
     let lines = store.audit_lines()?;
+    // A prefix stands for a session from four characters on (as `--session` elsewhere); a
+    // shorter text must be a whole id.
+    if let Some(s) = session.as_deref().filter(|s| s.chars().count() < 4)
+        && !lines
+            .iter()
+            .any(|l| serde_json::from_str::<Line>(l).is_ok_and(|l| l.session == s))
+    {
+        bail!(
+            "--session `{}` is too short to stand for a session: give its id or four or more \
+             of its first characters (the short id messages print)",
+            crate::text::clean(s, crate::text::MAX_SHOWN)
+        );
+    }
     let mut shown = 0;
     for raw in &lines {
         let parsed = serde_json::from_str::<Line>(raw).ok();

@@ -65,6 +65,13 @@ pub(crate) fn man_dir() -> Option<PathBuf> {
 pub(crate) fn install_man_page(dir: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join("git-dibs.1");
+    if let Some(kind) = crate::platform::files::special_kind(&path) {
+        anyhow::bail!(
+            "{} is {kind}, not a manual page, so git-dibs does not write it: remove it and run \
+             this again",
+            path.display()
+        );
+    }
     std::fs::write(&path, man_page()?)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)
@@ -84,7 +91,8 @@ pub(crate) fn install_man_page_beside_binary() {
     }
     let Ok(page) = man_page() else { return };
     let path = dir.join("git-dibs.1");
-    if std::fs::read(&path).is_ok_and(|old| old == page) {
+    let files = crate::platform::files::Links::Follow;
+    if crate::platform::files::read_regular(&path, files, 4 << 20).is_ok_and(|old| old == page) {
         return;
     }
     match install_man_page(&dir) {

@@ -18,7 +18,7 @@ mod worktrees;
 use crate::git::{self, Worktree};
 use crate::protocol::settings::{self, ConfigHost, HOOKS, Settings};
 use crate::store::{self, Store};
-use places::{places, predates};
+use places::{places, predates, unreadable};
 
 /// Options of `doctor`.
 #[derive(Debug, clap::Args)]
@@ -123,32 +123,6 @@ fn check_git_subcommand(r: &mut Report) {
     }
 }
 
-fn check_worktree(r: &mut Report) -> Option<Worktree> {
-    match super::current_worktree() {
-        Ok(wt) => {
-            let branch = wt.branch().unwrap_or_else(|| "detached HEAD".to_owned());
-            r.ok(format!(
-                "in the git worktree {} ({branch})",
-                wt.root.display()
-            ));
-            if let Some(format) = crate::git::cli::Format::of_common_dir(&wt.common_dir) {
-                r.ok(format!(
-                    "this repository has {format}, which libgit2 cannot open: git-dibs reads and \
-                     writes it through the git command (the same protection, a few milliseconds \
-                     slower per guarded command and per snapshot)"
-                ));
-            }
-            Some(wt)
-        }
-        Err(e) => {
-            r.problem(format!(
-                "{e:#} (the project settings and the store were not checked)"
-            ));
-            None
-        }
-    }
-}
-
 /// A problem for each hook command whose program is an absolute path that does not exist.
 fn check_programs(r: &mut Report, shown: &impl std::fmt::Display, fix: &str, commands: &[String]) {
     for command in commands {
@@ -235,8 +209,10 @@ fn check_settings(r: &mut Report, wt: Option<&Worktree>) {
                     wired.push((scope, commands));
                 }
             }
-            Err(e) => r.problem(format!(
-                "{e:#}: fix that file by hand (git dibs will not change it until it is valid)"
+            Err(e) => r.problem(unreadable(
+                &path,
+                &e,
+                "fix that file by hand (git dibs will not change it until it is valid)",
             )),
         }
     }
@@ -318,7 +294,11 @@ fn check_hosts(r: &mut Report, wt: &Worktree) {
                 continue;
             }
             Err(e) => {
-                r.problem(format!("{e:#}: fix that file by hand, then {fix}"));
+                r.problem(unreadable(
+                    &path,
+                    &e,
+                    &format!("fix that file by hand, then {fix}"),
+                ));
                 continue;
             }
         };
@@ -357,13 +337,6 @@ fn check_hosts(r: &mut Report, wt: &Worktree) {
                 w.specs.len()
             ));
         }
-    }
-}
-
-fn check_git_hooks(r: &mut Report) {
-    match super::githooks::install::health() {
-        Ok(line) => r.ok(line),
-        Err(problem) => r.problem(problem),
     }
 }
 
@@ -453,14 +426,17 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
     };
     check_binary(&mut r);
     check_git_subcommand(&mut r);
-    let wt = check_worktree(&mut r);
+    let wt = worktrees::here(&mut r);
     check_settings(&mut r, wt.as_ref());
     if let Some(wt) = &wt {
         check_hosts(&mut r, wt);
         worktrees::check(&mut r, wt);
     }
     if let Some(wt) = &wt {
-        check_git_hooks(&mut r);
+        match super::githooks::install::health() {
+            Ok(line) => r.ok(line),
+            Err(problem) => r.problem(problem),
+        }
         check_store(&mut r, wt);
         damage::check(&mut r, wt);
         if let Ok(store) = Store::open(&wt.common_dir) {

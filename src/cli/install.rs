@@ -150,11 +150,24 @@ fn is_executable(path: &Path) -> bool {
     }
 }
 
+/// The most a settings or hook file may hold to be read.
+const MAX_SETTINGS: u64 = 16 << 20;
+
 /// Read and parse a settings file; `None` when it does not exist. The error names the file.
+/// Only a regular file is read (a link to one too): a FIFO, a socket or a device is never
+/// opened for reading, so neither `doctor` nor `install` waits on one.
 pub(crate) fn load(path: &Path) -> Result<Option<(Vec<u8>, Settings)>> {
-    let bytes = match fs::read(path) {
+    let bytes = match files::read_regular(path, files::Links::Follow, MAX_SETTINGS) {
         Ok(b) => b,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == ErrorKind::InvalidData => {
+            let kind = files::special_kind(path).unwrap_or("not a regular file");
+            return Err(anyhow!(
+                "{} is {kind}, not a settings file, so git-dibs does not read it: remove it, or \
+                 put a JSON file there",
+                path.display()
+            ));
+        }
         Err(e) => return Err(anyhow!(e).context(format!("cannot read {}", path.display()))),
     };
     let parsed = Settings::parse(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
@@ -207,13 +220,22 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// The file to write for `path`: its target when it is a symbolic link (dotfile managers), so
-/// the link survives the rename.
-fn write_target(path: &Path) -> Result<PathBuf> {
-    match fs::symlink_metadata(path) {
+/// the link survives the rename; then `report` says which file that is ([`load`] refuses it
+/// when it is not a regular file).
+fn write_target(path: &Path, report: &mut Report) -> Result<PathBuf> {
+    let target = match fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)
-            .with_context(|| format!("{} is a link to a missing file", path.display())),
-        _ => Ok(path.to_path_buf()),
+            .with_context(|| format!("{} is a link to a missing file", path.display()))?,
+        _ => path.to_path_buf(),
+    };
+    if target != path {
+        report.note(format!(
+            "note: {} is a symbolic link; git-dibs reads and writes the file it points to, {}",
+            path.display(),
+            target.display()
+        ));
     }
+    Ok(target)
 }
 
 /// Run `install` or `uninstall`.
@@ -236,13 +258,13 @@ fn run_claude(args: &Args, mode: Mode, report: &mut Report) -> Result<()> {
     let scope = Scope::of(args);
     let root = match scope {
         Scope::User => None,
-        Scope::Project | Scope::Local => Some(super::current_worktree()?.root),
+        Scope::Project | Scope::Local => Some(super::current_worktree_any()?.root),
     };
     let path = scope
         .path(root.as_deref())
         .context("cannot find your home folder: set HOME or CLAUDE_CONFIG_DIR")?;
     let shown = path.display();
-    let target = write_target(&path)?;
+    let target = write_target(&path, report)?;
     let loaded = load(&target).map_err(|e| anyhow!("{e:#}; nothing was changed"))?;
     let (original, mut settings) = match loaded {
         Some((bytes, parsed)) => (Some(bytes), parsed),

@@ -60,7 +60,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
                     .map(str::to_owned)
             })
             .unwrap_or_else(|| "origin".into());
-        if let Err(e) = git(&wt.root, &["fetch", "--quiet", &remote]) {
+        if let Err(e) = git(&wt.root, &["fetch", "--quiet", "--end-of-options", &remote]) {
             notes.push(format!("fetch failed, using the last fetched state: {e}"));
         }
     }

@@ -197,17 +197,55 @@ pub(crate) fn print_json(doc: &impl serde::Serialize) -> Result<()> {
     Ok(())
 }
 
-/// The worktree the current directory is in, or a clear error.
+/// The worktree the current directory is in, or a clear error; also an error when the git on
+/// PATH cannot read the repository (a format newer than it), which every command needs.
 pub(crate) fn current_worktree() -> Result<Worktree> {
+    let wt = current_worktree_any()?;
+    if let Some(why) = git::cli::oldgit::cannot_read(&wt.common_dir) {
+        anyhow::bail!("{why}");
+    }
+    Ok(wt)
+}
+
+/// [`current_worktree`] without asking whether git can read it: for `install`, which only
+/// writes files, and `doctor`, which reports it.
+pub(crate) fn current_worktree_any() -> Result<Worktree> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     git::locate(&cwd, &PathBuf::from("."))
         .map(|l| l.worktree)
-        .with_context(|| {
-            format!(
-                "{} is not inside a git working tree; run this from a repository",
-                cwd.display()
-            )
-        })
+        .with_context(|| not_in_a_worktree(&cwd))
+}
+
+/// Why `cwd` is in no worktree, and where to run instead: inside a git folder (a `.git`, a
+/// bare repository), the worktrees of that repository; elsewhere, a repository's worktree.
+fn not_in_a_worktree(cwd: &std::path::Path) -> String {
+    let shown = cwd.display();
+    let Some(held) = git::gitdir::holding(cwd) else {
+        return format!(
+            "{shown} is not inside a git working tree; run this in a repository's working tree \
+             (a clone, or a worktree of one)"
+        );
+    };
+    let roots = git::worktree_roots(&held.common_dir);
+    let common = held.common_dir.display();
+    match roots.as_slice() {
+        [] => format!(
+            "{shown} is in the bare repository {common}, which has no working tree for \
+             git-dibs to guard; run this in a clone of it, or in a worktree you add \
+             (`git -C {common} worktree add PATH`)"
+        ),
+        _ => format!(
+            "{shown} is inside the git folder {}, not in a working tree; run this from a \
+             worktree of that repository: {}",
+            held.git_dir.display(),
+            roots
+                .iter()
+                .take(3)
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 /// The store of the repository the current directory is in.
@@ -215,4 +253,13 @@ pub(crate) fn current_store() -> Result<(Worktree, Store)> {
     let wt = current_worktree()?;
     let store = Store::open(&wt.common_dir)?;
     Ok((wt, store))
+}
+
+/// [`current_store`] even where the git on PATH cannot read the repository (for commands that
+/// read the store alone, `status` and `audit`); the reason, when it cannot, comes along.
+pub(crate) fn current_store_any() -> Result<(Worktree, Store, Option<String>)> {
+    let wt = current_worktree_any()?;
+    let unreadable = git::cli::oldgit::cannot_read(&wt.common_dir);
+    let store = Store::open(&wt.common_dir)?;
+    Ok((wt, store, unreadable))
 }

@@ -146,7 +146,10 @@ use crate::store::rfc3339;
 mod who_holds;
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
-    let (wt, store) = super::current_store()?;
+    let (wt, store, unreadable) = super::current_store_any()?;
+    if let Some(why) = unreadable {
+        eprintln!("note: {why} (until then, files show as unread)");
+    }
     let ttl = git::read_config_duration(&wt.git_dir, "dibs.ttl").unwrap_or(store::DEFAULT_TTL);
     let now = store::now_secs();
     if !args.paths.is_empty() {

@@ -131,6 +131,34 @@ pub(crate) fn floored(key: &str, value: Duration) -> Duration {
         .map_or(value, |(_, floor)| value.max(*floor))
 }
 
+/// An RFC 3339 time (`2026-11-29T06:41:07Z`, `2026-11-29T07:41:07+01:00`; a time without a
+/// zone is UTC) as seconds since the Unix epoch; `None` when it is not one or lies before 1970.
+pub(crate) fn parse_time(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (local, offset) = match text.len().checked_sub(6).map(|at| text.split_at(at)) {
+        Some((local, zone)) if local.contains('T') || local.contains(' ') => {
+            let b = zone.as_bytes();
+            let sign = match b[0] {
+                b'+' => 1,
+                b'-' => -1,
+                _ => 0,
+            };
+            let hours = zone.get(1..3).and_then(|h| h.parse::<i64>().ok());
+            let minutes = zone.get(4..6).and_then(|m| m.parse::<i64>().ok());
+            match (sign, hours, minutes, b[3]) {
+                (1 | -1, Some(h), Some(m), b':') if h < 24 && m < 60 => {
+                    (local, sign * (h * 3600 + m * 60))
+                }
+                _ => (text, 0),
+            }
+        }
+        _ => (text, 0),
+    };
+    let at = humantime::parse_rfc3339_weak(local).ok()?;
+    let secs = i64::try_from(at.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs()).ok()?;
+    u64::try_from(secs - offset).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +220,17 @@ mod tests {
         for bad in ["", "m", "-1", "1.5m", "2t", "99999999999999g"] {
             assert_eq!(size(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn times_with_an_offset_are_read_as_rfc_3339_says() {
+        let z = parse_time("2026-12-07T09:00:00Z").unwrap();
+        assert_eq!(parse_time("2026-12-07T10:00:00+01:00"), Some(z));
+        assert_eq!(parse_time("2026-12-07T04:30:00-04:30"), Some(z));
+        assert_eq!(parse_time("2026-12-07T09:00:00"), Some(z));
+        assert_eq!(parse_time("2026-12-07T09:00:00.5Z"), Some(z));
+        assert_eq!(parse_time("2026-12-07T10:00:00+25:00"), None);
+        assert_eq!(parse_time("yesterday"), None);
+        assert_eq!(parse_time("1970-01-01T00:30:00+01:00"), None);
     }
 }

@@ -23,7 +23,10 @@ pub(crate) enum SyncError {
     )]
     NoRemote,
     /// The remote could not be reached (offline, wrong URL, refused, timed out).
-    #[error("cannot reach remote `{remote}` ({detail}); check it with `git ls-remote {remote}`")]
+    #[error(
+        "cannot reach remote `{remote}` ({detail}); check it with `git ls-remote {}`",
+        crate::text::shell_word(.remote)
+    )]
     Unreachable {
         /// The remote's name or URL.
         remote: String,
@@ -34,7 +37,8 @@ pub(crate) enum SyncError {
     #[error(
         "remote `{remote}` lists more refs under refs/dibs/ than git-dibs reads ({detail}); \
          someone pushed far more than sessions and claims make: look with `git ls-remote \
-         {remote} 'refs/dibs/*' | wc -l` and delete what is not yours to keep"
+         {} 'refs/dibs/*' | wc -l` and delete what is not yours to keep",
+        crate::text::shell_word(.remote)
     )]
     TooLarge {
         /// The remote's name or URL.
@@ -42,9 +46,79 @@ pub(crate) enum SyncError {
         /// How much.
         detail: String,
     },
+    /// A remote name or URL git would read as something else (an option, nothing at all).
+    #[error("{0}")]
+    BadRemote(BadRemote),
     /// A local git operation failed.
     #[error("git failed while syncing: {0}")]
     Local(String),
+}
+
+/// Where a remote name came from, for the message that refuses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RemoteSource {
+    /// Named on the command line (`git dibs sync REMOTE`).
+    Argument,
+    /// The `dibs.remote` setting.
+    Setting,
+    /// The one remote configured in this repository, picked for want of another.
+    Configured,
+}
+
+/// A remote name or URL that is refused before git sees it, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BadRemote {
+    /// The value, cleaned for showing.
+    shown: String,
+    /// What is wrong with it.
+    why: &'static str,
+    /// Where it came from.
+    source: RemoteSource,
+}
+
+impl std::fmt::Display for BadRemote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shown = &self.shown;
+        let why = self.why;
+        match self.source {
+            RemoteSource::Argument => write!(
+                f,
+                "`{shown}` is not a remote: {why}; name one of the remotes `git remote -v` \
+                 lists (`git dibs sync origin`), or a repository's URL or path"
+            ),
+            RemoteSource::Setting => write!(
+                f,
+                "the setting dibs.remote (`{shown}`) is not a remote: {why}; set it to one of \
+                 the remotes `git remote -v` lists (`git config dibs.remote origin`), or remove \
+                 it (`git config --unset dibs.remote`)"
+            ),
+            RemoteSource::Configured => write!(
+                f,
+                "the remote configured here as `{shown}` is not one git-dibs uses: {why}; name \
+                 the remote to sync with (`git dibs sync NAME`, or `git config dibs.remote \
+                 NAME`), or give that remote a plain name in .git/config"
+            ),
+        }
+    }
+}
+
+/// Check that `value` (a remote's name, URL or path) is one git reads as a repository and
+/// never as an option: not empty, not starting with `-`, no control characters.
+pub(crate) fn check_remote(value: &str, source: RemoteSource) -> Result<(), BadRemote> {
+    let why = if value.trim().is_empty() {
+        "it is empty"
+    } else if value.starts_with('-') {
+        "it starts with `-`, so git would read it as an option"
+    } else if value.chars().any(char::is_control) {
+        "it holds a control character (a line break, a tab, an escape)"
+    } else {
+        return Ok(());
+    };
+    Err(BadRemote {
+        shown: crate::text::clean(value, crate::text::MAX_NOTE),
+        why,
+        source,
+    })
 }
 
 /// The most ref listing a sync reads from `git ls-remote` (about 100,000 refs).
@@ -111,8 +185,16 @@ impl DibsRemote {
             // SHA-256 or reftable: every local read and write through git.
             Err(e) => (None, Some(CliRepo::for_format(git_dir).ok_or(e)?)),
         };
-        let remote = match named.map(str::to_owned).or(preferred) {
-            Some(r) => r,
+        let chosen = match (named, preferred) {
+            (Some(n), _) => Some((n.to_owned(), RemoteSource::Argument)),
+            (None, Some(p)) => Some((p, RemoteSource::Setting)),
+            (None, None) => None,
+        };
+        if let Some((value, source)) = &chosen {
+            check_remote(value, *source).map_err(SyncError::BadRemote)?;
+        }
+        let remote = match chosen {
+            Some((r, _)) => r,
             None => {
                 let names: Vec<String> = match (&repo, &cli) {
                     (Some(repo), _) => repo
@@ -125,11 +207,14 @@ impl DibsRemote {
                     (None, None) => Vec::new(),
                 };
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                match names.as_slice() {
-                    _ if names.contains(&"origin") => "origin".to_owned(),
-                    [only] => (*only).to_owned(),
+                let only = match names.as_slice() {
+                    _ if names.contains(&"origin") => "origin",
+                    [only] => *only,
                     _ => return Err(SyncError::NoRemote),
-                }
+                };
+                // A remote configured as `[remote "-x"]` is no safer than one named.
+                check_remote(only, RemoteSource::Configured).map_err(SyncError::BadRemote)?;
+                only.to_owned()
             }
         };
         Ok(DibsRemote {
@@ -175,7 +260,7 @@ impl DibsRemote {
     /// The remote's refs matching `patterns` (such as `refs/dibs/*`).
     pub(crate) fn list(&self, patterns: &[&str]) -> Result<Vec<RemoteRef>, SyncError> {
         let mut cmd = self.git();
-        cmd.args(["ls-remote", "--refs", &self.remote])
+        cmd.args(["ls-remote", "--refs", "--end-of-options", &self.remote])
             .args(patterns);
         let out = run_bounded(cmd, NETWORK_TIMEOUT);
         if out.truncated {
@@ -223,6 +308,7 @@ impl DibsRemote {
                 "--no-tags",
                 "--no-write-fetch-head",
                 "--no-recurse-submodules",
+                "--end-of-options",
                 &self.remote,
             ])
             .args(chunk);
@@ -302,7 +388,7 @@ impl DibsRemote {
             let expect = u.expect.as_deref().unwrap_or("");
             cmd.arg(format!("--force-with-lease={}:{expect}", u.name));
         }
-        cmd.arg(&self.remote);
+        cmd.arg("--end-of-options").arg(&self.remote);
         // No `+` on the refspecs: a forced refspec skips the lease check, and the lease is the
         // whole point. A matching lease alone lets one record commit replace another.
         for u in updates {
@@ -361,5 +447,33 @@ fn run_bounded(cmd: Command, timeout: Duration) -> Finished {
         Ok(done) => done,
         Err(RunError::Spawn(e)) => failed(format!("git cannot be run: {e}")),
         Err(RunError::TimedOut) => failed(format!("no answer within {} s", timeout.as_secs())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remotes_git_would_read_as_options_or_nothing_are_refused() {
+        for bad in ["", " ", "-x", "--upload-pack=touch x", "orig\nin", "a\x1bb"] {
+            assert!(
+                check_remote(bad, RemoteSource::Argument).is_err(),
+                "{bad:?}"
+            );
+        }
+        for good in [
+            "origin",
+            "up-stream",
+            "/tmp/a b.git",
+            "https://h/x.git",
+            "git@h:x",
+        ] {
+            assert_eq!(
+                check_remote(good, RemoteSource::Setting),
+                Ok(()),
+                "{good:?}"
+            );
+        }
     }
 }

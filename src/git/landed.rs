@@ -61,9 +61,11 @@ pub(crate) fn landed(
     ask_gh: bool,
 ) -> Result<Report, LaneError> {
     let repo = LaneRepo::open(dir)?;
-    let not_found = |what: &str| LaneError::Failed {
-        args: format!("rev-parse {what}"),
-        stderr: format!("`{what}` names no commit here"),
+    let not_found = |what: &str| {
+        LaneError::Unanswerable(format!(
+            "`{}` names no commit here; name a branch, a tag or a commit id",
+            crate::text::clean(what, crate::text::MAX_SHOWN)
+        ))
     };
     let commit = repo.commit_of(spec).ok_or_else(|| not_found(spec))?;
     let branch = repo
@@ -73,13 +75,14 @@ pub(crate) fn landed(
         Some(b) => repo.full_ref_name(b).unwrap_or_else(|| b.to_owned()),
         None => {
             let lane_base = branch.as_deref().and_then(|b| repo.lane_base(b));
-            repo.remote_base(lane_base.as_deref())
-                .ok_or_else(|| LaneError::Failed {
-                    args: "landed".into(),
-                    stderr: "no remote base found (no upstream, origin/HEAD, origin/main or \
-                         origin/master); name one with --base"
+            repo.remote_base(lane_base.as_deref()).ok_or_else(|| {
+                LaneError::Unanswerable(
+                    "no base to compare with: this branch has no upstream and there is no \
+                         origin/HEAD, origin/main or origin/master; name the branch to compare with \
+                         (--base BRANCH)"
                         .into(),
-                })?
+                )
+            })?
         }
     };
     let base_tip = repo

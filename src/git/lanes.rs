@@ -32,6 +32,9 @@ pub(crate) enum LaneError {
     /// The `git` command could not be started.
     #[error("cannot run git: {0}")]
     Spawn(#[source] std::io::Error),
+    /// What was asked names nothing here, or lacks what the answer needs (said in full).
+    #[error("{0}")]
+    Unanswerable(String),
     /// The `git` command failed.
     #[error("`git {args}` failed: {stderr}")]
     Failed {

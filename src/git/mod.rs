@@ -13,7 +13,7 @@ mod status;
 #[cfg(test)]
 pub(crate) mod testing;
 
-pub(crate) use config::{FLOORS as DURATION_FLOORS, Settings};
+pub(crate) use config::{FLOORS as DURATION_FLOORS, Settings, parse_time};
 pub(crate) use discover::{
     Located, Worktree, checked_out_elsewhere, common_dir_of, is_valid_branch_name, linked_dot_git,
     locate, normalize, normalize_no_follow, registration_gone, remember_paths, worktree_at,

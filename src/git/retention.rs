@@ -209,7 +209,10 @@ fn push(dir: &Path, repo: &LaneRepo, branch: &str, commit: &str, out: &mut Retai
         .is_some_and(|(_, r)| repo.ref_tip(r).is_some());
     if let (true, Some(merge)) = (upstream_alive, merge) {
         let spec = format!("refs/heads/{branch}:{merge}");
-        match git(dir, &["push", "--quiet", &remote, &spec]) {
+        match git(
+            dir,
+            &["push", "--quiet", "--end-of-options", &remote, &spec],
+        ) {
             Ok(_) => {
                 out.pushed.push(format!("{remote} {spec}"));
                 return;
@@ -228,7 +231,10 @@ fn push(dir: &Path, repo: &LaneRepo, branch: &str, commit: &str, out: &mut Retai
         })
         .collect();
     let spec = format!("{commit}:refs/tags/retention/{slug}-{}", short_sha(commit));
-    match git(dir, &["push", "--quiet", &remote, &spec]) {
+    match git(
+        dir,
+        &["push", "--quiet", "--end-of-options", &remote, &spec],
+    ) {
         Ok(_) => out.pushed.push(format!("{remote} {spec}")),
         Err(e) => out.push_errors.push(e.to_string()),
     }

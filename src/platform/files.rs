@@ -26,6 +26,27 @@ pub(crate) fn not_regular(path: &Path) -> io::Error {
     )
 }
 
+/// What kind of file `path` is when it is not a regular file (after following links; a stat,
+/// which never blocks on a FIFO), in words for a message: `a FIFO (named pipe)`, `a folder`,
+/// `a socket`, `a device`; `None` for a regular file or nothing at all.
+pub(crate) fn special_kind(path: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let ft = fs::metadata(path).ok()?.file_type();
+    Some(if ft.is_file() {
+        return None;
+    } else if ft.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if ft.is_dir() {
+        "a folder"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_block_device() || ft.is_char_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    })
+}
+
 /// Whether `err` says the file is not a plain file or is larger than asked (see [`read_regular`]).
 pub(crate) fn is_foreign(err: &io::Error) -> bool {
     matches!(

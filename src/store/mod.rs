@@ -102,22 +102,39 @@ pub(crate) enum StoreError {
         /// The record's generation.
         current: u64,
     },
-    /// A read or write failed.
-    #[error("git-dibs store I/O on {path}: {source}")]
+    /// A read or write failed. The cause is in the text (not a separate source, which an
+    /// error chain would print again), with what to do when it is the permissions.
+    #[error("git-dibs store I/O on {path}: {cause}{}", io_hint(.cause, .path))]
     Io {
         /// The file.
         path: PathBuf,
         /// Why.
-        #[source]
-        source: io::Error,
+        cause: io::Error,
     },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
-    move |source| StoreError::Io {
+    move |cause| StoreError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     }
+}
+
+/// The next step for a store file the user may not read or write (a store made by another
+/// user, or made read-only): empty for any other failure.
+fn io_hint(cause: &io::Error, path: &Path) -> String {
+    if cause.kind() != io::ErrorKind::PermissionDenied {
+        return String::new();
+    }
+    let store = path
+        .ancestors()
+        .find(|p| p.file_name().is_some_and(|n| n == "dibs"))
+        .unwrap_or(path);
+    format!(
+        "; the store {} must be readable and writable by you: give it back to your user \
+         (`chown -R`) or make it writable (`chmod -R u+w`), then run this again",
+        store.display()
+    )
 }
 
 /// Seconds since the Unix epoch. Debug builds (the tests' builds) honour `DIBS_NOW` (seconds

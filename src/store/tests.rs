@@ -248,3 +248,22 @@ fn every_session_id_makes_a_valid_snapshot_ref_name() {
     assert_eq!(Store::snapshot_key("a.lock.b"), "a.lock.b");
     assert!(Store::snapshot_key("review.lock").starts_with("h-"));
 }
+
+#[test]
+fn a_store_file_denied_to_the_user_says_so_once_and_what_to_do() {
+    let e = StoreError::Io {
+        path: std::path::PathBuf::from("/r/.git/dibs/locks/gate"),
+        cause: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+    };
+    let text = format!("{:#}", anyhow::Error::from(e));
+    assert_eq!(text.matches("permission denied").count(), 1, "{text}");
+    assert!(
+        text.contains("the store /r/.git/dibs must be readable and writable by you"),
+        "{text}"
+    );
+    let other = StoreError::Io {
+        path: std::path::PathBuf::from("/r/.git/dibs/x"),
+        cause: std::io::Error::from(std::io::ErrorKind::NotFound),
+    };
+    assert!(!other.to_string().contains("chmod"), "{other}");
+}

@@ -2,7 +2,8 @@
 //! settings of the worktree a session runs in (a `claude -w NAME` worktree has only what its
 //! commit holds) and the user's settings and plugins. A worktree with no git-dibs wiring of its
 //! own, when the user scope has none either, runs unguarded sessions; so does every new
-//! `claude -w` worktree when the wiring is not committed.
+//! `claude -w` worktree when the wiring is not committed. Also the line for the worktree doctor
+//! runs in.
 
 use std::path::{Path, PathBuf};
 
@@ -66,5 +67,40 @@ pub(super) fn check(r: &mut Report, wt: &Worktree) {
              and no committed .claude/settings.json wires it, nor the user settings: install the \
              plugin or run `git dibs install --user` (or commit .claude/settings.json)",
         );
+    }
+}
+
+/// The line for the worktree `doctor` runs in (its branch, its format), a problem when the git
+/// on PATH cannot read it; `None` outside any worktree.
+pub(super) fn here(r: &mut Report) -> Option<Worktree> {
+    match crate::cli::current_worktree_any() {
+        Ok(wt) => {
+            let unreadable = crate::git::cli::oldgit::cannot_read(&wt.common_dir);
+            let branch = match &unreadable {
+                Some(_) => "its branch unknown: git cannot read it".to_owned(),
+                None => wt.branch().unwrap_or_else(|| "detached HEAD".to_owned()),
+            };
+            r.ok(format!(
+                "in the git worktree {} ({branch})",
+                wt.root.display()
+            ));
+            if let Some(format) = crate::git::cli::Format::of_common_dir(&wt.common_dir) {
+                r.ok(format!(
+                    "this repository has {format}, which libgit2 cannot open: git-dibs reads and \
+                     writes it through the git command (the same protection, a few milliseconds \
+                     slower per guarded command and per snapshot)"
+                ));
+            }
+            if let Some(why) = unreadable {
+                r.problem(why);
+            }
+            Some(wt)
+        }
+        Err(e) => {
+            r.problem(format!(
+                "{e:#} (the project settings and the store were not checked)"
+            ));
+            None
+        }
     }
 }

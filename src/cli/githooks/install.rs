@@ -67,9 +67,13 @@ pub(crate) fn hooks_dir() -> Result<PathBuf> {
         .output()
         .context("cannot run git: install git or put it on PATH")?;
     if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stderr);
+        if crate::git::cli::oldgit::is_too_old(&text) {
+            bail!("{}", crate::git::cli::oldgit::message(&text));
+        }
         bail!(
             "cannot find the git hooks folder: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+            crate::text::clean(&text, crate::text::MAX_SHOWN)
         );
     }
     let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
@@ -90,18 +94,32 @@ pub(crate) enum State {
     },
 }
 
-/// What is at `path`.
+/// The most a hook file may hold to be read for the marker.
+const MAX_HOOK: u64 = 1 << 20;
+
+/// What is at `path`. Only a regular file (not a link) is read, so a FIFO there never blocks.
 fn state(path: &Path, name: &str) -> State {
     if fs::symlink_metadata(path).is_err() {
         return State::Missing;
     }
-    let is_file = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file());
-    match fs::read(path) {
-        Ok(bytes) if is_file && String::from_utf8_lossy(&bytes).contains(MARKER) => State::Ours {
+    match files::read_regular(path, files::Links::Refuse, MAX_HOOK) {
+        Ok(bytes) if String::from_utf8_lossy(&bytes).contains(MARKER) => State::Ours {
             current: bytes == shim(name).as_bytes(),
         },
         _ => State::Foreign,
     }
+}
+
+/// A hook place holding a FIFO, a socket or a device (itself or behind a link): git cannot run
+/// it, and it is neither chained nor replaced. The message names it and what to do.
+fn special(path: &Path) -> Option<String> {
+    let kind = files::special_kind(path).filter(|k| *k != "a folder")?;
+    Some(format!(
+        "{} is {kind}, not a hook script: git cannot run it, and git-dibs neither chains nor \
+         replaces it; remove it (`rm {}`), then run `git dibs install --git-hooks`",
+        path.display(),
+        crate::text::shell_word(&path.to_string_lossy())
+    ))
 }
 
 fn exists(path: &Path) -> bool {
@@ -127,6 +145,9 @@ fn plan(dir: &Path, mode: Mode) -> Result<Vec<(&'static str, Option<Step>)>> {
     for name in HOOKS {
         let path = dir.join(name);
         let chained = dir.join(format!("{name}{CHAINED}"));
+        if let (Mode::Install, Some(problem)) = (mode, special(&path)) {
+            bail!("refusing to install: {problem}. Nothing was changed");
+        }
         let step = match (mode, state(&path, name)) {
             (Mode::Install, State::Ours { current: true }) => None,
             (Mode::Install, State::Ours { current: false } | State::Missing) => Some(Step::Write),
@@ -252,6 +273,9 @@ pub(crate) fn health() -> std::result::Result<String, String> {
         Ok(d) => d,
         Err(e) => return Err(format!("{e:#}: the git hooks were not checked")),
     };
+    if let Some(problem) = HOOKS.iter().find_map(|n| special(&dir.join(n))) {
+        return Err(problem);
+    }
     let states: Vec<(&str, State)> = HOOKS.iter().map(|n| (*n, state(&dir.join(n), n))).collect();
     let ours: Vec<&str> = states
         .iter()

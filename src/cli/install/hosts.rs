@@ -41,10 +41,10 @@ pub(super) fn run_host(
     dry_run: bool,
     report: &mut Report,
 ) -> Result<()> {
-    let root = super::super::current_worktree()?.root;
+    let root = super::super::current_worktree_any()?.root;
     let path = root.join(host.project_file());
     let shown = path.display();
-    let target = write_target(&path)?;
+    let target = write_target(&path, report)?;
     let loaded = load(&target).map_err(|e| anyhow!("{e:#}; nothing was changed"))?;
     let (original, mut file) = match loaded {
         Some((bytes, parsed)) => (Some(bytes), parsed),

@@ -76,7 +76,7 @@ pub(crate) fn health(wt: &Worktree, store: &Store) -> Result<String, String> {
                 "{} ({}); find who pushed them (`git ls-remote {} 'refs/dibs/*'`)",
                 summary(&r),
                 ago(r.at),
-                r.remote
+                crate::text::shell_word(&crate::text::clean(&r.remote, crate::text::MAX_NOTE))
             )),
             None => Ok(format!("{} ({})", summary(&r), ago(r.at))),
         },

@@ -7,6 +7,7 @@
 //! git's plumbing, one process per question, so the product's promises hold in these formats
 //! too, only slower.
 
+pub(crate) mod oldgit;
 mod repo;
 pub(crate) mod snapshots;
 mod status;
@@ -206,7 +207,9 @@ pub(crate) fn run_with(
             .filter(|l| !l.is_empty())
             .take(2)
             .collect();
-        let message = if lines.is_empty() {
+        let message = if oldgit::is_too_old(&text) {
+            oldgit::message(&text)
+        } else if lines.is_empty() {
             format!("it exited with {}", out.status)
         } else {
             lines.join(" ")
