@@ -135,7 +135,12 @@ pub(crate) fn floored(key: &str, value: Duration) -> Duration {
 /// zone is UTC) as seconds since the Unix epoch; `None` when it is not one or lies before 1970.
 pub(crate) fn parse_time(text: &str) -> Option<u64> {
     let text = text.trim();
-    let (local, offset) = match text.len().checked_sub(6).map(|at| text.split_at(at)) {
+    let split = text
+        .len()
+        .checked_sub(6)
+        .filter(|&at| text.is_char_boundary(at))
+        .map(|at| text.split_at(at));
+    let (local, offset) = match split {
         Some((local, zone)) if local.contains('T') || local.contains(' ') => {
             let b = zone.as_bytes();
             let sign = match b[0] {
@@ -162,6 +167,22 @@ pub(crate) fn parse_time(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_ending_in_a_character_of_several_bytes_is_no_time_and_no_panic() {
+        for text in [
+            "2026-12-07T11:00:0é",
+            "2026-12-07T11:00é+01:00",
+            "éééé",
+            "2026-12-07 é",
+        ] {
+            assert_eq!(parse_time(text), None, "{text}");
+        }
+        assert_eq!(
+            parse_time("2026-12-07T11:00:00+01:00"),
+            parse_time("2026-12-07T10:00:00Z")
+        );
+    }
 
     #[test]
     fn settings_follow_gits_precedence_and_forms() {

@@ -322,34 +322,13 @@ fn session_matches(id: &str, filter: Option<&str>) -> bool {
 /// `--at`: an RFC 3339 time (`Z` or an offset such as `+01:00`; a time without either is
 /// UTC), or a duration before now.
 fn parse_at(text: &str) -> Result<u64> {
-    if let Ok(t) = humantime::parse_rfc3339_weak(text) {
-        return Ok(t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()));
-    }
-    if let Some((base, east)) = offset_of(text)
-        && let Ok(t) = humantime::parse_rfc3339_weak(base)
-    {
-        let utc = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        return Ok(utc.saturating_add_signed(-east));
+    if let Some(t) = crate::git::parse_time(text) {
+        return Ok(t);
     }
     if let Some(d) = crate::git::parse_duration(text) {
         return Ok(crate::store::now_secs().saturating_sub(d.as_secs()));
     }
     bail!("cannot read `--at {text}`: give a time (2026-12-01T09:30:00Z) or a duration ago (20m)")
-}
-
-/// A time's offset from UTC (`+01:00`, `-0530`) split from the rest, in seconds east.
-fn offset_of(text: &str) -> Option<(&str, i64)> {
-    let at = text
-        .rfind(['+', '-'])
-        .filter(|&i| text[..i].contains(['T', 't', ' ']))?;
-    let (base, offset) = text.split_at(at);
-    let sign = if offset.starts_with('-') { -1 } else { 1 };
-    let digits: String = offset[1..].chars().filter(|c| *c != ':').collect();
-    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let (h, m): (i64, i64) = (digits[..2].parse().ok()?, digits[2..].parse().ok()?);
-    (h < 24 && m < 60).then_some((base, sign * (h * 3600 + m * 60)))
 }
 
 /// The session `--session` names among those with snapshots (`known`): the whole id, or a
