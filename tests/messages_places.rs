@@ -7,17 +7,8 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Output;
-
 use common::snap::*;
 use common::*;
-
-fn step<'a>(runs: &mut Vec<(&'a [&'a str], Output)>, dir: &Path, args: &'a [&'a str]) -> Output {
-    let out = cli(dir, None, args);
-    runs.push((args, out.clone()));
-    out
-}
 
 #[test]
 fn wrong_targets_and_wrong_places_are_named_with_what_to_do() {
@@ -32,7 +23,7 @@ fn wrong_targets_and_wrong_places_are_named_with_what_to_do() {
         &["claim", "."],
         &["release", "."],
     ] {
-        let out = step(&mut runs, root, args);
+        let out = step(&mut runs, root, None, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
     }
     // `worktree:.`, which the message for `.` offers, is taken.
@@ -55,20 +46,21 @@ fn wrong_targets_and_wrong_places_are_named_with_what_to_do() {
         runs.push((Box::leak(Box::new(["status"])) as &[&str], out));
     }
     // `landed`: nothing to compare with, and names that are no commit.
-    let out = step(&mut runs, root, &["landed", "nope"]);
+    let out = step(&mut runs, root, None, &["landed", "nope"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = step(&mut runs, root, &["landed", "--", "-x"]);
+    let out = step(&mut runs, root, None, &["landed", "--", "-x"]);
     assert_eq!(out.status.code(), Some(2));
     git(root, &["remote", "remove", "origin"]);
-    let out = step(&mut runs, root, &["landed", "main"]);
+    let out = step(&mut runs, root, None, &["landed", "main"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(!out_text(&out).contains("git landed"), "{out:?}");
     // `audit`: too short a session prefix; an RFC 3339 offset.
-    let out = step(&mut runs, root, &["audit", "--session", "a"]);
+    let out = step(&mut runs, root, None, &["audit", "--session", "a"]);
     assert_eq!(out.status.code(), Some(2));
     let out = step(
         &mut runs,
         root,
+        None,
         &["audit", "--since", "2026-11-29T07:00:00+01:00"],
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");

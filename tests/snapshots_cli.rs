@@ -20,18 +20,6 @@ use common::*;
 const A: &str = "aaaaaaaa-1111-4111-8111-111111111111";
 const B: &str = "bbbbbbbb-2222-4222-8222-222222222222";
 
-/// Run and keep `args` with what it did, for a transcript.
-fn step<'a>(
-    runs: &mut Vec<(&'a [&'a str], Output)>,
-    dir: &Path,
-    session: Option<&str>,
-    args: &'a [&'a str],
-) -> Output {
-    let out = cli(dir, session, args);
-    runs.push((args, out.clone()));
-    out
-}
-
 fn commit(dir: &Path, file: &str, body: &str, msg: &str) {
     std::fs::write(dir.join(file), body).unwrap();
     git(dir, &["add", file]);

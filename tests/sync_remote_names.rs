@@ -6,24 +6,10 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Output;
-
 use common::snap::*;
 use common::*;
 
 const A: &str = "aaaaaaaa-1111-4111-8111-111111111111";
-
-fn step<'a>(
-    runs: &mut Vec<(&'a [&'a str], Output)>,
-    dir: &Path,
-    session: Option<&str>,
-    args: &'a [&'a str],
-) -> Output {
-    let out = cli(dir, session, args);
-    runs.push((args, out.clone()));
-    out
-}
 
 #[test]
 fn a_remote_that_git_would_read_as_an_option_is_refused_and_never_run() {

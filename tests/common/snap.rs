@@ -97,6 +97,18 @@ pub fn cli(dir: &Path, session: Option<&str>, args: &[&str]) -> Output {
     )
 }
 
+/// Run [`cli`] with `args` and keep them with what it did, for a transcript.
+pub fn step<'a>(
+    runs: &mut Vec<(&'a [&'a str], Output)>,
+    dir: &Path,
+    session: Option<&str>,
+    args: &'a [&'a str],
+) -> Output {
+    let out = cli(dir, session, args);
+    runs.push((args, out.clone()));
+    out
+}
+
 /// Exit code, stdout and stderr of a run, as a snapshot shows them.
 pub fn both(out: &Output) -> String {
     format!(
