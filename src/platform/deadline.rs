@@ -37,17 +37,22 @@ const TRACKED: usize = 16;
 /// Their process ids (0: a free slot).
 static CHILDREN: [AtomicI32; TRACKED] = [const { AtomicI32::new(0) }; TRACKED];
 
+/// Keep an answer in `cell` for a signal handler to give; whether this call was the first.
+fn keep(cell: &OnceLock<Answer>, stdout: &[u8], stderr: &[u8], code: u8) -> bool {
+    cell.set(Answer {
+        stdout: stdout.to_vec(),
+        stderr: stderr.to_vec(),
+        code: i32::from(code),
+    })
+    .is_ok()
+}
+
 /// Arm the alarm: after `after` (whole seconds, at least one), `stdout` and `stderr` are
 /// written and the process exits with `code`. Only the first call arms; Unix only (elsewhere
 /// nothing happens).
 #[allow(unsafe_code)]
 pub(crate) fn arm(after: Duration, stdout: &[u8], stderr: &[u8], code: u8) {
-    let answer = Answer {
-        stdout: stdout.to_vec(),
-        stderr: stderr.to_vec(),
-        code: i32::from(code),
-    };
-    if ANSWER.set(answer).is_err() {
+    if !keep(&ANSWER, stdout, stderr, code) {
         return;
     }
     let secs = u32::try_from(after.as_secs()).unwrap_or(u32::MAX).max(1);
@@ -65,12 +70,7 @@ pub(crate) fn arm(after: Duration, stdout: &[u8], stderr: &[u8], code: u8) {
 /// stack of its own. Only the first call installs; Unix only.
 #[allow(unsafe_code)]
 pub(crate) fn on_crash(stdout: &[u8], stderr: &[u8], code: u8) {
-    let answer = Answer {
-        stdout: stdout.to_vec(),
-        stderr: stderr.to_vec(),
-        code: i32::from(code),
-    };
-    if CRASHED.set(answer).is_err() {
+    if !keep(&CRASHED, stdout, stderr, code) {
         return;
     }
     // SAFETY: the alternate stack is a static that nothing else uses (only its address is
