@@ -102,6 +102,44 @@ fn copied_trees(args: &[String]) -> Vec<(&str, &str)> {
     }
 }
 
+/// The files `mv` (its sources and what it writes) or `cp` (what it writes) reach, by the words:
+/// with `-t DIR` (any spelling, [`super::guard::options::copier_args`]) each source's name in
+/// DIR, else the last operand.
+fn moved_or_copied(name: &str, args: &[String]) -> Vec<String> {
+    let norm = super::guard::options::copier_args(name, args).unwrap_or_default();
+    let mut dir: Option<&str> = None;
+    let mut it = norm.iter();
+    let mut words = Vec::new();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--" => {
+                words.extend(it.by_ref());
+                break;
+            }
+            "-t" | "--target-directory" => dir = it.next().map(String::as_str),
+            "-S" | "--suffix" => {
+                it.next();
+            }
+            w if w.starts_with('-') && w != "-" => {}
+            _ => words.push(a),
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    if name == "mv" {
+        out.extend(words.iter().map(|w| (*w).clone()));
+    }
+    match dir {
+        Some(d) => out.extend(
+            words
+                .iter()
+                .map(|w| format!("{}/{}", d.trim_end_matches('/'), basename(w))),
+        ),
+        None if name == "cp" => out.extend(words.last().map(|w| (*w).clone())),
+        None => {}
+    }
+    out
+}
+
 /// What one simple command writes: files, and (folder, source) pairs.
 fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
     let mut trees = Vec::new();
@@ -133,17 +171,11 @@ fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
         | "unix2mac" => out_ref.extend(operands(args, &[])),
         "fallocate" => out_ref.extend(operands(args, &["-o", "--offset", "-l", "--length"])),
         "truncate" => out_ref.extend(operands(args, &["-s", "--size", "-r", "--reference"])),
-        "mv" => out_ref.extend(operands(
-            args,
-            &["-t", "--target-directory", "-S", "--suffix"],
-        )),
-        "cp" => {
-            out_ref.extend(
-                operands(args, &["-t", "--target-directory", "-S", "--suffix"])
-                    .last()
-                    .copied(),
-            );
-            trees = copied_trees(args);
+        name @ ("mv" | "cp") => {
+            out.extend(moved_or_copied(name, args).into_iter().map(Cow::Owned));
+            if name == "cp" {
+                trees = copied_trees(args);
+            }
         }
         "dd" => out_ref.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
         "git" => out_ref.extend(git_writes(args)),
@@ -282,6 +314,10 @@ mod tests {
             ),
             ("cp -a tmpl/. .", &[".", ".<-tmpl/."]),
             ("cp a.rs dest/", &["dest/"]),
+            ("cp -t dest a.rs", &["dest/a.rs"]),
+            ("cp --target-dir=dest/ x/a.rs", &["dest/a.rs"]),
+            ("mv -tdest a.rs", &["a.rs", "dest/a.rs"]),
+            ("mv --target-directory=dest a.rs", &["a.rs", "dest/a.rs"]),
             ("> out.txt", &["out.txt"]),
             ("sort -o sorted.txt in.txt", &["sorted.txt"]),
             ("rm -f gone.rs", &["gone.rs"]),

@@ -167,6 +167,10 @@ fn classify_one(
     if base == "rm" {
         options::canonical(&mut argv[1..], options::RM_LONGS);
     }
+    if let Some(args) = options::copier_args(base, &argv[1..]) {
+        argv.truncate(1);
+        argv.extend(args);
+    }
     if let Some(op) = super::self_protect::classify(&argv, cmd) {
         // Judged by the rule itself, whatever else in the line is only known when it runs.
         // Other rules still look at it, so a reason names everything at risk.
