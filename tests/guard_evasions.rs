@@ -222,3 +222,32 @@ fn more_spellings_of_the_same_acts() {
         denied(r, cmd);
     }
 }
+
+/// Red team 8b/29, 18, 19: `git -C DIR` moves where `rebase -x` runs its commands, and a `-C`
+/// folder that does not exist yet (a worktree or clone made earlier in the line) is asked about
+/// for a subcommand that may destroy, not let through.
+#[test]
+fn regression_git_dash_c_into_another_or_a_new_folder() {
+    let f = fixture();
+    let r = &f.repo.root;
+    for cmd in [
+        "git -C ../clean rebase -x 'rm -rf ../dirty' --root",
+        "git -C ../clean -c core.quotepath=off rebase --exec='rm -rf ../dirty' HEAD",
+        "git -C .. -C clean rebase -x 'rm -rf ../dirty' HEAD",
+        "git -C ../clean bisect run rm -rf ../dirty",
+        "git worktree add -q ../w3x -b w3x && git -C ../w3x stash clear",
+        "git worktree add -q ../w4x -b w4x && git -C ../w4x branch -D topic",
+        "git worktree add -q ../w5x -b w5x && git -C ../w5x rebase -x 'rm -rf ../dirty' HEAD",
+        "git clone -q . ../c5 && git -C ../c5 push -f origin topic:main",
+    ] {
+        stopped(r, cmd);
+    }
+    for cmd in [
+        "git -C ../clean rebase -x 'cargo test' HEAD",
+        "git worktree add -q ../w6x -b w6x && git -C ../w6x log --oneline -3",
+        "git clone -q . ../c6 && git -C ../c6 status",
+        "mkdir -p ../n7 && git -C ../n7 init -q",
+    ] {
+        allowed(r, cmd);
+    }
+}

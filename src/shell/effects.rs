@@ -198,34 +198,49 @@ pub(super) fn embedded(argv: &[Arg]) -> Vec<String> {
             }
         }
         "git" => {
-            let mut i;
-            let sub = rest.iter().position(|a| !a.text.starts_with('-'));
-            if let Some(s) = sub {
-                match rest[s].text.as_str() {
-                    "rebase" => {
-                        i = s + 1;
-                        while i < rest.len() {
-                            let t = rest[i].text.as_str();
-                            if t == "-x" || t == "--exec" {
-                                if let Some(v) = rest.get(i + 1) {
-                                    out.push(v.text.clone());
-                                }
-                                i += 1;
-                            } else if let Some(v) =
-                                t.strip_prefix("--exec=").or(t.strip_prefix("-x"))
-                                && !v.is_empty()
-                            {
-                                out.push(v.to_owned());
+            // git's own options before the subcommand; `-C DIR` moves where the commands run.
+            let mut s = 0;
+            let mut dirs = String::new();
+            while s < rest.len() && rest[s].text.starts_with('-') {
+                let t = rest[s].text.as_str();
+                if t == "-C" {
+                    if let Some(d) = rest.get(s + 1).filter(|d| !d.text.is_empty()) {
+                        dirs.push_str(&format!("cd {} && ", super::quote_word(&d.text)));
+                    }
+                    s += 1;
+                } else if matches!(
+                    t,
+                    "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+                ) {
+                    s += 1;
+                }
+                s += 1;
+            }
+            let mut texts = Vec::new();
+            match rest.get(s).map(|a| a.text.as_str()) {
+                Some("rebase") => {
+                    let mut i = s + 1;
+                    while i < rest.len() {
+                        let t = rest[i].text.as_str();
+                        if t == "-x" || t == "--exec" {
+                            if let Some(v) = rest.get(i + 1) {
+                                texts.push(v.text.clone());
                             }
                             i += 1;
+                        } else if let Some(v) = t.strip_prefix("--exec=").or(t.strip_prefix("-x"))
+                            && !v.is_empty()
+                        {
+                            texts.push(v.to_owned());
                         }
+                        i += 1;
                     }
-                    "bisect" if rest.get(s + 1).is_some_and(|a| a.text == "run") => {
-                        out.push(join(&rest[s + 2..]));
-                    }
-                    _ => {}
                 }
+                Some("bisect") if rest.get(s + 1).is_some_and(|a| a.text == "run") => {
+                    texts.push(join(&rest[s + 2..]));
+                }
+                _ => {}
             }
+            out.extend(texts.into_iter().map(|t| format!("{dirs}{t}")));
         }
         "watch" => {
             let mut i = 0;

@@ -304,6 +304,11 @@ fn classify_one(
         out.push(cx.opaque(Op::Opaque, why));
         return;
     }
+    if let Some(why) = super::named_repo::not_there_yet(&inv, &cmd.cwd, cmd.cwd_known)
+        && !git_ops(&inv.args, true).is_empty()
+    {
+        out.push(cx.opaque(Op::Opaque, why));
+    }
     if has_expansion(&sub) && (cmd.unknown.is_some() || cmd.dynamic.iter().any(|d| *d)) {
         let why = format!("the git subcommand `{sub}` is only known when it runs");
         out.push(cx.opaque(Op::Opaque, why));
