@@ -168,7 +168,7 @@ fn command_option(args: &[Arg]) -> Option<String> {
 }
 
 /// Shell text that the program in `argv` runs itself: `find -exec CMD` (except `rm`, which the
-/// find rule judges), `git rebase -x CMD`, `git bisect run CMD`, `watch CMD`, `su -c`, `script
+/// find rule judges), `git rebase -x CMD`, `git bisect run CMD`, `su -c`, `script
 /// -c`, `runuser -c`, `flock [-c] CMD`.
 pub(super) fn embedded(argv: &[Arg]) -> Vec<String> {
     let Some(first) = argv.first() else {
@@ -241,18 +241,6 @@ pub(super) fn embedded(argv: &[Arg]) -> Vec<String> {
                 _ => {}
             }
             out.extend(texts.into_iter().map(|t| format!("{dirs}{t}")));
-        }
-        "watch" => {
-            let mut i = 0;
-            while i < rest.len() && rest[i].text.starts_with('-') {
-                if matches!(rest[i].text.as_str(), "-n" | "-d" | "-q" | "--interval") {
-                    i += 1;
-                }
-                i += 1;
-            }
-            if i < rest.len() {
-                out.push(join(&rest[i..]));
-            }
         }
         "su" | "runuser" | "script" => out.extend(command_option(rest)),
         // `trap TEXT SIGNAL...`: TEXT runs when the signal (or EXIT) comes.

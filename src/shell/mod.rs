@@ -8,6 +8,7 @@
 mod ast;
 mod builtins;
 mod compound;
+mod consoles;
 mod dollar;
 mod editors;
 mod effects;

@@ -460,7 +460,8 @@ fn nested(
         Ok(mut cmds) if depth < MAX_ALIASES => {
             for c in &mut cmds {
                 if let Some(p) = &cx.passes {
-                    c.assignments.insert(0, ("GIT_CONFIG_PARAMETERS".into(), p.clone()));
+                    c.assignments
+                        .insert(0, ("GIT_CONFIG_PARAMETERS".into(), p.clone()));
                 }
             }
             for c in &cmds {

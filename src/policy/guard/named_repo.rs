@@ -43,10 +43,7 @@ pub(super) fn not_there_yet(
     cwd: &std::path::Path,
     cwd_known: bool,
 ) -> Option<String> {
-    if !cwd_known
-        || !cwd.exists()
-        || inv.cwd.exists()
-        || has_expansion(&inv.cwd.to_string_lossy())
+    if !cwd_known || !cwd.exists() || inv.cwd.exists() || has_expansion(&inv.cwd.to_string_lossy())
     {
         return None;
     }

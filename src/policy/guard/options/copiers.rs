@@ -129,7 +129,9 @@ pub(crate) fn copier_args(name: &str, args: &[String]) -> Option<Vec<String>> {
                 Some((n, v)) => (n.to_owned(), Some(v.to_owned())),
                 None => (full[2..].to_owned(), None),
             };
-            let valued = longs.iter().any(|l| l.strip_suffix('=') == Some(n.as_str()));
+            let valued = longs
+                .iter()
+                .any(|l| l.strip_suffix('=') == Some(n.as_str()));
             let takes_next = valued && value.is_none();
             match value {
                 Some(v) if valued => {
@@ -179,12 +181,19 @@ mod tests {
             "--t=src F",
             "--target src F",
         ] {
-            assert_eq!(norm("mv", line), ["--target-directory", "src", "F"], "{line}");
+            assert_eq!(
+                norm("mv", line),
+                ["--target-directory", "src", "F"],
+                "{line}"
+            );
         }
         assert_eq!(norm("mv", "-tsrc F"), ["-t", "src", "F"]);
         assert_eq!(norm("cp", "-ftsrc F"), ["-f", "-t", "src", "F"]);
         assert_eq!(norm("ln", "-sf -t src F"), ["-s", "-f", "-t", "src", "F"]);
-        assert_eq!(norm("install", "-m644 -t src F"), ["-m", "644", "-t", "src", "F"]);
+        assert_eq!(
+            norm("install", "-m644 -t src F"),
+            ["-m", "644", "-t", "src", "F"]
+        );
         assert_eq!(norm("mv", "--suffix=.b a b"), ["--suffix", ".b", "a", "b"]);
         assert_eq!(norm("mv", "-- --t=x y"), ["--", "--t=x", "y"]);
         assert_eq!(norm("mv", "--f a b"), ["--force", "a", "b"]);
