@@ -251,3 +251,22 @@ fn regression_git_dash_c_into_another_or_a_new_folder() {
         allowed(r, cmd);
     }
 }
+
+/// Red team 8b/26: `cargo clean` removes the target folder it is given, whatever the spelling.
+#[test]
+fn regression_cargo_clean_of_a_worktree_named_as_its_target_folder() {
+    let f = fixture();
+    let r = &f.repo.root;
+    for cmd in [
+        "cargo clean --target-dir ../dirty",
+        "cargo clean --manifest-path Cargo.toml --target-dir=../dirty",
+        "CARGO_TARGET_DIR=../dirty cargo clean",
+        "env CARGO_BUILD_TARGET_DIR=../dirty cargo +stable clean",
+        "sh -c 'cargo clean --target-dir ../dirty'",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(reason.contains("[guard:worktree-rm]"), "{cmd}: {reason}");
+    }
+    allowed(r, "cargo clean");
+    allowed(r, "cargo clean --target-dir /tmp/elsewhere-target");
+}

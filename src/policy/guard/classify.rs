@@ -189,6 +189,13 @@ fn classify_one(
         out.push(g);
     }
     let open = open_ended(cmd);
+    if let Some(rm) = super::cargo_clean::as_rm(&argv, &cmd.assignments) {
+        let found = worktree::classify_rm(&rm, &cmd.cwd, open).into_iter();
+        for (op, targets) in found.chain(files::classify_paths(&rm, &cmd.cwd, open)) {
+            out.push(cx.guarded(op, None, &targets));
+        }
+        return;
+    }
     let before = out.len();
     for (op, targets) in worktree::classify_rm(&argv, &cmd.cwd, open)
         .into_iter()

@@ -10,6 +10,7 @@
 
 pub(crate) mod branch;
 mod by_path;
+mod cargo_clean;
 mod classify;
 pub mod closed;
 mod code;
