@@ -217,7 +217,7 @@ fn classify_one(
         out.push(cx.guarded(op, None, &[]));
         return;
     }
-    match super::scripts::package_script(&argv, &cmd.cwd) {
+    match super::scripts::package_script(&argv, &cmd.cwd, &|p| cmd.file_in_reach(p)) {
         Some((super::scripts::Script::Text(text), top)) => {
             return nested(&cx, &text, &top, "package script", alias, depth, out);
         }

@@ -341,9 +341,19 @@ pub(super) fn recipes(
         };
     }
     for f in &files {
+        // A makefile named with `-f` that cannot be read (input from a pipe, one written
+        // earlier in the line by a program whose output is not known, or one that does not
+        // exist yet): what it runs is only known when make runs.
+        let named = !c.files.is_empty();
         match (reader.text)(f) {
             Some(Some(_)) => {
                 reader.read(&mut mk, f);
+            }
+            Some(None) | None if named => {
+                return Recipes::Unread(format!(
+                    "`make` reads its recipes from `{}`, which git-dibs cannot read, and they may",
+                    f.display()
+                ));
             }
             Some(None) => return Recipes::NotRead,
             None => {}
