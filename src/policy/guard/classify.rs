@@ -207,6 +207,7 @@ fn classify_one(
         .chain(files::rsync_delete(&argv, &cmd.cwd).map(|(tree, _)| tree))
         .chain(files::rsync_delete(&argv, &cmd.cwd).map(|(_, take)| take))
         .chain(super::syncers::classify(&argv, &cmd.cwd, open))
+        .chain(super::overwrites::classify(&argv, &cmd.cwd))
     {
         out.push(cx.guarded(op, None, &targets));
     }

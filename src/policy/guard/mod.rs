@@ -27,6 +27,7 @@ mod interp;
 mod make;
 mod named_repo;
 pub(crate) mod options;
+mod overwrites;
 mod patch_program;
 mod patches;
 mod pathspec;
