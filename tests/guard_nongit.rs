@@ -127,6 +127,13 @@ fn regression_every_spelling_that_rewrites_a_peers_file_warns() {
         "sort mine.rs | sponge notes.txt".to_owned(),
         "dos2unix src/lib.rs".to_owned(),
         "fallocate -p -o 0 -l 4 notes.txt".to_owned(),
+        // sed's `w`/`W` commands and `s///w` flag (red team 8b/17).
+        "sed -n 'w notes.txt' mine.rs".to_owned(),
+        "sed -i '1w src/lib.rs' mine.rs".to_owned(),
+        "sed -n '1W notes.txt' mine.rs".to_owned(),
+        "sed 's/x/y/w notes.txt' mine.rs".to_owned(),
+        "sed -e p -e '$w notes.txt' mine.rs".to_owned(),
+        "sh -c \"sed -n '/a/,/b/w src/lib.rs' mine.rs\"".to_owned(),
     ] {
         warned(r, &cmd);
     }
@@ -145,6 +152,9 @@ fn regression_every_spelling_that_rewrites_a_peers_file_warns() {
     for cmd in [
         "sort -o sorted.txt mine.rs",
         "sort mine.rs",
+        "sed -n '/fn/p' src/lib.rs",
+        "sed -n 'w /tmp/lines.txt' src/lib.rs",
+        "sed 's/w/W/g' src/lib.rs",
         "vim src/lib.rs",
         "vim -R -es -c '%p' src/lib.rs",
         "ed",

@@ -158,7 +158,10 @@ fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
     let mut plain: Vec<&str> = Vec::new();
     let out_ref = &mut plain;
     match basename(first) {
-        "sed" => out_ref.extend(in_place(args, false)),
+        "sed" | "gsed" => {
+            out_ref.extend(in_place(args, false));
+            out.extend(super::sed_files::written(args).into_iter().map(Cow::Owned));
+        }
         "perl" | "ruby" => out_ref.extend(in_place(args, true)),
         "patch" => out_ref.extend(patch_output(args)),
         // mmv's family: TO, when it names one file.
@@ -294,6 +297,8 @@ mod tests {
             ("sed -i.bak -e 's/a/b/' x.rs", &["x.rs"]),
             ("sed -Ei 's/a/b/' x.rs", &["x.rs"]),
             ("sed 's/a/b/' x.rs", &[]),
+            ("sed -n 'w notes.txt' x.rs", &["notes.txt"]),
+            ("sed 's/a/b/w out.txt' x.rs", &["out.txt"]),
             ("perl -pi -e 's/a/b/' y.rs", &["y.rs"]),
             ("perl -e 'print 1' y.rs", &[]),
             ("ruby -i -pe 'gsub(/a/,\"b\")' y.rs", &["y.rs"]),

@@ -41,7 +41,7 @@ mod removers;
 mod resets;
 mod reverts;
 mod scripts;
-mod sed;
+pub(crate) mod sed;
 pub(crate) mod self_protect;
 mod syncers;
 mod takes;
