@@ -270,3 +270,38 @@ fn regression_cargo_clean_of_a_worktree_named_as_its_target_folder() {
     allowed(r, "cargo clean");
     allowed(r, "cargo clean --target-dir /tmp/elsewhere-target");
 }
+
+/// Red team 8b/08, 09: a line that writes a git hook (into `.git/hooks/`, or the folder
+/// `core.hooksPath` names) and then runs git runs that hook's code: asked while work is at risk.
+/// Git run before the hook is written, or a write elsewhere, stays silent.
+#[test]
+fn regression_a_hook_written_then_fired_on_the_same_line() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    for cmd in [
+        "printf '#!/bin/sh\\ngit checkout -- .\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && git checkout -q -b newb",
+        "printf '#!/bin/sh\\nrm -f notes.txt\\n' > .git/hooks/post-index-change && chmod +x .git/hooks/post-index-change && git add mine.rs",
+        "cp /tmp/evilhook .git/hooks/post-index-change && git status",
+        "cd .git/hooks && cp /tmp/x post-merge && cd ../.. && git pull",
+        "tee .git/hooks/post-rewrite < /tmp/x >/dev/null; git commit --amend --no-edit",
+        "ln -sf /tmp/x .git/hooks/pre-push && git push",
+    ] {
+        let reason = asked(r, cmd);
+        assert!(reason.contains("[guard:runs-code]"), "{cmd}: {reason}");
+    }
+    git(r, &["config", "core.hooksPath", ".githooks"]);
+    fs::create_dir_all(r.join(".githooks")).unwrap();
+    asked(
+        r,
+        "printf '#!/bin/sh\\nrm notes.txt\\n' > .githooks/post-checkout && git checkout -q -b nb2",
+    );
+    git(r, &["config", "--unset", "core.hooksPath"]);
+    for cmd in [
+        "git status && cp /tmp/x .git/hooks/post-checkout.sample",
+        "echo x > /tmp/not-a-hook && git status",
+        "echo x > docs.txt && git add docs.txt",
+    ] {
+        allowed(r, cmd);
+    }
+}

@@ -102,7 +102,7 @@ fn copied_trees(args: &[String]) -> Vec<(&str, &str)> {
     }
 }
 
-/// The files `mv` (its sources and what it writes) or `cp` (what it writes) reach, by the words:
+/// The files `mv` (its sources and what it writes), `cp` or `ln` (what it writes) reach, by the words:
 /// with `-t DIR` (any spelling, [`super::guard::options::copier_args`]) each source's name in
 /// DIR, else the last operand.
 fn moved_or_copied(name: &str, args: &[String]) -> Vec<String> {
@@ -134,7 +134,9 @@ fn moved_or_copied(name: &str, args: &[String]) -> Vec<String> {
                 .iter()
                 .map(|w| format!("{}/{}", d.trim_end_matches('/'), basename(w))),
         ),
-        None if name == "cp" => out.extend(words.last().map(|w| (*w).clone())),
+        // `ln TARGET` makes its link in the current folder.
+        None if name == "ln" && words.len() == 1 => out.push(basename(words[0]).to_owned()),
+        None if name != "mv" => out.extend(words.last().map(|w| (*w).clone())),
         None => {}
     }
     out
@@ -174,7 +176,7 @@ fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
         | "unix2mac" => out_ref.extend(operands(args, &[])),
         "fallocate" => out_ref.extend(operands(args, &["-o", "--offset", "-l", "--length"])),
         "truncate" => out_ref.extend(operands(args, &["-s", "--size", "-r", "--reference"])),
-        name @ ("mv" | "cp") => {
+        name @ ("mv" | "cp" | "ln") => {
             out.extend(moved_or_copied(name, args).into_iter().map(Cow::Owned));
             if name == "cp" {
                 trees = copied_trees(args);
@@ -322,6 +324,8 @@ mod tests {
             ("cp -t dest a.rs", &["dest/a.rs"]),
             ("cp --target-dir=dest/ x/a.rs", &["dest/a.rs"]),
             ("mv -tdest a.rs", &["a.rs", "dest/a.rs"]),
+            ("ln -sf /x/a.rs", &["a.rs"]),
+            ("ln -sf /x/a.rs b.rs", &["b.rs"]),
             ("mv --target-directory=dest a.rs", &["a.rs", "dest/a.rs"]),
             ("> out.txt", &["out.txt"]),
             ("sort -o sorted.txt in.txt", &["sorted.txt"]),

@@ -62,6 +62,7 @@ pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guar
             defined.borrow_mut().insert(name, value);
         }
     }
+    out.extend(super::hook_writes::after_hook_writes(cmds));
     out
 }
 

@@ -21,6 +21,7 @@ pub(crate) mod files;
 pub(crate) mod find;
 pub(crate) mod gh;
 mod gitline;
+mod hook_writes;
 mod index_file;
 mod inputs;
 mod interp;
