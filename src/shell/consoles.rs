@@ -275,12 +275,9 @@ fn debugger(rest: &[&str], lldb: bool) -> Vec<String> {
             break;
         }
         let body = a.strip_prefix("--").or_else(|| a.strip_prefix('-'));
-        let (name, value) = match body.map(|b| b.split_once('=').unwrap_or((b, ""))) {
-            Some((n, v)) => (n, v),
-            None => {
-                i += 1;
-                continue;
-            }
+        let Some((name, value)) = body.map(|b| b.split_once('=').unwrap_or((b, ""))) else {
+            i += 1;
+            continue;
         };
         let named = long.contains(&name) || (short.contains(&name) && !a.starts_with("--"));
         if named {

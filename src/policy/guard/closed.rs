@@ -70,6 +70,32 @@ pub(crate) fn facts_unknown(g: &Guarded, error: &str) -> Verdict {
     ))
 }
 
+/// Why a guarded command's targets or directory are only known when it runs, if they are.
+pub(super) fn unknown_reason(cmd: &SimpleCommand, targets: &[String]) -> Option<String> {
+    match cmd.unknown {
+        Some(Unknown::Xargs) => {
+            return Some("its targets come from `xargs` or `find -exec` when it runs".into());
+        }
+        Some(Unknown::Eval) => {
+            return Some("it runs under `eval` or from a script whose text is not known".into());
+        }
+        Some(Unknown::Glob) => {
+            return Some("a glob in it matches more than git-dibs expands".into());
+        }
+        Some(Unknown::Made) => {
+            return Some("it goes through a link or a move made earlier in the same line".into());
+        }
+        _ => {}
+    }
+    if let Some(t) = targets.iter().find(|t| has_expansion(t)) {
+        return Some(format!("its target `{t}` is only known when it runs"));
+    }
+    if !cmd.cwd_known {
+        return Some("the directory it runs in is only known when it runs".into());
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,30 +122,4 @@ mod tests {
             assert!(!may_reach_guarded(t), "{t}");
         }
     }
-}
-
-/// Why a guarded command's targets or directory are only known when it runs, if they are.
-pub(super) fn unknown_reason(cmd: &SimpleCommand, targets: &[String]) -> Option<String> {
-    match cmd.unknown {
-        Some(Unknown::Xargs) => {
-            return Some("its targets come from `xargs` or `find -exec` when it runs".into());
-        }
-        Some(Unknown::Eval) => {
-            return Some("it runs under `eval` or from a script whose text is not known".into());
-        }
-        Some(Unknown::Glob) => {
-            return Some("a glob in it matches more than git-dibs expands".into());
-        }
-        Some(Unknown::Made) => {
-            return Some("it goes through a link or a move made earlier in the same line".into());
-        }
-        _ => {}
-    }
-    if let Some(t) = targets.iter().find(|t| has_expansion(t)) {
-        return Some(format!("its target `{t}` is only known when it runs"));
-    }
-    if !cmd.cwd_known {
-        return Some("the directory it runs in is only known when it runs".into());
-    }
-    None
 }

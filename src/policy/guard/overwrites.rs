@@ -215,7 +215,7 @@ fn rsync(args: &[String], cwd: &Path) -> Option<Found> {
     }
     let dest_path = join(cwd, dest);
     let mut specs = Vec::new();
-    for s in sources.iter() {
+    for s in sources {
         if remote(s) {
             // What a remote source holds is only known when it runs.
             specs.push(spec(&dest_path));
