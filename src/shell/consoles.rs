@@ -27,7 +27,7 @@ pub(super) fn texts(argv: &[Arg], stdin: &Input, read: Reader<'_>) -> Vec<String
             Some(text) => ed(&text),
             None => Vec::new(),
         },
-        _ => Vec::new(),
+        _ => super::small_tools::texts(argv, stdin, read),
     }
 }
 
@@ -37,7 +37,7 @@ pub(crate) fn opaque(argv: &[String], stdin: &Input, read: Reader<'_>) -> Option
     let name = basename(argv.first()?);
     // `red` refuses `!`.
     if name != "ed" {
-        return None;
+        return super::small_tools::opaque(argv, stdin);
     }
     let unread = match stdin {
         Input::Unknown => true,

@@ -24,6 +24,7 @@ mod quote;
 mod runners;
 mod shells;
 mod simple;
+mod small_tools;
 mod sources;
 mod state;
 mod vars;
