@@ -349,17 +349,22 @@ pub(super) fn recipes(
             Some(Some(_)) => {
                 reader.read(&mut mk, f);
             }
-            Some(None) | None if named => {
-                return Recipes::Unread(format!(
-                    "`make` reads its recipes from `{}`, which git-dibs cannot read, and they may",
-                    f.display()
-                ));
-            }
+            Some(None) if named => return unread_makefile(f),
+            // Missing now and run with `-n`: make stops, having run nothing.
+            None if named && c.runs => return unread_makefile(f),
             Some(None) => return Recipes::NotRead,
             None => {}
         }
     }
     judge(&mk, &c)
+}
+
+/// A makefile named with `-f` that cannot be read.
+fn unread_makefile(f: &Path) -> Recipes {
+    Recipes::Unread(format!(
+        "`make` reads its recipes from `{}`, which git-dibs cannot read, and they may",
+        f.display()
+    ))
 }
 
 /// The commands make runs as it reads its makefiles, their variables expanded; `Err` with
