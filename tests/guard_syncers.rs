@@ -129,3 +129,62 @@ fn unison_cpio_and_bulk_renamers_are_asked_where_a_peer_holds_files() {
         allowed(r, cmd);
     }
 }
+
+/// Red team 8b/01-03, 20-22: an archive extracted, or files copied into a folder, over files a
+/// live peer holds is asked about as `cpio -i` is; into a new or empty folder, onto files no
+/// peer holds, or out of the worktree, it stays silent.
+#[test]
+fn extracting_or_copying_over_a_peers_files_is_asked() {
+    let f = fixture();
+    let r = &f.repo.root;
+    two_sessions(&f);
+    let tpl = f.base.join("tpl");
+    std::fs::create_dir_all(tpl.join("src")).unwrap();
+    std::fs::write(tpl.join("src/lib.rs"), "template\n").unwrap();
+    std::fs::write(tpl.join("notes.txt"), "template\n").unwrap();
+    std::fs::write(tpl.join("other.txt"), "template\n").unwrap();
+    let t = tpl.to_str().unwrap();
+    for cmd in [
+        "git archive -o ../h.tar HEAD && tar xf ../h.tar".to_owned(),
+        "git archive HEAD > ../h.tar; tar -xf ../h.tar -C .".to_owned(),
+        "git archive --format=zip -o ../h.zip HEAD && unzip -oq ../h.zip".to_owned(),
+        "git archive HEAD | (cd src && tar -x --strip-components=1 -f -)".to_owned(),
+        "tar --extract --file=../h.tar".to_owned(),
+        "tar xvfC ../h.tar src".to_owned(),
+        "bsdtar -xf ../h.zip".to_owned(),
+        "unzip -o ../h.zip -d src".to_owned(),
+        "7z x ../h.7z -o.".to_owned(),
+        format!("cp {t}/notes.txt ."),
+        format!("cp -f {t}/src/lib.rs src/"),
+        format!("cp -t src {t}/src/lib.rs"),
+        format!("cp --target-directory=src {t}/src/lib.rs"),
+        format!("cp -r {t}/. ."),
+        format!("cp -a {t}/src ."),
+        format!("rsync -a {t}/ ./"),
+        format!("rsync -av {t}/notes.txt ."),
+        format!("sh -c 'cp {t}/notes.txt .'"),
+    ] {
+        let reason = asked(r, &cmd);
+        assert!(
+            reason.contains("[guard:peer-files]") && reason.contains(&PEER[..8]),
+            "{cmd}: {reason}"
+        );
+    }
+    for cmd in [
+        "tar xf ../h.tar -C /tmp/elsewhere-out".to_owned(),
+        "mkdir -p ../fresh && tar xf ../h.tar -C ../fresh".to_owned(),
+        "tar tf ../h.tar".to_owned(),
+        "tar -xkf ../h.tar".to_owned(),
+        "tar -czf /tmp/src.tgz src".to_owned(),
+        "unzip -l ../h.zip".to_owned(),
+        "unzip -n ../h.zip".to_owned(),
+        format!("cp {t}/other.txt ."),
+        format!("cp -n {t}/notes.txt ."),
+        format!("rsync -a {t}/other.txt ./"),
+        format!("rsync -an {t}/ ./"),
+        "cp mine.rs /tmp/".to_owned(),
+        "rsync -a src/ /tmp/src-copy/".to_owned(),
+    ] {
+        allowed(r, &cmd);
+    }
+}

@@ -104,7 +104,7 @@ pub(crate) fn parse_invocation(
             "GIT_WORK_TREE" => work_tree = (!v.is_empty()).then(|| v.clone()),
             "GIT_ICASE_PATHSPECS" => icase = v == "1" || v == "true",
             "GIT_CONFIG_PARAMETERS" => {
-                for (key, value) in config_parameters(v) {
+                for (key, value) in super::config::parameters(v) {
                     note(&key, Some(value));
                 }
             }
@@ -284,34 +284,6 @@ fn note_alias(aliases: &mut BTreeMap<String, Option<String>>, key: &str, value: 
     if let Some(name) = lower.strip_prefix("alias.") {
         aliases.insert(name.to_owned(), value);
     }
-}
-
-/// The `'key'='value'` pairs of `GIT_CONFIG_PARAMETERS`.
-fn config_parameters(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut parts = Vec::new();
-    let mut cur = String::new();
-    let mut quoted = false;
-    for c in text.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                if !quoted {
-                    parts.push(std::mem::take(&mut cur));
-                }
-            }
-            c if quoted => cur.push(c),
-            _ => {}
-        }
-    }
-    let mut it = parts.into_iter();
-    while let Some(k) = it.next() {
-        match k.split_once('=') {
-            Some((k, v)) => out.push((k.to_owned(), v.to_owned())),
-            None => out.push((k, it.next().unwrap_or_default())),
-        }
-    }
-    out
 }
 
 /// Replace an alias defined on the command line (`-c alias.x='branch -D'`) by its expansion.

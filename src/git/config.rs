@@ -164,6 +164,45 @@ pub(crate) fn parse_time(text: &str) -> Option<u64> {
     u64::try_from(secs - offset).ok()
 }
 
+/// The `'key'='value'` pairs of `GIT_CONFIG_PARAMETERS` (also the older `'key=value'`), as git
+/// writes them for the commands it runs.
+pub(crate) fn parameters(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    // Words in single quotes, `\'` a quote between them (git writes `'` as `'\''`); `=` and
+    // blanks outside quotes end a word.
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut open = false;
+    let mut quoted = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                open = true;
+            }
+            c if quoted => cur.push(c),
+            '\\' => cur.extend(chars.next()),
+            '=' | ' ' | '\t' | '\n' if open => {
+                parts.push(std::mem::take(&mut cur));
+                open = false;
+            }
+            _ => {}
+        }
+    }
+    if open {
+        parts.push(cur);
+    }
+    let mut it = parts.into_iter();
+    while let Some(k) = it.next() {
+        match k.split_once('=') {
+            Some((k, v)) => out.push((k.to_owned(), v.to_owned())),
+            None => out.push((k, it.next().unwrap_or_default())),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,5 +292,18 @@ mod tests {
         assert_eq!(parse_time("2026-12-07T10:00:00+25:00"), None);
         assert_eq!(parse_time("yesterday"), None);
         assert_eq!(parse_time("1970-01-01T00:30:00+01:00"), None);
+    }
+
+    #[test]
+    fn config_parameters_read_as_git_writes_them() {
+        let text = r"'alias.y'='!git checkout '\''.'\''' 'core.pager'='less' 'a.b=c=d'";
+        assert_eq!(
+            super::parameters(text),
+            [
+                ("alias.y".to_owned(), "!git checkout '.'".to_owned()),
+                ("core.pager".to_owned(), "less".to_owned()),
+                ("a.b".to_owned(), "c=d".to_owned()),
+            ]
+        );
     }
 }

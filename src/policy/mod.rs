@@ -5,6 +5,7 @@ pub(crate) mod background;
 pub(crate) mod claims;
 pub mod guard;
 pub(crate) mod readers;
+pub(crate) mod sed_files;
 pub(crate) mod sync;
 pub(crate) mod tools;
 pub(crate) mod writers;

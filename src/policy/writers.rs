@@ -22,9 +22,11 @@ fn basename(word: &str) -> &str {
 /// `install [OPTIONS] SRC... DEST` / `install -t DIR SRC...`: what it writes over (`-d` makes
 /// folders only).
 fn install(args: &[String]) -> Vec<std::borrow::Cow<'_, str>> {
-    let mut operands = Vec::new();
+    // One spelling of every option (`--target=DIR`, `-tDIR`, `-Dm644`).
+    let norm = super::guard::options::copier_args("install", args).unwrap_or_default();
+    let mut operands: Vec<&str> = Vec::new();
     let mut target: Option<&str> = None;
-    let mut it = args.iter();
+    let mut it = norm.iter();
     let mut rest = false;
     while let Some(a) = it.next() {
         let t = a.as_str();
@@ -36,11 +38,16 @@ fn install(args: &[String]) -> Vec<std::borrow::Cow<'_, str>> {
             return Vec::new();
         } else if t == "-t" || t == "--target-directory" {
             target = it.next().map(String::as_str);
-        } else if let Some(v) = t.strip_prefix("--target-directory=") {
-            target = Some(v);
         } else if matches!(
             t,
-            "-m" | "--mode" | "-o" | "--owner" | "-g" | "--group" | "-S" | "--suffix"
+            "-m" | "--mode"
+                | "-o"
+                | "--owner"
+                | "-g"
+                | "--group"
+                | "-S"
+                | "--suffix"
+                | "--strip-program"
         ) {
             it.next();
         }
@@ -50,7 +57,7 @@ fn install(args: &[String]) -> Vec<std::borrow::Cow<'_, str>> {
             .iter()
             .map(|o| format!("{}/{}", dir.trim_end_matches('/'), basename(o)).into())
             .collect(),
-        None if operands.len() >= 2 => vec![operands[operands.len() - 1].into()],
+        None if operands.len() >= 2 => vec![operands[operands.len() - 1].to_owned().into()],
         None => Vec::new(),
     }
 }
@@ -236,6 +243,8 @@ mod tests {
         let files: &[(&str, &[&str])] = &[
             ("install -m 644 /dev/null a.txt", &["a.txt"]),
             ("install -t bin x y/z", &["bin/x", "bin/z"]),
+            ("install --target=bin -m644 x", &["bin/x"]),
+            ("install -Dtbin x", &["bin/x"]),
             ("install -d out", &[]),
             ("sort -o a.txt in", &["a.txt"]),
             ("sort -ro a.txt in", &["a.txt"]),

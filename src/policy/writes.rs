@@ -102,6 +102,46 @@ fn copied_trees(args: &[String]) -> Vec<(&str, &str)> {
     }
 }
 
+/// The files `mv` (its sources and what it writes), `cp` or `ln` (what it writes) reach, by the words:
+/// with `-t DIR` (any spelling, [`super::guard::options::copier_args`]) each source's name in
+/// DIR, else the last operand.
+fn moved_or_copied(name: &str, args: &[String]) -> Vec<String> {
+    let norm = super::guard::options::copier_args(name, args).unwrap_or_default();
+    let mut dir: Option<&str> = None;
+    let mut it = norm.iter();
+    let mut words = Vec::new();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--" => {
+                words.extend(it.by_ref());
+                break;
+            }
+            "-t" | "--target-directory" => dir = it.next().map(String::as_str),
+            "-S" | "--suffix" => {
+                it.next();
+            }
+            w if w.starts_with('-') && w != "-" => {}
+            _ => words.push(a),
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    if name == "mv" {
+        out.extend(words.iter().map(|w| (*w).clone()));
+    }
+    match dir {
+        Some(d) => out.extend(
+            words
+                .iter()
+                .map(|w| format!("{}/{}", d.trim_end_matches('/'), basename(w))),
+        ),
+        // `ln TARGET` makes its link in the current folder.
+        None if name == "ln" && words.len() == 1 => out.push(basename(words[0]).to_owned()),
+        None if name != "mv" => out.extend(words.last().map(|w| (*w).clone())),
+        None => {}
+    }
+    out
+}
+
 /// What one simple command writes: files, and (folder, source) pairs.
 fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
     let mut trees = Vec::new();
@@ -120,7 +160,10 @@ fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
     let mut plain: Vec<&str> = Vec::new();
     let out_ref = &mut plain;
     match basename(first) {
-        "sed" => out_ref.extend(in_place(args, false)),
+        "sed" | "gsed" => {
+            out_ref.extend(in_place(args, false));
+            out.extend(super::sed_files::written(args).into_iter().map(Cow::Owned));
+        }
         "perl" | "ruby" => out_ref.extend(in_place(args, true)),
         "patch" => out_ref.extend(patch_output(args)),
         // mmv's family: TO, when it names one file.
@@ -133,17 +176,11 @@ fn writes_of(cmd: &SimpleCommand) -> (Vec<Cow<'_, str>>, Vec<(&str, &str)>) {
         | "unix2mac" => out_ref.extend(operands(args, &[])),
         "fallocate" => out_ref.extend(operands(args, &["-o", "--offset", "-l", "--length"])),
         "truncate" => out_ref.extend(operands(args, &["-s", "--size", "-r", "--reference"])),
-        "mv" => out_ref.extend(operands(
-            args,
-            &["-t", "--target-directory", "-S", "--suffix"],
-        )),
-        "cp" => {
-            out_ref.extend(
-                operands(args, &["-t", "--target-directory", "-S", "--suffix"])
-                    .last()
-                    .copied(),
-            );
-            trees = copied_trees(args);
+        name @ ("mv" | "cp" | "ln") => {
+            out.extend(moved_or_copied(name, args).into_iter().map(Cow::Owned));
+            if name == "cp" {
+                trees = copied_trees(args);
+            }
         }
         "dd" => out_ref.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
         "git" => out_ref.extend(git_writes(args)),
@@ -262,6 +299,8 @@ mod tests {
             ("sed -i.bak -e 's/a/b/' x.rs", &["x.rs"]),
             ("sed -Ei 's/a/b/' x.rs", &["x.rs"]),
             ("sed 's/a/b/' x.rs", &[]),
+            ("sed -n 'w notes.txt' x.rs", &["notes.txt"]),
+            ("sed 's/a/b/w out.txt' x.rs", &["out.txt"]),
             ("perl -pi -e 's/a/b/' y.rs", &["y.rs"]),
             ("perl -e 'print 1' y.rs", &[]),
             ("ruby -i -pe 'gsub(/a/,\"b\")' y.rs", &["y.rs"]),
@@ -282,6 +321,12 @@ mod tests {
             ),
             ("cp -a tmpl/. .", &[".", ".<-tmpl/."]),
             ("cp a.rs dest/", &["dest/"]),
+            ("cp -t dest a.rs", &["dest/a.rs"]),
+            ("cp --target-dir=dest/ x/a.rs", &["dest/a.rs"]),
+            ("mv -tdest a.rs", &["a.rs", "dest/a.rs"]),
+            ("ln -sf /x/a.rs", &["a.rs"]),
+            ("ln -sf /x/a.rs b.rs", &["b.rs"]),
+            ("mv --target-directory=dest a.rs", &["a.rs", "dest/a.rs"]),
             ("> out.txt", &["out.txt"]),
             ("sort -o sorted.txt in.txt", &["sorted.txt"]),
             ("rm -f gone.rs", &["gone.rs"]),

@@ -183,7 +183,7 @@ pub(crate) fn opaque_code(
                 .any(|a| a == "--script" || a == "-script" || a.starts_with("--script="));
             (unread || script).then(|| format!("`{name}` runs Lisp code that may"))
         }
-        _ => None,
+        _ => super::consoles::opaque(argv, stdin, read),
     }
 }
 

@@ -168,7 +168,7 @@ fn command_option(args: &[Arg]) -> Option<String> {
 }
 
 /// Shell text that the program in `argv` runs itself: `find -exec CMD` (except `rm`, which the
-/// find rule judges), `git rebase -x CMD`, `git bisect run CMD`, `watch CMD`, `su -c`, `script
+/// find rule judges), `git rebase -x CMD`, `git bisect run CMD`, `su -c`, `script
 /// -c`, `runuser -c`, `flock [-c] CMD`.
 pub(super) fn embedded(argv: &[Arg]) -> Vec<String> {
     let Some(first) = argv.first() else {
@@ -198,46 +198,49 @@ pub(super) fn embedded(argv: &[Arg]) -> Vec<String> {
             }
         }
         "git" => {
-            let mut i;
-            let sub = rest.iter().position(|a| !a.text.starts_with('-'));
-            if let Some(s) = sub {
-                match rest[s].text.as_str() {
-                    "rebase" => {
-                        i = s + 1;
-                        while i < rest.len() {
-                            let t = rest[i].text.as_str();
-                            if t == "-x" || t == "--exec" {
-                                if let Some(v) = rest.get(i + 1) {
-                                    out.push(v.text.clone());
-                                }
-                                i += 1;
-                            } else if let Some(v) =
-                                t.strip_prefix("--exec=").or(t.strip_prefix("-x"))
-                                && !v.is_empty()
-                            {
-                                out.push(v.to_owned());
+            // git's own options before the subcommand; `-C DIR` moves where the commands run.
+            let mut s = 0;
+            let mut dirs = String::new();
+            while s < rest.len() && rest[s].text.starts_with('-') {
+                let t = rest[s].text.as_str();
+                if t == "-C" {
+                    if let Some(d) = rest.get(s + 1).filter(|d| !d.text.is_empty()) {
+                        dirs.push_str(&format!("cd {} && ", super::quote_word(&d.text)));
+                    }
+                    s += 1;
+                } else if matches!(
+                    t,
+                    "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+                ) {
+                    s += 1;
+                }
+                s += 1;
+            }
+            let mut texts = Vec::new();
+            match rest.get(s).map(|a| a.text.as_str()) {
+                Some("rebase") => {
+                    let mut i = s + 1;
+                    while i < rest.len() {
+                        let t = rest[i].text.as_str();
+                        if t == "-x" || t == "--exec" {
+                            if let Some(v) = rest.get(i + 1) {
+                                texts.push(v.text.clone());
                             }
                             i += 1;
+                        } else if let Some(v) = t.strip_prefix("--exec=").or(t.strip_prefix("-x"))
+                            && !v.is_empty()
+                        {
+                            texts.push(v.to_owned());
                         }
+                        i += 1;
                     }
-                    "bisect" if rest.get(s + 1).is_some_and(|a| a.text == "run") => {
-                        out.push(join(&rest[s + 2..]));
-                    }
-                    _ => {}
                 }
-            }
-        }
-        "watch" => {
-            let mut i = 0;
-            while i < rest.len() && rest[i].text.starts_with('-') {
-                if matches!(rest[i].text.as_str(), "-n" | "-d" | "-q" | "--interval") {
-                    i += 1;
+                Some("bisect") if rest.get(s + 1).is_some_and(|a| a.text == "run") => {
+                    texts.push(join(&rest[s + 2..]));
                 }
-                i += 1;
+                _ => {}
             }
-            if i < rest.len() {
-                out.push(join(&rest[i..]));
-            }
+            out.extend(texts.into_iter().map(|t| format!("{dirs}{t}")));
         }
         "su" | "runuser" | "script" => out.extend(command_option(rest)),
         // `trap TEXT SIGNAL...`: TEXT runs when the signal (or EXIT) comes.

@@ -8,6 +8,7 @@
 mod ast;
 mod builtins;
 mod compound;
+mod consoles;
 mod dollar;
 mod editors;
 mod effects;
@@ -23,6 +24,7 @@ mod quote;
 mod runners;
 mod shells;
 mod simple;
+mod small_tools;
 mod sources;
 mod state;
 mod vars;
@@ -103,7 +105,14 @@ impl SimpleCommand {
     /// What a file this command reads holds: as written earlier in its line, else as on disk
     /// (bounded); `None` when there is no such file, `Some(None)` when it cannot be read.
     pub(crate) fn file_in_reach(&self, path: &Path) -> Option<Option<String>> {
-        match self.written.iter().rev().find(|(p, _)| p == path) {
+        // `dir/../f` is the `f` written earlier (folded as the shell does).
+        let folded = expand::join_dir(&self.cwd, &path.to_string_lossy());
+        match self
+            .written
+            .iter()
+            .rev()
+            .find(|(p, _)| *p == path || *p == folded)
+        {
             Some((_, t)) => Some(t.clone()),
             None if std::fs::symlink_metadata(path).is_ok() => Some(effects::read_script(path)),
             None => None,

@@ -299,6 +299,7 @@ impl Ev<'_> {
         let as_written: Vec<String> = as_written
             .into_iter()
             .chain(super::runners::texts(&argv))
+            .chain(super::consoles::texts(&argv, &stdin_from, &read))
             .chain(effects::env_texts(&argv, &assignments))
             .collect();
         let written_count = as_written.len();

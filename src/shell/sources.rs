@@ -149,7 +149,7 @@ pub(crate) fn interpreter_of(text: &str) -> Option<&str> {
 
 /// Record the files a command writes, with their content when it is literal: `> FILE` of a
 /// command whose output is known, `tee FILE` of known input; `>>`, `cp`, `mv`, `install`,
-/// `curl -o`, `wget -O` and `dd of=` leave content that is not known here.
+/// `curl -o`, `wget -O`, `dd of=` and `npm pkg set` leave content that is not known here.
 pub(super) fn note_written(
     argv: &[Arg],
     redirects: &[super::Redirect],
@@ -187,6 +187,19 @@ pub(super) fn note_written(
             if let Some(dest) = operands().next_back() {
                 put(join_dir(cwd, &dest.text), None);
             }
+        }
+        // `npm pkg set scripts.x=…`, `npm set-script`: the nearest `package.json` changes.
+        "npm" | "pnpm" | "yarn" | "bun"
+            if rest.first().is_some_and(|a| a.text == "set-script")
+                || (rest.first().is_some_and(|a| a.text == "pkg")
+                    && rest.get(1).is_some_and(|a| a.text != "get")) =>
+        {
+            let pkg = cwd
+                .ancestors()
+                .map(|d| d.join("package.json"))
+                .find(|p| p.is_file())
+                .unwrap_or_else(|| cwd.join("package.json"));
+            put(pkg, None);
         }
         "curl" | "wget" => {
             let flag = if basename(&first.text) == "curl" {

@@ -445,6 +445,18 @@ pub(super) fn peel(mut argv: Vec<Arg>) -> Peeled {
                     ],
                 };
                 let n = options(rest, &spec, |_, _| {});
+                // Literal arguments (`::: ARGS`): each command line is known, and is read as
+                // written by [`super::small_tools`].
+                let groups: Vec<&str> = rest[n.min(rest.len())..]
+                    .iter()
+                    .map(|a| a.text.as_str())
+                    .filter(|t| t.starts_with(":::"))
+                    .collect();
+                if !groups.is_empty() && groups.iter().all(|g| matches!(*g, ":::" | ":::+")) {
+                    p.external = false;
+                    p.xargs = false;
+                    break;
+                }
                 if n >= rest.len() || rest[n].text.starts_with(":::") {
                     break;
                 }

@@ -48,6 +48,7 @@ pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guar
                     .iter()
                     .any(|(k, v)| k == BYPASS_VAR && v == "1"),
                 display: shown,
+                passes: None,
             };
             let mut g = cx.guarded(op, None, &j.targets);
             g.cwd = j.cwd;
@@ -61,6 +62,7 @@ pub fn classify(cmds: &[SimpleCommand], alias: &mut AliasLookup<'_>) -> Vec<Guar
             defined.borrow_mut().insert(name, value);
         }
     }
+    out.extend(super::hook_writes::after_hook_writes(cmds));
     out
 }
 
@@ -84,6 +86,8 @@ struct Ctx<'c> {
     cmd: &'c SimpleCommand,
     bypass: bool,
     display: String,
+    /// `GIT_CONFIG_PARAMETERS` the shell text it runs inherits (a `!` alias: the line's `-c`).
+    passes: Option<String>,
 }
 
 impl Ctx<'_> {
@@ -97,7 +101,7 @@ impl Ctx<'_> {
             git,
             display: self.display.clone(),
             bypass: self.bypass,
-            unknown: unknown_reason(self.cmd, targets),
+            unknown: super::closed::unknown_reason(self.cmd, targets),
             runner: self.cmd.runner.clone(),
         }
     }
@@ -138,6 +142,7 @@ fn classify_one(
             .iter()
             .any(|(k, v)| k == BYPASS_VAR && v == "1"),
         display: shown,
+        passes: None,
     };
     if cmd.unknown == Some(Unknown::Unreadable) {
         let text = cmd.argv.last().cloned().unwrap_or_default();
@@ -167,6 +172,10 @@ fn classify_one(
     if base == "rm" {
         options::canonical(&mut argv[1..], options::RM_LONGS);
     }
+    if let Some(args) = options::copier_args(base, &argv[1..]) {
+        argv.truncate(1);
+        argv.extend(args);
+    }
     if let Some(op) = super::self_protect::classify(&argv, cmd) {
         // Judged by the rule itself, whatever else in the line is only known when it runs.
         // Other rules still look at it, so a reason names everything at risk.
@@ -181,6 +190,13 @@ fn classify_one(
         out.push(g);
     }
     let open = open_ended(cmd);
+    if let Some(rm) = super::cargo_clean::as_rm(&argv, &cmd.assignments) {
+        let found = worktree::classify_rm(&rm, &cmd.cwd, open).into_iter();
+        for (op, targets) in found.chain(files::classify_paths(&rm, &cmd.cwd, open)) {
+            out.push(cx.guarded(op, None, &targets));
+        }
+        return;
+    }
     let before = out.len();
     for (op, targets) in worktree::classify_rm(&argv, &cmd.cwd, open)
         .into_iter()
@@ -192,6 +208,7 @@ fn classify_one(
         .chain(files::rsync_delete(&argv, &cmd.cwd).map(|(tree, _)| tree))
         .chain(files::rsync_delete(&argv, &cmd.cwd).map(|(_, take)| take))
         .chain(super::syncers::classify(&argv, &cmd.cwd, open))
+        .chain(super::overwrites::classify(&argv, &cmd.cwd))
     {
         out.push(cx.guarded(op, None, &targets));
     }
@@ -202,7 +219,7 @@ fn classify_one(
         out.push(cx.guarded(op, None, &[]));
         return;
     }
-    match super::scripts::package_script(&argv, &cmd.cwd) {
+    match super::scripts::package_script(&argv, &cmd.cwd, &|p| cmd.file_in_reach(p)) {
         Some((super::scripts::Script::Text(text), top)) => {
             return nested(&cx, &text, &top, "package script", alias, depth, out);
         }
@@ -299,6 +316,11 @@ fn classify_one(
     {
         out.push(cx.opaque(Op::Opaque, why));
         return;
+    }
+    if let Some(why) = super::named_repo::not_there_yet(&inv, &cmd.cwd, cmd.cwd_known)
+        && !git_ops(&inv.args, true).is_empty()
+    {
+        out.push(cx.opaque(Op::Opaque, why));
     }
     if has_expansion(&sub) && (cmd.unknown.is_some() || cmd.dynamic.iter().any(|d| *d)) {
         let why = format!("the git subcommand `{sub}` is only known when it runs");
@@ -424,7 +446,13 @@ fn shell_alias(
     let top = git::invocation_worktree(inv).map_or_else(|| inv.cwd.clone(), |w| w.root);
     let args: Vec<String> = inv.args[1..].iter().map(|a| show_word(a)).collect();
     let line = format!("{text} {}", args.join(" "));
-    nested(cx, &line, &top, "alias for", alias, depth, out);
+    // git hands the line's config to the commands the alias runs (`git y` inside it).
+    let cx = Ctx {
+        passes: super::gitline::config_parameters(inv),
+        display: cx.display.clone(),
+        ..*cx
+    };
+    nested(&cx, &line, &top, "alias for", alias, depth, out);
 }
 
 /// Shell text a command runs (an alias, a package script), read like `bash -c TEXT` in `top`.
@@ -438,7 +466,13 @@ fn nested(
     out: &mut Vec<Guarded>,
 ) {
     match crate::shell::parse(line, top) {
-        Ok(cmds) if depth < MAX_ALIASES => {
+        Ok(mut cmds) if depth < MAX_ALIASES => {
+            for c in &mut cmds {
+                if let Some(p) = &cx.passes {
+                    c.assignments
+                        .insert(0, ("GIT_CONFIG_PARAMETERS".into(), p.clone()));
+                }
+            }
             for c in &cmds {
                 let before = out.len();
                 classify_one(c, alias, depth + 1, out);
@@ -460,31 +494,6 @@ fn nested(
 /// Whether more arguments are appended when the command runs (`xargs`, `find -exec`).
 fn open_ended(cmd: &SimpleCommand) -> bool {
     cmd.unknown == Some(Unknown::Xargs)
-}
-
-fn unknown_reason(cmd: &SimpleCommand, targets: &[String]) -> Option<String> {
-    match cmd.unknown {
-        Some(Unknown::Xargs) => {
-            return Some("its targets come from `xargs` or `find -exec` when it runs".into());
-        }
-        Some(Unknown::Eval) => {
-            return Some("it runs under `eval` or from a script whose text is not known".into());
-        }
-        Some(Unknown::Glob) => {
-            return Some("a glob in it matches more than git-dibs expands".into());
-        }
-        Some(Unknown::Made) => {
-            return Some("it goes through a link or a move made earlier in the same line".into());
-        }
-        _ => {}
-    }
-    if let Some(t) = targets.iter().find(|t| has_expansion(t)) {
-        return Some(format!("its target `{t}` is only known when it runs"));
-    }
-    if !cmd.cwd_known {
-        return Some("the directory it runs in is only known when it runs".into());
-    }
-    None
 }
 
 /// Whether `path` lies inside a git directory's refs or names its `.git` entry.

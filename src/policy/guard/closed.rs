@@ -2,7 +2,9 @@
 //! cannot be established, is put to the person, unless its text cannot reach a guarded
 //! operation at all (a cheap lexical check: no git, rm, find, mv, shell, interpreter, ...).
 
+use super::classify::has_expansion;
 use super::{Finding, Guarded, Verdict};
+use crate::shell::{SimpleCommand, Unknown};
 
 /// Programs whose mere mention in unreadable text means a guarded effect cannot be ruled out:
 /// the guarded programs themselves and everything that runs other commands.
@@ -66,6 +68,32 @@ pub(crate) fn facts_unknown(g: &Guarded, error: &str) -> Verdict {
             g.display
         ),
     ))
+}
+
+/// Why a guarded command's targets or directory are only known when it runs, if they are.
+pub(super) fn unknown_reason(cmd: &SimpleCommand, targets: &[String]) -> Option<String> {
+    match cmd.unknown {
+        Some(Unknown::Xargs) => {
+            return Some("its targets come from `xargs` or `find -exec` when it runs".into());
+        }
+        Some(Unknown::Eval) => {
+            return Some("it runs under `eval` or from a script whose text is not known".into());
+        }
+        Some(Unknown::Glob) => {
+            return Some("a glob in it matches more than git-dibs expands".into());
+        }
+        Some(Unknown::Made) => {
+            return Some("it goes through a link or a move made earlier in the same line".into());
+        }
+        _ => {}
+    }
+    if let Some(t) = targets.iter().find(|t| has_expansion(t)) {
+        return Some(format!("its target `{t}` is only known when it runs"));
+    }
+    if !cmd.cwd_known {
+        return Some("the directory it runs in is only known when it runs".into());
+    }
+    None
 }
 
 #[cfg(test)]

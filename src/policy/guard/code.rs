@@ -250,7 +250,25 @@ fn read(path: &Path) -> Option<String> {
 pub(crate) fn runs(argv: &[String], cmd: &SimpleCommand) -> Option<Found> {
     let name = argv.first()?.rsplit('/').next()?;
     if is_make(name) {
-        let read = |p: &Path| cmd.file_in_reach(p);
+        // `-f -` and `-f /dev/stdin` read the makefile from standard input.
+        let read = |p: &Path| {
+            let stdin = p.ends_with("-")
+                || ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]
+                    .iter()
+                    .any(|s| p == Path::new(s));
+            if !stdin {
+                return cmd.file_in_reach(p);
+            }
+            match &cmd.stdin {
+                crate::shell::Input::Text(t) => Some(Some(t.clone())),
+                crate::shell::Input::File(f) if f == Path::new("/dev/null") => {
+                    Some(Some(String::new()))
+                }
+                crate::shell::Input::File(f) => cmd.file_in_reach(f).or(Some(None)),
+                crate::shell::Input::Inherited => Some(Some(String::new())),
+                crate::shell::Input::Unknown => Some(None),
+            }
+        };
         match super::make::recipes(&argv[1..], &cmd.cwd, &cmd.assignments, &read) {
             Recipes::Lines { dir, early, lines } => return make_commands(dir, early, lines),
             Recipes::Unread(why) => return Some(Found::Ask(why)),

@@ -49,6 +49,8 @@ pub(crate) fn classify_paths(
             && (a == "-t" || a == "--target-directory")
         {
             target_dir = it.next().cloned();
+        } else if !dashdash && matches!(name, "mv" | "ln") && (a == "-S" || a == "--suffix") {
+            it.next();
         } else if !dashdash && a.starts_with('-') && a.len() > 1 {
         } else {
             operands.push(a.clone());
@@ -58,16 +60,22 @@ pub(crate) fn classify_paths(
         let every = vec![":/".to_owned()];
         return (open && name != "mv").then(|| (Op::Take(vec![Take::removal(every)]), vec![]));
     }
-    let deleted = if name == "ln" {
-        &operands[operands.len() - 1..]
-    } else {
-        &operands[..]
+    // `ln` deletes only what its links replace: the last operand, or with `-t DIR` (or one
+    // operand) the names its links get in that folder.
+    let deleted = match name {
+        "ln" if target_dir.is_some() => &operands[..0],
+        "ln" if operands.len() == 1 => {
+            target_dir = Some(".".to_owned());
+            &operands[..0]
+        }
+        "ln" => &operands[operands.len() - 1..],
+        _ => &operands[..],
     };
     let mut paths: Vec<String> = deleted
         .iter()
         .map(|o| cwd.join(o).to_string_lossy().into_owned())
         .collect();
-    if name == "mv" || (name == "ln" && operands.len() > 1) {
+    if name == "mv" || (name == "ln" && (operands.len() > 1 || target_dir.is_some())) {
         // The destination, and the file of that name inside it, are written over.
         let dest = target_dir
             .map(|d| cwd.join(d))

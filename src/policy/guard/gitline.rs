@@ -137,3 +137,16 @@ fn submodule_paths(dir: &Path) -> Vec<String> {
         .filter(|p| !p.is_empty() && !p.starts_with('/') && !p.split('/').any(|c| c == ".."))
         .collect()
 }
+
+/// The `GIT_CONFIG_PARAMETERS` git gives the commands it runs (a `!` alias's shell text): every
+/// config key `inv` sets for itself alone, whatever the spelling, in git's own quoting (values
+/// only known when it runs are left out). `None` when it sets none.
+pub(super) fn config_parameters(inv: &git::GitInvocation) -> Option<String> {
+    let sq = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
+    let parts: Vec<String> = inv
+        .line_config
+        .iter()
+        .filter_map(|(k, v)| Some(format!("{}={}", sq(k), sq(v.as_deref()?))))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" "))
+}

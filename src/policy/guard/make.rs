@@ -341,15 +341,30 @@ pub(super) fn recipes(
         };
     }
     for f in &files {
+        // A makefile named with `-f` that cannot be read (input from a pipe, one written
+        // earlier in the line by a program whose output is not known, or one that does not
+        // exist yet): what it runs is only known when make runs.
+        let named = !c.files.is_empty();
         match (reader.text)(f) {
             Some(Some(_)) => {
                 reader.read(&mut mk, f);
             }
+            Some(None) if named => return unread_makefile(f),
+            // Missing now and run with `-n`: make stops, having run nothing.
+            None if named && c.runs => return unread_makefile(f),
             Some(None) => return Recipes::NotRead,
             None => {}
         }
     }
     judge(&mk, &c)
+}
+
+/// A makefile named with `-f` that cannot be read.
+fn unread_makefile(f: &Path) -> Recipes {
+    Recipes::Unread(format!(
+        "`make` reads its recipes from `{}`, which git-dibs cannot read, and they may",
+        f.display()
+    ))
 }
 
 /// The commands make runs as it reads its makefiles, their variables expanded; `Err` with

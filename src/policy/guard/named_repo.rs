@@ -2,7 +2,8 @@
 //! `GIT_COMMON_DIR`, `--git-dir`, `--work-tree`, in the line or inherited from the host's
 //! environment): judged against that repository where the guard can read it, and asked about
 //! where it cannot (a name only known when it runs, another clone's refs and objects, a work
-//! tree that holds another clone's worktree at the command's cwd).
+//! tree that holds another clone's worktree at the command's cwd, a `-C` folder that does not
+//! exist yet).
 
 use super::classify::has_expansion;
 use crate::git::{self, GitInvocation};
@@ -30,5 +31,25 @@ pub(super) fn unjudged(inv: &GitInvocation) -> Option<String> {
         "it runs in {}, a worktree of another repository, on the repository `GIT_DIR` or \
          `GIT_WORK_TREE` names",
         foreign.display()
+    ))
+}
+
+/// Why the folder `git -C DIR` runs in cannot be judged: it does not exist when the guard looks
+/// (a worktree, clone or folder made earlier in the same line), so what it holds is only known
+/// when the command runs.
+/// Only a folder named from one that exists counts (`cwd` is where the command itself runs).
+pub(super) fn not_there_yet(
+    inv: &GitInvocation,
+    cwd: &std::path::Path,
+    cwd_known: bool,
+) -> Option<String> {
+    if !cwd_known || !cwd.exists() || inv.cwd.exists() || has_expansion(&inv.cwd.to_string_lossy())
+    {
+        return None;
+    }
+    Some(format!(
+        "the folder it runs in ({}) does not exist yet, so what it holds is only known when it \
+         runs",
+        inv.cwd.display()
     ))
 }

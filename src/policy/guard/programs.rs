@@ -1,5 +1,7 @@
 //! Programs git runs from its config, its environment or its options: editors, pagers, the
 //! fsmonitor hook, external diff and merge drivers, filters, ssh commands, credential helpers,
+//! `interactive.diffFilter`, archive compressors (`tar.FORMAT.command`), configured hooks
+//! (`hook.NAME.command`), tool paths (`difftool.X.path`, `sendemail.smtpServer=/path`),
 //! `ext::` transports, `--upload-pack`, and the commands of `difftool --extcmd` and `grep
 //! --open-files-in-pager`. Given on the line (`-c`, `--config-env`, `GIT_CONFIG_COUNT`,
 //! `GIT_EDITOR=`, an option) or written to a config file
@@ -95,19 +97,32 @@ pub(super) fn of_key(key: &str, value: &str, aliases: bool) -> Option<Run> {
         | ("sequence", None, "editor")
         | ("diff", None, "external")
         | ("diff", Some(_), "command" | "textconv")
-        | ("difftool" | "mergetool" | "browser" | "man", Some(_), "cmd")
+        | ("difftool" | "mergetool" | "browser" | "man" | "guitool", Some(_), "cmd")
         | ("merge", Some(_), "driver")
         | ("filter", Some(_), "clean" | "smudge" | "process")
         | ("gpg", _, "program")
         | ("gpg", Some("ssh"), "defaultkeycommand")
         | ("uploadpack", None, "packobjectshook")
         | ("trailer", Some(_), "command" | "cmd")
-        | ("sendemail", _, "tocmd" | "cccmd" | "sendmailcmd")
+        | ("sendemail", _, "tocmd" | "cccmd" | "sendmailcmd" | "headercmd")
         | ("imap", None, "tunnel")
         | ("remote", Some(_), "uploadpack" | "receivepack")
+        | ("interactive", None, "difffilter")
+        | ("tar" | "hook", Some(_), "command")
+        | ("instaweb", None, "httpd")
             if !value.trim().is_empty() =>
         {
             shell()
+        }
+        // A program by its path: run with git's arguments, as if quoted on a command line.
+        ("difftool" | "mergetool" | "browser" | "man", Some(_), "path")
+            if !value.trim().is_empty() =>
+        {
+            Some(Run::Shell(crate::shell::quote_word(value)))
+        }
+        // A sendmail-like program when it is a path, else a server name.
+        ("sendemail", _, "smtpserver") if value.trim_start().starts_with('/') => {
+            Some(Run::Shell(crate::shell::quote_word(value.trim())))
         }
         ("core", None, "pager" | "fsmonitor") | ("pager", None, _) if !boolean(value) => shell(),
         ("credential", _, "helper") => {

@@ -245,23 +245,26 @@ fn script_of(tool: &str, words: &[&String]) -> Option<String> {
 
 /// The script `argv` runs from the nearest `package.json` (from `cwd` or the folder an option
 /// names, upward), and the
-/// folder it runs in, when it is a package-manager script run.
-pub(crate) fn package_script(argv: &[String], cwd: &Path) -> Option<(Script, std::path::PathBuf)> {
+/// folder it runs in, when it is a package-manager script run. `read` gives a file's text as
+/// written earlier in the line or on disk (`None`: no such file; `Some(None)`: not readable, as
+/// one written earlier by a program whose output is not known).
+pub(crate) fn package_script(
+    argv: &[String],
+    cwd: &Path,
+    read: &dyn Fn(&Path) -> Option<Option<String>>,
+) -> Option<(Script, std::path::PathBuf)> {
     let (name, dir) = script_name(argv)?;
     let start = dir.map_or_else(|| cwd.to_path_buf(), |d| cwd.join(d));
     // The package manager uses the nearest `package.json` upward; with none, it runs nothing.
-    let path = start
+    let (path, text) = start
         .ancestors()
         .take(MAX_UP)
         .map(|d| d.join("package.json"))
-        .find(|p| std::fs::symlink_metadata(p).is_ok())?;
+        .find_map(|p| read(&p).map(|t| (p, t)))?;
     let top = path
         .parent()
         .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
-    let text = std::fs::metadata(&path)
-        .ok()
-        .filter(|m| m.is_file() && m.len() <= MAX_PACKAGE)
-        .and_then(|_| std::fs::read_to_string(&path).ok());
+    let text = text.filter(|t| t.len() as u64 <= MAX_PACKAGE);
     let Some(text) = text else {
         return Some((
             Script::Unknown(format!(

@@ -2,7 +2,7 @@
 //! shell commands.
 
 /// The scripts of a sed command line: `-e SCRIPT`, `--expression=SCRIPT`, else its first operand.
-pub(super) fn scripts(args: &[String]) -> Vec<String> {
+pub(crate) fn scripts(args: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     let mut i = 0;
     let mut explicit = false;

@@ -5,7 +5,10 @@
 //!
 //! The git subcommands' option names are in [`git_longs`].
 
+mod copiers;
 mod git_longs;
+
+pub(crate) use copiers::copier_args;
 
 use git_longs::LONGS;
 
