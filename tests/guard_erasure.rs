@@ -131,7 +131,19 @@ fn a_separate_git_dir_and_its_refs_files_are_protected() {
             "rm -rf .git/logs",
             "rm -rf .git/objects",
             "rm -rf .git/reftable",
+            // Archivers and compressors that take in what they are given and delete it.
+            "zip -rm /tmp/x.zip .git",
+            "zip -r -m -q /tmp/x.zip .git/objects",
+            "7z a -sdel /tmp/x.7z .git",
+            "gzip -r .git",
+            "xz -r .git/objects",
         ],
+    );
+    // Archived or compressed without deleting: nothing is lost.
+    assert_all(
+        &repo.root,
+        "silent",
+        &["zip -rq /tmp/x.zip .git", "gzip -k -r -c .git/packed-refs"],
     );
     assert_all(
         &repo.root,

@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use super::{
-    BYPASS_VAR, Guarded, Op, branch, code, files, find, options, pr, push, remote, takes, worktree,
+    BYPASS_VAR, Guarded, Op, branch, code, files, find, options, pr, push, remote, removers, takes,
+    worktree,
 };
 use crate::git::{self, GitInvocation};
 use crate::shell::{SimpleCommand, Unknown};
@@ -202,6 +203,7 @@ fn classify_one(
         .into_iter()
         .chain(find::classify_find(&argv, &cmd.cwd))
         .chain(find::classify_tar(&argv, &cmd.cwd))
+        .chain(removers::as_rm(&argv).and_then(|rm| worktree::classify_rm(&rm, &cmd.cwd, open)))
         .chain(files::tar_removes(&argv, &cmd.cwd))
         .chain(branch::classify_ref_rm(&argv, &cmd.cwd))
         .chain(files::classify_paths(&argv, &cmd.cwd, open))

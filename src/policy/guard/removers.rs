@@ -22,6 +22,24 @@ pub(crate) fn removed(name: &str, args: &[String]) -> Option<Vec<String>> {
     (!ops.is_empty()).then_some(ops)
 }
 
+/// The `rm -r` a remover's command line amounts to for the worktree rule (`zip -rm x.zip
+/// .git`, `7z a -sdel x.7z ../wt`, `gzip -r .git`: what they take in is gone from where it
+/// was), when `argv` removes anything. Patterns (mmv) are not paths: none.
+pub(crate) fn as_rm(argv: &[String]) -> Option<Vec<String>> {
+    let name = argv.first()?.rsplit('/').next()?;
+    if is_pattern(name) {
+        return None;
+    }
+    let ops = removed(name, &argv[1..])?;
+    Some(
+        ["rm", "-r", "--"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain(ops)
+            .collect(),
+    )
+}
+
 /// Whether the operands `name` removes are patterns matched against the files there (mmv's
 /// `*`, `?`, `[...]`, and `;` for any folder), not names.
 pub(crate) fn is_pattern(name: &str) -> bool {

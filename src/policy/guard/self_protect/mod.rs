@@ -123,6 +123,7 @@ pub(super) fn written<'a>(base: &str, argv: &'a [String]) -> Vec<&'a String> {
             if in_place { ops } else { Vec::new() }
         }
         "dd" => argv.iter().filter(|w| w.starts_with("of=")).collect(),
+
         "find" => {
             let deletes = argv.iter().any(|w| {
                 matches!(
@@ -139,7 +140,14 @@ pub(super) fn written<'a>(base: &str, argv: &'a [String]) -> Vec<&'a String> {
                 Vec::new()
             }
         }
-        _ => Vec::new(),
+        // Archivers and compressors that delete what they take in (`zip -m`, `7z a -sdel`,
+        // `gzip`): the operands they remove.
+        _ => super::removers::removed(base, &argv[1..]).map_or_else(Vec::new, |removed| {
+            argv.iter()
+                .skip(1)
+                .filter(|w| removed.contains(w))
+                .collect()
+        }),
     }
 }
 
