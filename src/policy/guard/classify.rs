@@ -319,8 +319,13 @@ fn classify_one(
         out.push(cx.opaque(Op::Opaque, why));
         return;
     }
+    // A folder made earlier in the line holds nobody's uncommitted work: what reaches only its
+    // own files (commit, merge, reset, checkout, ...) is left alone; what reaches the clone's
+    // shared state (the stash, branches, other worktrees, the remote) is asked about.
     if let Some(why) = super::named_repo::not_there_yet(&inv, &cmd.cwd, cmd.cwd_known)
-        && !git_ops(&inv.args, true).is_empty()
+        && git_ops(&inv.args, true)
+            .iter()
+            .any(|(op, _)| !op.on_peers_files())
     {
         out.push(cx.opaque(Op::Opaque, why));
     }

@@ -40,6 +40,7 @@ pub(crate) fn classify_paths(
     let mut operands = Vec::new();
     let mut dashdash = false;
     let mut target_dir: Option<String> = None;
+    let mut no_target_dir = false;
     let mut it = argv[1..].iter();
     while let Some(a) = it.next() {
         if !dashdash && a == "--" {
@@ -52,6 +53,8 @@ pub(crate) fn classify_paths(
         } else if !dashdash && matches!(name, "mv" | "ln") && (a == "-S" || a == "--suffix") {
             it.next();
         } else if !dashdash && a.starts_with('-') && a.len() > 1 {
+            no_target_dir |=
+                a == "--no-target-directory" || (!a.starts_with("--") && a.contains('T'));
         } else {
             operands.push(a.clone());
         }
@@ -69,6 +72,15 @@ pub(crate) fn classify_paths(
             &operands[..0]
         }
         "ln" => &operands[operands.len() - 1..],
+        // `mv SRC... DIR` into a folder that is there (no `-T`): only the sources go and the
+        // names they get in it are written over (below), not the folder.
+        "mv" if target_dir.is_none()
+            && operands.len() > 1
+            && !no_target_dir
+            && cwd.join(&operands[operands.len() - 1]).is_dir() =>
+        {
+            &operands[..operands.len() - 1]
+        }
         _ => &operands[..],
     };
     let mut paths: Vec<String> = deleted

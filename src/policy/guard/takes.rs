@@ -205,16 +205,34 @@ pub(crate) fn classify_git(args: &[String], open: bool) -> Option<(Op, Vec<Strin
             rebase: rebases(sub, rest),
         },
         "mv" => {
-            // Sources move away and, with `-f`, the destination is written over: literal paths.
+            // Sources move away; the destination is written over only with `-f` (git refuses
+            // an existing one otherwise): the file it names, or the source's name in it when it
+            // is a folder. Moving into a folder takes nothing else of it.
             let p = parse(rest, "", "", &[]);
             if p.has(&["-n", "--dry-run"]) {
                 return None;
             }
-            let paths: Vec<String> = p.specs().iter().map(|s| format!(":(literal){s}")).collect();
+            let specs = p.specs();
+            let force = p.has(&["-f", "--force"]);
+            let literal = |s: &str| format!(":(literal){s}");
+            let (sources, dest) = match specs.split_last() {
+                Some((dest, sources)) if !sources.is_empty() => (sources, Some(dest)),
+                _ => (&specs[..], None),
+            };
+            let mut paths: Vec<String> = sources.iter().map(|s| literal(s)).collect();
+            if let Some(dest) = dest.filter(|_| force) {
+                if sources.len() == 1 && !dest.ends_with('/') {
+                    paths.push(literal(dest));
+                }
+                for s in sources {
+                    let name = s.trim_end_matches('/').rsplit('/').next().unwrap_or(s);
+                    paths.push(literal(&format!("{}/{name}", dest.trim_end_matches('/'))));
+                }
+            }
             if paths.is_empty() {
                 return None;
             }
-            Op::Take(vec![Take::new(true, p.has(&["-f", "--force"]), paths)])
+            Op::Take(vec![Take::new(true, force, paths)])
         }
         "checkout" => return resets::checkout(rest, open),
         "restore" => {
