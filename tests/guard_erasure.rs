@@ -137,6 +137,11 @@ fn a_separate_git_dir_and_its_refs_files_are_protected() {
             "7z a -sdel /tmp/x.7z .git",
             "gzip -r .git",
             "xz -r .git/objects",
+            // A cargo target folder and sed's `w` files are written or removed too.
+            "cargo clean --target-dir .git/dibs",
+            "CARGO_TARGET_DIR=.git/objects cargo clean",
+            "sed -n 'w .git/dibs/audit.log' README.md",
+            "sed -n '1w .git/packed-refs' README.md",
         ],
     );
     // Archived or compressed without deleting: nothing is lost.

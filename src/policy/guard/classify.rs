@@ -192,6 +192,10 @@ fn classify_one(
     }
     let open = open_ended(cmd);
     if let Some(rm) = super::cargo_clean::as_rm(&argv, &cmd.assignments) {
+        // A target folder inside git-dibs's own state (`--target-dir .git/dibs`).
+        if let Some(op) = super::self_protect::classify(&rm, cmd) {
+            out.push(cx.guarded(op, None, &[]));
+        }
         let found = worktree::classify_rm(&rm, &cmd.cwd, open).into_iter();
         for (op, targets) in found.chain(files::classify_paths(&rm, &cmd.cwd, open)) {
             out.push(cx.guarded(op, None, &targets));

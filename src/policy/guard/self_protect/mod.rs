@@ -173,6 +173,13 @@ pub(crate) fn classify(argv: &[String], cmd: &SimpleCommand) -> Option<Op> {
     if let Some(what) = words(written(base, argv)) {
         return Some(Op::Tamper { what, sure: true });
     }
+    // The files sed's `w` commands write (truncated when it starts).
+    if matches!(base, "sed" | "gsed") {
+        let files = crate::policy::sed_files::written(&argv[1..]);
+        if let Some(what) = words(files.iter().collect()) {
+            return Some(Op::Tamper { what, sure: true });
+        }
+    }
     if let Some(op) = find_reaching_git_dir(argv, &cmd.cwd) {
         return Some(op);
     }
