@@ -102,6 +102,14 @@ fn parallel_split<S: AsRef<str>>(rest: &[S]) -> (Vec<&str>, Vec<Option<Vec<&str>
 /// GNU parallel's command lines: its command with each literal argument (quoted, in place of
 /// `{}` or after it), or with no command each argument as a command line.
 fn parallel(rest: &[&str], input: Option<&str>) -> Vec<String> {
+    // `--dry-run` prints the command lines and runs none.
+    if rest
+        .iter()
+        .take_while(|w| w.starts_with('-'))
+        .any(|w| matches!(*w, "--dry-run" | "--dryrun"))
+    {
+        return Vec::new();
+    }
     let (cmd, groups) = parallel_split(rest);
     let mut jobs: Vec<Vec<String>> = vec![Vec::new()];
     if groups.is_empty() {
