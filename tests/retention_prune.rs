@@ -75,7 +75,11 @@ fn a_stash_made_by_a_command_survives_drop_and_gc() {
             "stashed precious new"
         );
         let listing = out_text(&dibs(&repo.root, &["recover"]));
-        let short = &stash[..7];
+        // git stash reads digits alone as an entry number: recover names such a commit whole.
+        let short = match &stash[..7] {
+            s if s.bytes().all(|b| b.is_ascii_digit()) => stash.as_str(),
+            s => s,
+        };
         assert!(
             listing.contains(&format!("stash commit {short}"))
                 && listing.contains(&format!("git stash apply {short}")),

@@ -180,7 +180,11 @@ pub(super) fn list(
 /// Stash commits in no stash entry now, each with the commands that bring it back.
 fn print_stashes(stashes: &[Dropped]) {
     for d in stashes {
-        let short = crate::git::lanes::short_sha(&d.commit);
+        // git stash reads a name of digits alone as `stash@{N}`: such a short id is given whole.
+        let short = match crate::git::lanes::short_sha(&d.commit) {
+            s if s.bytes().all(|b| b.is_ascii_digit()) => d.commit.as_str(),
+            s => s,
+        };
         println!(
             "stash commit {short} ({}) is in no stash entry now (kept by {}): git stash apply \
              {short} (or list it again: git stash store {short})",
