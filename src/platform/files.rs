@@ -285,6 +285,34 @@ pub(crate) fn other_name_of(path: &Path, names: impl FnOnce() -> Vec<PathBuf>) -
     })
 }
 
+/// The files below `dir`, relative to it (links not followed, `.git` skipped), at most `max`
+/// of them; the second value is `true` when more were left unread.
+pub(crate) fn files_below(dir: &Path, max: usize) -> (Vec<PathBuf>, bool) {
+    let mut out = Vec::new();
+    let mut dirs = vec![PathBuf::new()];
+    while let Some(rel) = dirs.pop() {
+        let Ok(entries) = fs::read_dir(dir.join(&rel)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if out.len() >= max {
+                return (out, true);
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            let name = e.file_name();
+            if name == ".git" {
+                continue;
+            }
+            if kind.is_dir() {
+                dirs.push(rel.join(name));
+            } else {
+                out.push(rel.join(name));
+            }
+        }
+    }
+    (out, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

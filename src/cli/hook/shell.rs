@@ -18,29 +18,7 @@ const MAX_TREE_FILES: usize = 2000;
 /// The files under `src` (no `.git`, links not followed), at most [`MAX_TREE_FILES`] of them,
 /// relative to it.
 fn tree_files(src: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut dirs = vec![PathBuf::new()];
-    while let Some(rel) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(src.join(&rel)) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            if out.len() >= MAX_TREE_FILES {
-                return out;
-            }
-            let Ok(kind) = e.file_type() else { continue };
-            let name = e.file_name();
-            if name == ".git" {
-                continue;
-            }
-            if kind.is_dir() {
-                dirs.push(rel.join(name));
-            } else {
-                out.push(rel.join(name));
-            }
-        }
-    }
-    out
+    crate::platform::files::files_below(src, MAX_TREE_FILES).0
 }
 
 /// A write as the files it reaches: a folder copy (or a `find -exec` writer) as each file

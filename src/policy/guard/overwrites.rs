@@ -59,28 +59,10 @@ fn found(specs: Vec<String>, targets: Vec<String>, why: &str) -> Option<Found> {
 /// The files under `dir` relative to it (links not followed, `.git` skipped); `None` past
 /// [`MAX_LISTED`].
 fn listed(dir: &Path) -> Option<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut dirs = vec![PathBuf::new()];
-    while let Some(rel) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(dir.join(&rel)) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            if out.len() >= MAX_LISTED {
-                return None;
-            }
-            let Ok(kind) = e.file_type() else { continue };
-            if e.file_name() == ".git" {
-                continue;
-            }
-            if kind.is_dir() {
-                dirs.push(rel.join(e.file_name()));
-            } else {
-                out.push(rel.join(e.file_name()));
-            }
-        }
+    match crate::platform::files::files_below(dir, MAX_LISTED) {
+        (files, false) => Some(files),
+        (_, true) => None,
     }
-    Some(out)
 }
 
 /// What copying `src` into the folder `dest` writes: `dest/NAME` (and below it, for a folder),
