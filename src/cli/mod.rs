@@ -16,6 +16,8 @@ mod lane;
 mod recover;
 mod status;
 pub(crate) mod sync;
+#[cfg(target_os = "linux")]
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -76,6 +78,10 @@ pub(crate) enum Command {
     /// Run one git hook (called by the shims `install --git-hooks` writes).
     #[command(hide = true)]
     Githook(githooks::Args),
+    /// Run this clone's file watcher (started by the hooks).
+    #[cfg(target_os = "linux")]
+    #[command(hide = true)]
+    Watch(watch::Args),
 }
 
 /// The program: `git-dibs hook` (what every agent hook runs) and `git-dibs githook NAME ...`
@@ -179,6 +185,8 @@ pub(crate) fn run(cli: Cli) -> ExitCode {
         Command::Man(args) => docs::man(args),
         Command::Completions(args) => docs::completions(args),
         Command::Recover(args) => recover::run(args),
+        #[cfg(target_os = "linux")]
+        Command::Watch(args) => watch::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

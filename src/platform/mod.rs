@@ -4,13 +4,16 @@
 //! (`macos`); elsewhere every answer is "cannot tell" and git-dibs falls back to leases.
 //! The parsers of what the kernel returns are plain functions, tested on every system.
 //! [`files`] opens files someone else may have planted (no link followed, no FIFO read);
-//! [`below`] tells the stat data of many files below one folder, each folder opened once.
+//! [`below`] tells the stat data of many files below one folder, each folder opened once;
+//! `notify` (Linux) what the file watcher needs of the kernel.
 
 pub(crate) mod below;
 pub(crate) mod deadline;
 pub(crate) mod files;
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+pub(crate) mod notify;
 #[cfg(target_os = "linux")]
 use linux as os;
 

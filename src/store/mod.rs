@@ -39,6 +39,7 @@ mod snaplog;
 mod snapshots;
 mod sweepcache;
 mod tips;
+pub(crate) mod watch;
 mod write;
 
 use std::fs;

@@ -20,10 +20,12 @@ use super::take::{Taken, git_mode, take, take_ignored};
 use crate::git::lanes::LaneRepo;
 use crate::git::snapshot::{self, NewSnapshot, Origin, Put, Skipped, WorktreeMeta};
 use crate::git::{self, Located, Worktree};
-use crate::platform::below::Below;
 use crate::protocol::{Event, Host};
 use crate::shell::SimpleCommand;
-use crate::store::{self, SnapState, Stamp, Store, Watched};
+use crate::store::{self, SnapState, Store, Watched};
+
+mod sweep;
+pub(crate) use sweep::sweep;
 
 /// Files larger than this are left out of snapshots.
 pub(crate) const MAX_SNAPSHOT_BYTES: u64 = 8 << 20;
@@ -432,57 +434,6 @@ fn clones_from(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand]) -
     }
     super::reach::add_clones(event, here, &mut out);
     out
-}
-
-/// Before a shell command runs: for every clone it runs in, the files that sessions active
-/// within their lease have snapshotted and that changed since (by stat data; at most
-/// [`SWEEP_LIMIT`] files read) go into new snapshots. Costs one listing of the store's
-/// `snapshots/` when no session snapshotted anything, and opens no repository when nothing
-/// changed. `here` is the worktree of the event's cwd. Returns the snapshots made.
-pub(crate) fn sweep(event: &Event, here: Option<&Worktree>, cmds: &[SimpleCommand]) -> Vec<String> {
-    let mut made = Vec::new();
-    for wt in clones_from(event, here, cmds) {
-        let Some(store) = Store::with_snapshots(&wt.common_dir) else {
-            continue;
-        };
-        let now = store::now_secs();
-        // Sessions active within their lease: the config is read only for a log older than
-        // the shortest lease.
-        let mut lease = super::facts::lease_in(&wt, Some(&store));
-        // Each folder is looked up once for all the files below it that are asked (they come
-        // in path order), and no link below a worktree's root is followed: a file now reached
-        // only through a link to a folder is gone from the worktree, its last content is in
-        // the snapshot already.
-        let mut below: Option<Below> = None;
-        let mut changed = |root: &Path, rel: &[u8], stamp: &Stamp| {
-            let files = match &mut below {
-                Some(b) if b.root() == root => b,
-                slot => slot.insert(Below::new(root)),
-            };
-            files.lstat(rel).is_some_and(|s| Stamp::from(s) != *stamp)
-        };
-        for state in store.changed_watched(now, &mut lease, SWEEP_LIMIT, &mut changed) {
-            let changed: Vec<Pending> = state
-                .files
-                .into_iter()
-                .map(|(worktree, path)| Pending { worktree, path })
-                .collect();
-            let host = host_or_person(&state.host);
-            let batch = Batch {
-                session: &state.session,
-                host,
-                now,
-                files: &changed,
-                source: Source::Sweep,
-            };
-            match snapshot(&store, &wt.common_dir, batch) {
-                Ok(Some(c)) => made.push(c),
-                Ok(None) => {}
-                Err(e) => failed(Some(&store), now, &e),
-            }
-        }
-    }
-    made
 }
 
 /// Delete expired snapshots (`dibs.snapshotExpiry`, default 14 days): their refs, then their

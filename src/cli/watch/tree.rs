@@ -1,0 +1,442 @@
+//! The watcher's picture of one clone's watched files: which of them differ, by stat data, from
+//! every stamp the snapshot logs hold for them ("dirty"), kept current by inotify. Each watched
+//! file's inode is watched (a write through any name of it is seen), and so is every folder
+//! from `/` down to each file's folder, for names coming and going (a file replaced by a rename,
+//! a folder moved away or made anew). Whatever event could mean a file changed makes it
+//! `lstat`ed again (the sweep's own way, no link below its worktree's root followed) and
+//! compared. What cannot be watched (a folder on a file system whose other side writes unseen,
+//! a limit reached) is always answered as dirty, so the hook stats it itself.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ffi::OsStr;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
+
+use crate::platform::below::Below;
+use crate::platform::notify;
+use crate::store::Store;
+use crate::store::watch::{Stamp, WatchedFile, encode_answer};
+
+/// Names coming and going in a folder, and the folder itself moved or removed.
+fn dir_mask() -> WatchMask {
+    WatchMask::CREATE
+        | WatchMask::DELETE
+        | WatchMask::MOVED_FROM
+        | WatchMask::MOVED_TO
+        | WatchMask::DELETE_SELF
+        | WatchMask::MOVE_SELF
+        | WatchMask::ONLYDIR
+        | WatchMask::DONT_FOLLOW
+}
+
+/// A watched file's content or stat data changing, or the file moved or removed.
+fn file_mask() -> WatchMask {
+    WatchMask::MODIFY
+        | WatchMask::ATTRIB
+        | WatchMask::CLOSE_WRITE
+        | WatchMask::DELETE_SELF
+        | WatchMask::MOVE_SELF
+        | WatchMask::DONT_FOLLOW
+}
+
+/// What a watch descriptor stands for.
+#[derive(Debug, Clone)]
+enum Watch {
+    /// The store folder: the watcher ends when it or its socket goes.
+    Store,
+    /// The snapshot logs' folder: a change there is a new set of watched files.
+    Logs,
+    /// A folder on the way to watched files.
+    Dir(PathBuf),
+    /// The inode of watched files (more than one path when they are links of one file).
+    File(Vec<PathBuf>),
+}
+
+/// One watched file.
+#[derive(Debug, Default)]
+struct File {
+    /// The names the logs give it: (worktree root, path below it).
+    names: Vec<(PathBuf, Vec<u8>)>,
+    /// The stamps the logs hold for it.
+    stamps: Vec<Stamp>,
+    /// Its stat data differ from every stamp.
+    dirty: bool,
+    /// Its inode's watch, when it exists.
+    wd: Option<WatchDescriptor>,
+    /// Its inode could not be watched (other than for being gone): always answered.
+    unwatched: bool,
+}
+
+/// A clone's watched files and the watches that keep them current.
+pub(super) struct Tree {
+    inotify: Inotify,
+    store: Store,
+    files: BTreeMap<PathBuf, File>,
+    watches: HashMap<WatchDescriptor, Watch>,
+    dirs: HashMap<PathBuf, WatchDescriptor>,
+    /// Every folder from `/` to each watched file's folder.
+    wanted: BTreeSet<PathBuf>,
+    /// Folders that could not be watched, or whose file system inotify does not see whole:
+    /// files below them are always answered.
+    blind: BTreeSet<PathBuf>,
+    /// The logs changed: the set is read again before the next answer.
+    reload: bool,
+    /// The store or the socket went: the watcher ends.
+    pub(super) gone: bool,
+}
+
+impl Tree {
+    /// Watch the store of `store` and every file its logs watch, each checked once.
+    pub(super) fn new(store: Store) -> io::Result<Tree> {
+        let mut tree = Tree {
+            inotify: Inotify::init()?,
+            store,
+            files: BTreeMap::new(),
+            watches: HashMap::new(),
+            dirs: HashMap::new(),
+            wanted: BTreeSet::new(),
+            blind: BTreeSet::new(),
+            reload: true,
+            gone: false,
+        };
+        let dir = tree.store.dir().to_path_buf();
+        let wd = tree
+            .inotify
+            .watches()
+            .add(&dir, dir_mask() | WatchMask::ATTRIB)?;
+        tree.watches.insert(wd, Watch::Store);
+        tree.catch_up()?;
+        Ok(tree)
+    }
+
+    /// A second handle of the inotify descriptor, to wait on without holding the tree.
+    pub(super) fn wait_handle(&self) -> io::Result<std::os::fd::OwnedFd> {
+        use std::os::fd::AsFd;
+        self.inotify.as_fd().try_clone_to_owned()
+    }
+
+    /// Take in every event queued so far, then the logs when they changed: after this, the
+    /// answer holds for every change made before the call.
+    pub(super) fn catch_up(&mut self) -> io::Result<()> {
+        let mut buffer = vec![0u8; 64 << 10];
+        loop {
+            let events: Vec<(WatchDescriptor, EventMask, Option<PathBuf>)> =
+                match self.inotify.read_events(&mut buffer) {
+                    Ok(events) => events
+                        .map(|e| (e.wd, e.mask, e.name.map(PathBuf::from)))
+                        .collect(),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) => return Err(e),
+                };
+            if events.is_empty() {
+                break;
+            }
+            for (wd, mask, name) in events {
+                self.take(&wd, mask, name.as_deref());
+            }
+        }
+        if self.reload {
+            self.reload = false;
+            self.read_logs();
+        }
+        Ok(())
+    }
+
+    /// One event.
+    fn take(&mut self, wd: &WatchDescriptor, mask: EventMask, name: Option<&Path>) {
+        if mask.contains(EventMask::Q_OVERFLOW) {
+            // Events were lost: every watch anew, every file checked.
+            self.rewatch_all();
+            return;
+        }
+        let Some(watch) = self.watches.get(wd).cloned() else {
+            return;
+        };
+        let itself =
+            mask.intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF | EventMask::IGNORED);
+        match watch {
+            Watch::Store => {
+                let name = name.map(Path::as_os_str);
+                let removed = mask.intersects(EventMask::DELETE | EventMask::MOVED_FROM);
+                if itself || (removed && name == Some(OsStr::new("watch.sock"))) {
+                    self.gone = true;
+                } else if name == Some(OsStr::new("snapshots")) {
+                    self.reload = true;
+                }
+            }
+            Watch::Logs => {
+                let log = name.is_some_and(|n| n.as_os_str().as_bytes().ends_with(b".log"));
+                if itself {
+                    self.watches.remove(wd);
+                    self.reload = true;
+                } else if log {
+                    self.reload = true;
+                }
+            }
+            Watch::Dir(dir) => {
+                if itself {
+                    self.rewatch_below(&dir);
+                } else if let Some(name) = name {
+                    let child = dir.join(name);
+                    if self.wanted.contains(&child) {
+                        self.rewatch_below(&child);
+                    } else if self.files.contains_key(&child) {
+                        self.rewatch_file(&child);
+                        self.check(&child);
+                    }
+                }
+            }
+            Watch::File(paths) => {
+                for path in paths {
+                    if itself {
+                        self.rewatch_file(&path);
+                    }
+                    self.check(&path);
+                }
+            }
+        }
+    }
+
+    /// Read the set of watched files again: new ones watched and checked, changed stamps
+    /// checked, files no log names any more let go.
+    fn read_logs(&mut self) {
+        let logs = self.store.snapshot_logs_dir();
+        if !self.watches.values().any(|w| matches!(w, Watch::Logs)) {
+            let mask = dir_mask() | WatchMask::MODIFY | WatchMask::CLOSE_WRITE;
+            if let Ok(wd) = self.inotify.watches().add(&logs, mask) {
+                self.watches.insert(wd, Watch::Logs);
+            }
+        }
+        let mut now: BTreeMap<PathBuf, File> = BTreeMap::new();
+        for WatchedFile { root, rel, stamp } in self.store.all_watched_files() {
+            let path = root.join(OsStr::from_bytes(&rel));
+            let file = now.entry(path).or_default();
+            if !file.names.iter().any(|(r, p)| *r == root && *p == rel) {
+                file.names.push((root, rel));
+            }
+            if !file.stamps.contains(&stamp) {
+                file.stamps.push(stamp);
+            }
+        }
+        let old = std::mem::take(&mut self.files);
+        let mut fresh = Vec::new();
+        for (path, mut file) in now {
+            match old.get(&path) {
+                Some(before) => {
+                    file.wd = before.wd.clone();
+                    file.unwatched = before.unwatched;
+                    file.dirty = before.dirty;
+                    if before.stamps != file.stamps || before.names != file.names {
+                        fresh.push(path.clone());
+                    }
+                }
+                None => fresh.push(path.clone()),
+            }
+            self.files.insert(path, file);
+        }
+        for (path, file) in old {
+            if !self.files.contains_key(&path)
+                && let Some(wd) = file.wd
+            {
+                self.unwatch_file(&path, wd);
+            }
+        }
+        let wanted: BTreeSet<PathBuf> = self.files.keys().flat_map(|p| folders_of(p)).collect();
+        let dropped: Vec<PathBuf> = self.wanted.difference(&wanted).cloned().collect();
+        for dir in dropped {
+            if let Some(wd) = self.dirs.remove(&dir) {
+                self.watches.remove(&wd);
+                let _ = self.inotify.watches().remove(wd);
+            }
+            self.blind.remove(&dir);
+        }
+        self.wanted = wanted;
+        // Folders first (top down, so a folder made meanwhile is seen by its parent's watch),
+        // then each new file's inode, then its stat data.
+        let missing: Vec<PathBuf> = self
+            .wanted
+            .iter()
+            .filter(|d| !self.dirs.contains_key(*d))
+            .cloned()
+            .collect();
+        for dir in missing {
+            self.watch_dir(&dir);
+        }
+        for path in fresh {
+            if self.files.get(&path).is_some_and(|f| f.wd.is_none()) {
+                self.rewatch_file(&path);
+            }
+            self.check(&path);
+        }
+    }
+
+    /// Watch the folder `dir` (no link followed). A folder that is not there (or not a folder)
+    /// is left to its parent's watch, which sees it come.
+    fn watch_dir(&mut self, dir: &Path) {
+        match self.inotify.watches().add(dir, dir_mask()) {
+            Ok(wd) => {
+                self.watches
+                    .insert(wd.clone(), Watch::Dir(dir.to_path_buf()));
+                self.dirs.insert(dir.to_path_buf(), wd);
+                if notify::sees_every_change(dir) {
+                    self.blind.remove(dir);
+                } else {
+                    self.blind.insert(dir.to_path_buf());
+                }
+            }
+            Err(e) if gone(&e) => {
+                self.blind.remove(dir);
+            }
+            Err(_) => {
+                self.blind.insert(dir.to_path_buf());
+            }
+        }
+    }
+
+    /// Watch `path`'s inode anew (it may be another file now).
+    fn rewatch_file(&mut self, path: &Path) {
+        if let Some(wd) = self.files.get_mut(path).and_then(|f| f.wd.take()) {
+            self.unwatch_file(path, wd);
+        }
+        let added = self.inotify.watches().add(path, file_mask());
+        let Some(file) = self.files.get_mut(path) else {
+            return;
+        };
+        match added {
+            Ok(wd) => {
+                file.unwatched = false;
+                file.wd = Some(wd.clone());
+                match self.watches.entry(wd) {
+                    std::collections::hash_map::Entry::Occupied(mut o) => {
+                        if let Watch::File(paths) = o.get_mut()
+                            && !paths.iter().any(|p| p == path)
+                        {
+                            paths.push(path.to_path_buf());
+                        }
+                    }
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(Watch::File(vec![path.to_path_buf()]));
+                    }
+                }
+            }
+            Err(e) => file.unwatched = !gone(&e),
+        }
+    }
+
+    /// Stop counting `path` among the files of the inode watch `wd` (the watch goes with its
+    /// last file).
+    fn unwatch_file(&mut self, path: &Path, wd: WatchDescriptor) {
+        let last = match self.watches.get_mut(&wd) {
+            Some(Watch::File(paths)) => {
+                paths.retain(|p| p != path);
+                paths.is_empty()
+            }
+            _ => false,
+        };
+        if last {
+            self.watches.remove(&wd);
+            let _ = self.inotify.watches().remove(wd);
+        }
+    }
+
+    /// The folder `top` was moved, removed or made: every watch at or below it anew, every
+    /// file below it checked.
+    fn rewatch_below(&mut self, top: &Path) {
+        let dirs: Vec<PathBuf> = self
+            .dirs
+            .keys()
+            .filter(|d| d.starts_with(top))
+            .cloned()
+            .collect();
+        for dir in dirs {
+            if let Some(wd) = self.dirs.remove(&dir) {
+                self.watches.remove(&wd);
+                let _ = self.inotify.watches().remove(wd);
+            }
+        }
+        let wanted: Vec<PathBuf> = self
+            .wanted
+            .range(top.to_path_buf()..)
+            .take_while(|d| d.starts_with(top))
+            .cloned()
+            .collect();
+        for dir in wanted {
+            self.watch_dir(&dir);
+        }
+        let files: Vec<PathBuf> = self
+            .files
+            .range(top.to_path_buf()..)
+            .take_while(|(p, _)| p.starts_with(top))
+            .map(|(p, _)| p.clone())
+            .collect();
+        for path in files {
+            self.rewatch_file(&path);
+            self.check(&path);
+        }
+    }
+
+    /// Every watch anew and every file checked (at the start, and after lost events).
+    fn rewatch_all(&mut self) {
+        let dirs: Vec<WatchDescriptor> = self.dirs.drain().map(|(_, wd)| wd).collect();
+        for wd in dirs {
+            self.watches.remove(&wd);
+            let _ = self.inotify.watches().remove(wd);
+        }
+        self.reload = true;
+        let root = PathBuf::from("/");
+        if self.wanted.contains(&root) {
+            self.rewatch_below(&root);
+        }
+    }
+
+    /// Compare `path`'s stat data with its stamps, as the sweep does.
+    fn check(&mut self, path: &Path) {
+        let Some(file) = self.files.get_mut(path) else {
+            return;
+        };
+        file.dirty = file.names.iter().any(|(root, rel)| {
+            Below::new(root).lstat(rel).is_some_and(|s| {
+                let now = Stamp::from(s);
+                !file.stamps.contains(&now)
+            })
+        });
+    }
+
+    /// Check every file again: what no event reports (a write through a shared memory map)
+    /// is found within one period.
+    pub(super) fn check_all(&mut self) {
+        let paths: Vec<PathBuf> = self.files.keys().cloned().collect();
+        for path in paths {
+            self.check(&path);
+        }
+    }
+
+    /// The answer: every name of every file that is dirty or cannot be vouched for.
+    pub(super) fn answer(&self) -> Vec<u8> {
+        let blind =
+            |p: &Path| !self.blind.is_empty() && folders_of(p).any(|d| self.blind.contains(&d));
+        let names: Vec<(&Path, &[u8])> = self
+            .files
+            .iter()
+            .filter(|(p, f)| f.dirty || f.unwatched || blind(p))
+            .flat_map(|(_, f)| f.names.iter().map(|(r, p)| (r.as_path(), p.as_slice())))
+            .collect();
+        encode_answer(names.into_iter())
+    }
+}
+
+/// Every folder from `/` down to `path`'s own.
+fn folders_of(path: &Path) -> impl Iterator<Item = PathBuf> + '_ {
+    path.ancestors().skip(1).map(Path::to_path_buf)
+}
+
+/// An error that only says the path is not there (or not a folder) now.
+fn gone(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP)
+    )
+}
