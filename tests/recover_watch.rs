@@ -6,84 +6,15 @@
 
 mod common;
 mod recover_support;
+mod watch_support;
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::*;
 use recover_support::*;
-
-/// The watcher started for any number of files.
-const ON: &[(&str, &str)] = &[("DIBS_WATCH", "on")];
-
-fn socket(root: &Path) -> PathBuf {
-    root.join(".git/dibs/watch.sock")
-}
-
-/// The PreToolUse of a shell command that may destroy, with the watcher used.
-fn pre_bash(agent: &Agent, command: &str) -> HookRun {
-    let event = bash_event(&agent.id, &agent.cwd, command);
-    hook_raw(&agent.cwd, format!("{event}\n").as_bytes(), ON)
-}
-
-/// What the watcher answers now: the paths it names (below `root`), or `None` when none
-/// answers.
-fn ask(root: &Path) -> Option<Vec<String>> {
-    let mut stream = UnixStream::connect(socket(root)).ok()?;
-    stream.write_all(b"DIBSW1 ask\n").ok()?;
-    stream.shutdown(std::net::Shutdown::Write).ok()?;
-    let mut bytes = Vec::new();
-    stream.read_to_end(&mut bytes).ok()?;
-    let end = bytes.iter().position(|&b| b == b'\n')?;
-    let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
-    let count: usize = head.strip_prefix("DIBSW1 ")?.parse().ok()?;
-    let fields: Vec<String> = bytes[end + 1..]
-        .split(|&b| b == 0)
-        .map(|f| String::from_utf8_lossy(f).into_owned())
-        .collect();
-    let mut paths: Vec<String> = fields.chunks(2).take(count).map(|c| c[1].clone()).collect();
-    paths.sort();
-    Some(paths)
-}
-
-/// The first sweep starts the watcher; wait until it answers (and names nothing).
-fn started(root: &Path, agent: &Agent) {
-    pre_bash(agent, "cargo build").assert_silent();
-    let until = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < until {
-        if let Some(named) = ask(root) {
-            assert_eq!(named, Vec::<String>::new(), "named before any change");
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("no watcher answered");
-}
-
-fn snapshot(root: &Path, session: &str) -> String {
-    git_out(
-        root,
-        &["rev-parse", &format!("refs/dibs/snapshots/{session}")],
-    )
-}
-
-/// A session with `n` snapshotted files `src/d{i % 3}/f{i}.rs`, and its watcher started.
-fn watched_repo(n: usize) -> (TestRepo, Agent, Vec<PathBuf>) {
-    let repo = TestRepo::new();
-    let agent = Agent::new("maker", &repo.root);
-    let files = (0..n)
-        .map(|i| {
-            agent.write(
-                &format!("src/d{}/f{i:02}.rs", i % 3),
-                format!("fn f{i:02}() {{}}\n").as_bytes(),
-            )
-        })
-        .collect();
-    started(&repo.root, &agent);
-    (repo, agent, files)
-}
+use watch_support::*;
 
 #[test]
 fn a_change_in_place_is_named_then_snapshotted_and_named_no_more() {
@@ -97,6 +28,7 @@ fn a_change_in_place_is_named_then_snapshotted_and_named_no_more() {
     pre_bash(&peer, "make").assert_silent();
     let second = snapshot(&repo.root, "maker");
     assert_ne!(first, second);
+    settle();
     assert_eq!(ask(&repo.root).unwrap(), Vec::<String>::new());
     // Nothing changed since: no snapshot.
     pre_bash(&peer, "make").assert_silent();
@@ -126,6 +58,7 @@ fn a_rename_over_a_file_and_a_write_through_a_hard_link_are_named() {
     );
     pre_bash(&Agent::new("peer", &repo.root), "make").assert_silent();
     assert_eq!(ask(&repo.root).unwrap(), Vec::<String>::new());
+    settle();
     std::fs::OpenOptions::new()
         .append(true)
         .open(&link)
@@ -150,6 +83,7 @@ fn a_folder_moved_away_and_made_anew_is_watched_anew() {
     assert_eq!(ask(&repo.root).unwrap(), vec!["src/d2/f02.rs"]);
     pre_bash(&Agent::new("peer", &repo.root), "make").assert_silent();
     assert!(has_blob(&repo.root, b"made anew\n"));
+    settle();
     // The new folder is watched: a later write in place there is named too.
     std::thread::sleep(Duration::from_millis(20));
     std::fs::write(repo.root.join("src/d2/f02.rs"), b"made again\n").unwrap();
@@ -214,6 +148,7 @@ fn without_its_watcher_the_sweep_still_finds_every_change() {
     std::fs::write(&files[2], b"changed while no watcher ran\n").unwrap();
     pre_bash(&Agent::new("peer", &repo.root), "make").assert_silent();
     assert!(has_blob(&repo.root, b"changed while no watcher ran\n"));
+    settle();
     // A socket file left behind by a watcher that died answers nothing and costs nothing.
     let _ = std::fs::remove_file(socket(&repo.root));
     std::os::unix::net::UnixListener::bind(socket(&repo.root)).unwrap();
@@ -242,30 +177,4 @@ fn the_watcher_ends_when_its_store_goes_and_only_one_runs_per_clone() {
         assert!(Instant::now() < until, "the watcher outlived its store");
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-/// The watcher processes of the clone whose common folder is `common`.
-fn watchers(common: &Path) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(argv) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let args: Vec<&[u8]> = argv.split(|&b| b == 0).collect();
-        let is_watcher = args.windows(3).any(|w| {
-            w[0] == b"watch" && w[1] == b"--dir" && w[2] == common.as_os_str().as_encoded_bytes()
-        });
-        let zombie = std::fs::read_to_string(entry.path().join("stat")).is_ok_and(|s| {
-            s.rsplit(')')
-                .next()
-                .is_some_and(|r| r.trim_start().starts_with('Z'))
-        });
-        if is_watcher && !zombie {
-            out.push(pid);
-        }
-    }
-    out
 }

@@ -128,11 +128,38 @@ pub(crate) fn started_in(
         if !children && ancestors.contains(&info.ppid) {
             continue;
         }
+        if is_own_watcher(pid) {
+            continue;
+        }
         if let Some(i) = tied(pid, roots) {
             out.push((pid, info.start, i));
         }
     }
     out
+}
+
+/// Whether process `pid` is a clone's file watcher that a hook of this program started
+/// (`git-dibs watch --dir ...`, run from this very binary): no job of the command it began
+/// under.
+fn is_own_watcher(pid: u32) -> bool {
+    let Some(argv) = os::argv(pid) else {
+        return false;
+    };
+    if argv.get(1).map(String::as_str) != Some("watch")
+        || argv.get(2).map(String::as_str) != Some("--dir")
+    {
+        return false;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe"));
+        let own = std::env::current_exe();
+        matches!((exe, own), (Ok(a), Ok(b)) if a == b)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
 }
 
 /// The index of the first of `roots` process `pid` is tied to: its working directory lies

@@ -8,17 +8,17 @@
 //! does not parse, another version) the answer is `None` and the sweep stats every file, as it
 //! does without a watcher.
 //!
-//! Wire format: the hook sends `DIBSW1 ask\n` and reads to the end: `DIBSW1 <n>\n` and `n`
-//! entries `<root>\0<path>\0` (path relative to the worktree root, both as the bytes handed to
-//! the file system). `DIBSW1 quit\n` asks it to end. A watcher that reads another version's
+//! Wire format: the hook sends `DIBSW1 ask\n` and reads to the end: `DIBSW1 <n> <dev> <ino>\n`
+//! and `n` entries `<root>\0<path>\0` (path relative to the worktree root, both as the bytes
+//! handed to the file system). `dev` and `ino` name the store folder the watcher watches: an
+//! answer about another clone's store (a socket linked to another clone's) is no answer. `DIBSW1 quit\n` asks it to end. A watcher that reads another version's
 //! line ends (the hooks then start one of their own version).
 
 use std::collections::HashSet;
 use std::io::{self, Read as _, Write as _};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub(crate) use super::snapshots::Stamp;
 use super::{Store, fsio};
@@ -92,11 +92,18 @@ impl Answer {
         self.files.is_empty()
     }
 
-    /// Read an answer: `None` unless it is whole and of this version.
-    pub(crate) fn parse(bytes: &[u8]) -> Option<Answer> {
+    /// Read an answer about the store folder `store` (its device and inode): `None` unless it
+    /// is whole, of this version and about that folder.
+    pub(crate) fn parse(bytes: &[u8], store: (u64, u64)) -> Option<Answer> {
         let end = bytes.iter().position(|&b| b == b'\n')?;
         let head = std::str::from_utf8(&bytes[..end]).ok()?;
-        let count: usize = head.strip_prefix("DIBSW1 ")?.parse().ok()?;
+        let mut words = head.strip_prefix("DIBSW1 ")?.split(' ');
+        let count: usize = words.next()?.parse().ok()?;
+        let dev: u64 = words.next()?.parse().ok()?;
+        let ino: u64 = words.next()?.parse().ok()?;
+        if words.next().is_some() || (dev, ino) != store {
+            return None;
+        }
         let mut fields = bytes[end + 1..].split(|&b| b == 0);
         let mut files = HashSet::with_capacity(count.min(1 << 16));
         for _ in 0..count {
@@ -126,13 +133,16 @@ fn key(root: &Path, rel: &[u8]) -> Vec<u8> {
     k
 }
 
-/// Write an answer naming `files` (each a worktree root and a path below it).
+/// Write an answer about the store folder `store` (device, inode) naming `files` (each a
+/// worktree root and a path below it).
 pub(crate) fn encode_answer<'a>(
+    store: (u64, u64),
     files: impl ExactSizeIterator<Item = (&'a Path, &'a [u8])>,
 ) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(format!(" {}\n", files.len()).as_bytes());
+    let (dev, ino) = store;
+    out.extend_from_slice(format!(" {} {dev} {ino}\n", files.len()).as_bytes());
     for (root, rel) in files {
         out.extend_from_slice(root.as_os_str().as_bytes());
         out.push(0);
@@ -176,6 +186,13 @@ impl Store {
         self.dir().join("watch.lock")
     }
 
+    /// The store folder's device and inode, which a watcher's answer must name.
+    pub(crate) fn identity(&self) -> Option<(u64, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::symlink_metadata(self.dir()).ok()?;
+        meta.is_dir().then(|| (meta.dev(), meta.ino()))
+    }
+
     /// Hold this clone's watcher lock: `None` when another watcher holds it.
     pub(crate) fn take_watch_lock(&self) -> io::Result<Option<fsio::LockGuard>> {
         match fsio::lock(&self.watch_lock(), Duration::ZERO)? {
@@ -198,7 +215,7 @@ impl Store {
             return None;
         }
         let bytes = exchange(&path, b"DIBSW1 ask\n").ok()?;
-        Answer::parse(&bytes)
+        Answer::parse(&bytes, self.identity()?)
     }
 
     /// Whether a watcher may be started now: none was in the last [`RESTART_PAUSE`] seconds.
@@ -255,51 +272,85 @@ impl Store {
     }
 }
 
-/// Send `request` to the socket at `path` and read its whole answer, within [`ANSWER_WAIT`].
+/// Send `request` to the socket at `path` and read its whole answer, all within
+/// [`ANSWER_WAIT`] (a listener that takes no more connections is no answer at once).
+#[cfg(target_os = "linux")]
 fn exchange(path: &Path, request: &[u8]) -> io::Result<Vec<u8>> {
-    let mut stream = UnixStream::connect(path)?;
-    stream.set_read_timeout(Some(ANSWER_WAIT))?;
-    stream.set_write_timeout(Some(ANSWER_WAIT))?;
+    let deadline = Instant::now() + ANSWER_WAIT;
+    let left = || {
+        deadline
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| io::Error::from(io::ErrorKind::TimedOut))
+    };
+    let mut stream = crate::platform::notify::connect_now(path)?;
+    stream.set_write_timeout(Some(left()?))?;
     stream.write_all(request)?;
     stream.shutdown(std::net::Shutdown::Write)?;
     let mut out = Vec::new();
-    stream.take(MAX_ANSWER).read_to_end(&mut out)?;
-    Ok(out)
+    let mut chunk = [0u8; 16 << 10];
+    loop {
+        stream.set_read_timeout(Some(left()?))?;
+        let n = stream.read(&mut chunk)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        out.extend_from_slice(&chunk[..n]);
+        if out.len() as u64 > MAX_ANSWER {
+            return Err(io::Error::from(io::ErrorKind::InvalidData));
+        }
+    }
+}
+
+/// No watcher elsewhere.
+#[cfg(not(target_os = "linux"))]
+fn exchange(_path: &Path, _request: &[u8]) -> io::Result<Vec<u8>> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const ID: (u64, u64) = (7, 9);
+
     #[test]
     fn an_answer_reads_back_as_written() {
         let root = Path::new("/r/o o t");
         let files = [(root, &b"a/b.rs"[..]), (root, &b"c\nd"[..])];
-        let bytes = encode_answer(files.iter().copied());
-        let answer = Answer::parse(&bytes).unwrap();
+        let bytes = encode_answer(ID, files.iter().copied());
+        let answer = Answer::parse(&bytes, ID).unwrap();
+        assert!(Answer::parse(&bytes, (ID.0, ID.1 + 1)).is_none());
         assert_eq!(answer.len(), 2);
         assert!(answer.may_have_changed(root, b"a/b.rs"));
         assert!(answer.may_have_changed(root, b"c\nd"));
         assert!(!answer.may_have_changed(root, b"a/b"));
         assert!(!answer.may_have_changed(Path::new("/r"), b"a/b.rs"));
-        let none = Answer::parse(&encode_answer(std::iter::empty())).unwrap();
+        let none = Answer::parse(&encode_answer(ID, std::iter::empty()), ID).unwrap();
         assert!(none.is_empty() && !none.may_have_changed(root, b"a/b.rs"));
     }
 
     #[test]
     fn a_torn_or_foreign_answer_is_none() {
         let root = Path::new("/r");
-        let whole = encode_answer([(root, &b"a"[..]), (root, &b"b"[..])].into_iter());
+        let whole = encode_answer(ID, [(root, &b"a"[..]), (root, &b"b"[..])].into_iter());
         for cut in 0..whole.len() {
-            assert!(Answer::parse(&whole[..cut]).is_none(), "cut at {cut}");
+            assert!(Answer::parse(&whole[..cut], ID).is_none(), "cut at {cut}");
         }
         let mut longer = whole.clone();
         longer.extend_from_slice(b"/x\0y\0");
-        assert!(Answer::parse(&longer).is_none());
-        assert!(Answer::parse(b"DIBSW2 0\n").is_none());
-        assert!(Answer::parse(b"DIBSW1 -1\n").is_none());
-        assert!(Answer::parse(b"DIBSW1 1\n\0a\0").is_none());
-        assert!(Answer::parse(b"").is_none());
+        assert!(Answer::parse(&longer, ID).is_none());
+        for bad in [
+            &b"DIBSW2 0 7 9\n"[..],
+            b"DIBSW1 -1 7 9\n",
+            b"DIBSW1 0\n",
+            b"DIBSW1 0 7 9 1\n",
+            b"DIBSW1 1 7 9\n\0a\0",
+            b"",
+        ] {
+            assert!(Answer::parse(bad, ID).is_none(), "{bad:?}");
+        }
+        assert!(Answer::parse(b"DIBSW1 0 7 9\n", ID).is_some());
     }
 
     #[test]

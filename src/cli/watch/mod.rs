@@ -48,7 +48,7 @@ pub(crate) fn run(args: &Args) -> Result<()> {
         return Ok(());
     };
     let socket = store.watch_socket();
-    let tree = Tree::new(Store::with_snapshots(&args.dir).context("the store went")?)
+    let mut tree = Tree::new(Store::with_snapshots(&args.dir).context("the store went")?)
         .context("watching the snapshotted files")?;
     let wait_on = tree.wait_handle()?;
     let _ = std::fs::remove_file(&socket);
@@ -56,6 +56,7 @@ pub(crate) fn run(args: &Args) -> Result<()> {
         .with_context(|| format!("listening on {}", socket.display()))?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
     let ours = std::fs::symlink_metadata(&socket)?.ino();
+    tree.listening(ours);
     let shared = Arc::new(Shared {
         tree: Mutex::new(tree),
         end: AtomicBool::new(false),

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
@@ -86,11 +87,18 @@ pub(super) struct Tree {
     reload: bool,
     /// The store or the socket went: the watcher ends.
     pub(super) gone: bool,
+    /// The store folder's device and inode, named in every answer.
+    identity: (u64, u64),
+    /// The inode of the socket this watcher listens on, once it does.
+    socket: Option<u64>,
 }
 
 impl Tree {
     /// Watch the store of `store` and every file its logs watch, each checked once.
     pub(super) fn new(store: Store) -> io::Result<Tree> {
+        let identity = store
+            .identity()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
         let mut tree = Tree {
             inotify: Inotify::init()?,
             store,
@@ -101,6 +109,8 @@ impl Tree {
             blind: BTreeSet::new(),
             reload: true,
             gone: false,
+            identity,
+            socket: None,
         };
         let dir = tree.store.dir().to_path_buf();
         let wd = tree
@@ -160,8 +170,7 @@ impl Tree {
         match watch {
             Watch::Store => {
                 let name = name.map(Path::as_os_str);
-                let removed = mask.intersects(EventMask::DELETE | EventMask::MOVED_FROM);
-                if itself || (removed && name == Some(OsStr::new("watch.sock"))) {
+                if itself || (name == Some(OsStr::new("watch.sock")) && !self.socket_is_ours()) {
                     self.gone = true;
                 } else if name == Some(OsStr::new("snapshots")) {
                     self.reload = true;
@@ -274,9 +283,14 @@ impl Tree {
     }
 
     /// Watch the folder `dir` (no link followed). A folder that is not there (or not a folder)
-    /// is left to its parent's watch, which sees it come.
+    /// is left to its parent's watch, which sees it come. (Masks are added to, never replaced:
+    /// a path the logs name as a file may be a folder on the way to others now.)
     fn watch_dir(&mut self, dir: &Path) {
-        match self.inotify.watches().add(dir, dir_mask()) {
+        match self
+            .inotify
+            .watches()
+            .add(dir, dir_mask() | WatchMask::MASK_ADD)
+        {
             Ok(wd) => {
                 self.watches
                     .insert(wd.clone(), Watch::Dir(dir.to_path_buf()));
@@ -301,11 +315,19 @@ impl Tree {
         if let Some(wd) = self.files.get_mut(path).and_then(|f| f.wd.take()) {
             self.unwatch_file(path, wd);
         }
-        let added = self.inotify.watches().add(path, file_mask());
+        let added = self
+            .inotify
+            .watches()
+            .add(path, file_mask() | WatchMask::MASK_ADD);
         let Some(file) = self.files.get_mut(path) else {
             return;
         };
         match added {
+            // A folder's inode (the path is a folder on the way to other files now): its
+            // folder watch stays what it is, and the file is checked by its events.
+            Ok(wd) if !matches!(self.watches.get(&wd), None | Some(Watch::File(_))) => {
+                file.unwatched = false;
+            }
             Ok(wd) => {
                 file.unwatched = false;
                 file.wd = Some(wd.clone());
@@ -392,7 +414,25 @@ impl Tree {
         }
     }
 
-    /// Compare `path`'s stat data with its stamps, as the sweep does.
+    /// The watcher listens on the socket whose inode is `ino`.
+    pub(super) fn listening(&mut self, ino: u64) {
+        self.socket = Some(ino);
+    }
+
+    /// Whether `watch.sock` is still the socket this watcher listens on (or it does not
+    /// listen yet): one put in its place by anyone else ends it, so that a new one can start.
+    fn socket_is_ours(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let Some(ino) = self.socket else {
+            return true;
+        };
+        std::fs::symlink_metadata(self.store.watch_socket())
+            .is_ok_and(|m| m.file_type().is_socket() && m.ino() == ino)
+    }
+
+    /// Compare `path`'s stat data with its stamps, as the sweep does for each session: dirty
+    /// when they differ from any session's (a session whose stamp is older has not kept this
+    /// content yet).
     fn check(&mut self, path: &Path) {
         let Some(file) = self.files.get_mut(path) else {
             return;
@@ -400,7 +440,7 @@ impl Tree {
         file.dirty = file.names.iter().any(|(root, rel)| {
             Below::new(root).lstat(rel).is_some_and(|s| {
                 let now = Stamp::from(s);
-                !file.stamps.contains(&now)
+                file.stamps.iter().any(|st| *st != now)
             })
         });
     }
@@ -408,6 +448,9 @@ impl Tree {
     /// Check every file again: what no event reports (a write through a shared memory map)
     /// is found within one period.
     pub(super) fn check_all(&mut self) {
+        if !self.socket_is_ours() {
+            self.gone = true;
+        }
         let paths: Vec<PathBuf> = self.files.keys().cloned().collect();
         for path in paths {
             self.check(&path);
@@ -424,7 +467,7 @@ impl Tree {
             .filter(|(p, f)| f.dirty || f.unwatched || blind(p))
             .flat_map(|(_, f)| f.names.iter().map(|(r, p)| (r.as_path(), p.as_slice())))
             .collect();
-        encode_answer(names.into_iter())
+        encode_answer(self.identity, names.into_iter())
     }
 }
 

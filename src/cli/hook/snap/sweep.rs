@@ -83,7 +83,8 @@ pub(crate) fn sweep(event: &Event, here: Option<&Worktree>, cmds: &[SimpleComman
 }
 
 /// Start the watcher of the clone whose common git folder is `common_dir`, detached: its own
-/// process group, no standard streams, `/` for its folder (it holds no worktree busy).
+/// process group, no standard streams, no environment (it needs none), `/` for its folder
+/// (it holds no worktree busy).
 fn start_watcher(common_dir: &Path) {
     let Ok(exe) = std::env::current_exe() else {
         return;
@@ -93,6 +94,7 @@ fn start_watcher(common_dir: &Path) {
         .arg("--dir")
         .arg(common_dir)
         .current_dir("/")
+        .env_clear()
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
