@@ -283,7 +283,7 @@ fn main() {
             ended(cmd),
         );
     }
-    if runner.wants("e5") || runner.wants("e5b") {
+    if runner.wants("e5") || runner.wants("e5b") || runner.wants("e5c") {
         // A session of its own snapshots 500 files (once each, before timing): every sweep
         // before a shell command, whoever runs it, then stats 500 files and finds none changed.
         // (Not the timed session: holding 500 of the peers' files would change what the later
@@ -315,6 +315,27 @@ fn main() {
         common::bash_event(ME, &root, "cargo build"),
         Some(EVERYDAY),
         ended("cargo build"),
+    );
+    // The same right after an edit of one of the 500 files (untimed): its snapshot appended to
+    // the session's log, which the clone's watcher reads again before it answers.
+    let mut round = 0usize;
+    let edited = root.join(support::peer_file(0, 0));
+    let after_build = ended("cargo build");
+    let edit_root = root.clone();
+    runner.run_with(
+        "e5c",
+        &format!("Bash PreToolUse `cargo build` right after an edit's snapshot, {WATCHED} snapshotted files"),
+        MANY,
+        common::bash_event(ME, &root, "cargo build"),
+        None,
+        move || {
+            after_build();
+            round += 1;
+            std::fs::write(&edited, format!("// round {round}\n")).expect("edited");
+            let event = common::edit_event("PostToolUse", "Edit", WATCHER, &edit_root, &edited);
+            let run = common::hook(&edit_root, &event);
+            assert_eq!(run.code, 0, "PostToolUse: {}", run.stderr);
+        },
     );
     // After a shell command: the scan for files it changed that no hook saw written (one
     // status of the 6,000-file worktree), when it changed nothing.

@@ -13,6 +13,7 @@ use std::io::{Read as _, Write as _};
 use std::os::unix::net::UnixListener;
 use std::time::{Duration, Instant};
 
+use common::*;
 use recover_support::*;
 use watch_support::*;
 
@@ -312,4 +313,50 @@ fn a_fake_watcher_that_says_nothing_changed_is_not_believed() {
         asked.load(std::sync::atomic::Ordering::SeqCst) >= 2,
         "the hook never asked"
     );
+}
+
+/// A watcher short of inotify watches (its share of the user's limit spent) names every file
+/// it could not watch in every answer, and the sweep stats those itself.
+#[test]
+fn a_watcher_short_of_watches_names_what_it_cannot_watch() {
+    let (repo, _agent, files) = watched_repo(12);
+    let common = repo.root.join(".git");
+    quit(&repo.root);
+    let until = Instant::now() + Duration::from_secs(10);
+    while !watchers(&common).is_empty() {
+        assert!(Instant::now() < until, "the watcher did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The store and its logs' folder, every folder from `/` down to the files', and five
+    // files: the other seven are named.
+    let folders = repo.root.ancestors().count() + 1 + 3;
+    let budget = 2 + folders + 5;
+    let mut watcher = std::process::Command::new(bin())
+        .args(["watch", "--budget", &budget.to_string(), "--dir"])
+        .arg(&common)
+        .spawn()
+        .unwrap();
+    let named = wait_answer(&repo.root);
+    assert_eq!(named.len(), 7, "{named:?}");
+    // A file it could not watch, changed: found by the sweep's own stat.
+    let unwatched = files
+        .iter()
+        .find(|f| named.iter().any(|n| f.ends_with(n)))
+        .unwrap();
+    tick();
+    std::fs::write(unwatched, b"changed, never watched\n").unwrap();
+    pre_bash(&Agent::new("peer", &repo.root), "make").assert_silent();
+    assert!(has_blob(&repo.root, b"changed, never watched\n"));
+    settle();
+    // Fewer watches than the folders on the way: every file is named.
+    quit(&repo.root);
+    watcher.wait().unwrap();
+    let mut starved = std::process::Command::new(bin())
+        .args(["watch", "--budget", "3", "--dir"])
+        .arg(&common)
+        .spawn()
+        .unwrap();
+    assert_eq!(wait_answer(&repo.root).len(), 12);
+    quit(&repo.root);
+    starved.wait().unwrap();
 }

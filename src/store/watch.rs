@@ -244,6 +244,8 @@ pub(crate) struct WatchedFile {
     pub(crate) rel: Vec<u8>,
     /// Its stat data when it was last snapshotted.
     pub(crate) stamp: Stamp,
+    /// When the session last snapshotted anything (seconds since the Unix epoch).
+    pub(crate) at: u64,
 }
 
 impl Store {
@@ -265,6 +267,7 @@ impl Store {
                     root: crate::pathtext::to_path(root).into_owned(),
                     rel: crate::pathtext::to_bytes(&w.path).into_owned(),
                     stamp: w.stamp,
+                    at: state.at,
                 });
             }
         }

@@ -36,6 +36,10 @@ pub(crate) struct Args {
     /// The common git folder of the clone to watch.
     #[arg(long, value_name = "COMMON_DIR")]
     pub(crate) dir: PathBuf,
+    /// The most inotify watches to take (default: a quarter of the user's limit, at most
+    /// 8,192); files beyond are named in every answer.
+    #[arg(long, value_name = "N")]
+    pub(crate) budget: Option<usize>,
 }
 
 /// Run the watcher until it ends; nothing is printed (it runs detached).
@@ -48,8 +52,11 @@ pub(crate) fn run(args: &Args) -> Result<()> {
         return Ok(());
     };
     let socket = store.watch_socket();
-    let mut tree = Tree::new(Store::with_snapshots(&args.dir).context("the store went")?)
-        .context("watching the snapshotted files")?;
+    let mut tree = Tree::new(
+        Store::with_snapshots(&args.dir).context("the store went")?,
+        args.budget,
+    )
+    .context("watching the snapshotted files")?;
     let wait_on = tree.wait_handle()?;
     let _ = std::fs::remove_file(&socket);
     let listener = UnixListener::bind(&socket)

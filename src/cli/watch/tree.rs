@@ -69,6 +69,9 @@ struct File {
     wd: Option<WatchDescriptor>,
     /// Its inode could not be watched (other than for being gone): always answered.
     unwatched: bool,
+    /// When a session that watches it last snapshotted anything: the newest are watched
+    /// first when watches run short.
+    at: u64,
 }
 
 /// A clone's watched files and the watches that keep them current.
@@ -91,11 +94,15 @@ pub(super) struct Tree {
     identity: (u64, u64),
     /// The inode of the socket this watcher listens on, once it does.
     socket: Option<u64>,
+    /// The most watches it takes: a share of what the system allows a user, so that the
+    /// editors' and build tools' watchers are not starved.
+    budget: usize,
 }
 
 impl Tree {
-    /// Watch the store of `store` and every file its logs watch, each checked once.
-    pub(super) fn new(store: Store) -> io::Result<Tree> {
+    /// Watch the store of `store` and every file its logs watch, each checked once, with at
+    /// most `budget` watches (default [`budget`]).
+    pub(super) fn new(store: Store, budget: Option<usize>) -> io::Result<Tree> {
         let identity = store
             .identity()
             .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
@@ -111,6 +118,7 @@ impl Tree {
             gone: false,
             identity,
             socket: None,
+            budget: budget.unwrap_or_else(self::budget),
         };
         let dir = tree.store.dir().to_path_buf();
         let wd = tree
@@ -220,9 +228,16 @@ impl Tree {
             }
         }
         let mut now: BTreeMap<PathBuf, File> = BTreeMap::new();
-        for WatchedFile { root, rel, stamp } in self.store.all_watched_files() {
+        for WatchedFile {
+            root,
+            rel,
+            stamp,
+            at,
+        } in self.store.all_watched_files()
+        {
             let path = root.join(OsStr::from_bytes(&rel));
             let file = now.entry(path).or_default();
+            file.at = file.at.max(at);
             if !file.names.iter().any(|(r, p)| *r == root && *p == rel) {
                 file.names.push((root, rel));
             }
@@ -274,6 +289,7 @@ impl Tree {
         for dir in missing {
             self.watch_dir(&dir);
         }
+        fresh.sort_by_key(|p| std::cmp::Reverse(self.files.get(p).map_or(0, |f| f.at)));
         for path in fresh {
             if self.files.get(&path).is_some_and(|f| f.wd.is_none()) {
                 self.rewatch_file(&path);
@@ -286,6 +302,10 @@ impl Tree {
     /// is left to its parent's watch, which sees it come. (Masks are added to, never replaced:
     /// a path the logs name as a file may be a folder on the way to others now.)
     fn watch_dir(&mut self, dir: &Path) {
+        if self.watches.len() >= self.budget {
+            self.blind.insert(dir.to_path_buf());
+            return;
+        }
         match self
             .inotify
             .watches()
@@ -315,10 +335,13 @@ impl Tree {
         if let Some(wd) = self.files.get_mut(path).and_then(|f| f.wd.take()) {
             self.unwatch_file(path, wd);
         }
-        let added = self
-            .inotify
-            .watches()
-            .add(path, file_mask() | WatchMask::MASK_ADD);
+        let added = if self.watches.len() >= self.budget {
+            Err(io::Error::from_raw_os_error(libc::ENOSPC))
+        } else {
+            self.inotify
+                .watches()
+                .add(path, file_mask() | WatchMask::MASK_ADD)
+        };
         let Some(file) = self.files.get_mut(path) else {
             return;
         };
@@ -469,6 +492,15 @@ impl Tree {
             .collect();
         encode_answer(self.identity, names.into_iter())
     }
+}
+
+/// The most inotify watches one watcher takes: a quarter of the user's limit, at most 8,192.
+fn budget() -> usize {
+    std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
+        .ok()
+        .and_then(|t| t.trim().parse::<usize>().ok())
+        .map_or(2048, |max| max / 4)
+        .clamp(64, 8192)
 }
 
 /// Every folder from `/` down to `path`'s own.
