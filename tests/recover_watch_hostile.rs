@@ -10,7 +10,6 @@ mod recover_support;
 mod watch_support;
 
 use std::io::{Read as _, Write as _};
-use std::os::unix::net::UnixListener;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -22,14 +21,7 @@ use watch_support::*;
 #[test]
 fn a_socket_that_dribbles_bytes_holds_no_hook() {
     let (repo, _agent, files) = watched_repo(3);
-    quit(&repo.root);
-    let until = Instant::now() + Duration::from_secs(10);
-    // Until the process is gone (its socket is removed on its way out).
-    while !watchers(&repo.root.join(".git")).is_empty() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = std::fs::remove_file(socket(&repo.root));
-    let listener = UnixListener::bind(socket(&repo.root)).unwrap();
+    let listener = take_socket(&repo.root);
     std::thread::spawn(move || {
         for s in listener.incoming() {
             let Ok(mut s) = s else { continue };
@@ -58,12 +50,7 @@ fn a_socket_that_dribbles_bytes_holds_no_hook() {
 #[test]
 fn a_socket_whose_queue_is_full_holds_no_hook() {
     let (repo, _agent, files) = watched_repo(3);
-    quit(&repo.root);
-    let until = Instant::now() + Duration::from_secs(10);
-    // Until the process is gone (its socket is removed on its way out).
-    while !watchers(&repo.root.join(".git")).is_empty() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    stop_watcher(&repo.root);
     let sock = socket(&repo.root);
     let _ = std::fs::remove_file(&sock);
     let script = format!(
@@ -277,13 +264,7 @@ fn a_store_removed_and_made_anew_gets_a_new_watcher() {
 #[test]
 fn a_fake_watcher_that_says_nothing_changed_is_not_believed() {
     let (repo, _agent, files) = watched_repo(3);
-    quit(&repo.root);
-    let until = Instant::now() + Duration::from_secs(10);
-    while !watchers(&repo.root.join(".git")).is_empty() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = std::fs::remove_file(socket(&repo.root));
-    let listener = UnixListener::bind(socket(&repo.root)).unwrap();
+    let listener = take_socket(&repo.root);
     let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = asked.clone();
     std::thread::spawn(move || {
@@ -321,12 +302,7 @@ fn a_fake_watcher_that_says_nothing_changed_is_not_believed() {
 fn a_watcher_short_of_watches_names_what_it_cannot_watch() {
     let (repo, _agent, files) = watched_repo(12);
     let common = repo.root.join(".git");
-    quit(&repo.root);
-    let until = Instant::now() + Duration::from_secs(10);
-    while !watchers(&common).is_empty() {
-        assert!(Instant::now() < until, "the watcher did not end");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    stop_watcher(&repo.root);
     // The store and its logs' folder, every folder from `/` down to the files', and five
     // files: the other seven are named.
     let folders = repo.root.ancestors().count() + 1 + 3;

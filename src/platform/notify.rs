@@ -71,6 +71,20 @@ pub(crate) fn readable(fd: BorrowedFd<'_>, wait: Duration) -> io::Result<bool> {
     }
 }
 
+/// Whether the mount table behind `mountinfo` (an open `/proc/self/mountinfo`) changed since
+/// this was last asked of it: the kernel reports a change once per handle.
+#[allow(unsafe_code)]
+pub(crate) fn mounts_changed(mountinfo: BorrowedFd<'_>) -> bool {
+    let mut pfd = libc::pollfd {
+        fd: mountinfo.as_raw_fd(),
+        events: libc::POLLPRI,
+        revents: 0,
+    };
+    // SAFETY: `pfd` is one valid `pollfd` for the length of the call; no wait.
+    let rc = unsafe { libc::poll(&raw mut pfd, 1, 0) };
+    rc > 0 && pfd.revents & (libc::POLLPRI | libc::POLLERR) != 0
+}
+
 /// Connect to the Unix socket at `path` without waiting: a listener whose queue is full (a
 /// watcher stopped or stuck) is an error at once, not a wait without end.
 #[allow(unsafe_code)]

@@ -339,6 +339,14 @@ impl Store {
         let listed = self.state_logs_listed(|mtime| mtime >= since);
         let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
         let seen = seen.get_or_insert_with(HashMap::new);
+        if since == 0 {
+            // Every log of the store was listed: one no longer there is forgotten (a process
+            // that lives on, the clone's watcher, would otherwise keep every log it ever read).
+            let dir = self.snapshots_dir();
+            seen.retain(|p, _| {
+                p.parent() != Some(dir.as_path()) || listed.iter().any(|(l, _)| l == p)
+            });
+        }
         listed
             .into_iter()
             .filter_map(|(path, stat)| match seen.get(&path) {

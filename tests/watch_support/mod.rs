@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::io::{Read as _, Write as _};
-use std::os::unix::net::UnixStream;
+use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -195,4 +195,90 @@ pub fn quit(root: &Path) {
 /// A pause longer than a file time's tick here.
 pub fn tick() {
     std::thread::sleep(Duration::from_millis(15));
+}
+
+/// End the watcher of the clone at `root` and wait until its process is gone.
+pub fn stop_watcher(root: &Path) {
+    quit(root);
+    let common = root.join(".git");
+    let until = Instant::now() + Duration::from_secs(10);
+    while !watchers(&common).is_empty() {
+        assert!(Instant::now() < until, "the watcher did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// End the watcher of the clone at `root` and listen on its socket instead, as anything that
+/// is not the watcher could.
+pub fn take_socket(root: &Path) -> UnixListener {
+    stop_watcher(root);
+    let _ = std::fs::remove_file(socket(root));
+    UnixListener::bind(socket(root)).unwrap()
+}
+
+/// The one live watcher of the clone whose common folder is `common`.
+pub fn the_watcher(common: &Path) -> u32 {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let pids = watchers(common);
+        if pids.len() == 1 {
+            return pids[0];
+        }
+        assert!(Instant::now() < until, "watchers: {pids:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// (open fds, VmRSS kB, inotify watches) of process `pid`.
+pub fn resources(pid: u32) -> (usize, u64, usize) {
+    let fds: Vec<_> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+        .collect();
+    let mut watches = 0;
+    for fd in &fds {
+        let target = std::fs::read_link(fd.path()).unwrap_or_default();
+        if target.to_string_lossy().contains("inotify") {
+            let info = std::fs::read_to_string(format!(
+                "/proc/{pid}/fdinfo/{}",
+                fd.file_name().to_string_lossy()
+            ))
+            .unwrap_or_default();
+            watches += info
+                .lines()
+                .filter(|l| l.starts_with("inotify wd:"))
+                .count();
+        }
+    }
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let rss = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    (fds.len(), rss, watches)
+}
+
+/// CPU ticks (utime + stime) of process `pid`.
+pub fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let rest = stat.rsplit(')').next().unwrap();
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
+}
+
+/// A PreToolUse of `command` by `agent` (its PostToolUse left to [`settle`]), timed.
+pub fn timed(agent: &Agent, command: &str) -> Duration {
+    let t = Instant::now();
+    pre_bash(agent, command).assert_silent();
+    t.elapsed()
+}
+
+/// The control: a sweep without the watcher (`DIBS_WATCH=off`) right after; whether it keeps
+/// `bytes`.
+pub fn kept_without_watcher(root: &Path, bytes: &[u8]) -> bool {
+    settle();
+    pre_bash_env(&Agent::new("control", root), "make", OFF).assert_silent();
+    has_blob(root, bytes)
 }

@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::io;
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -97,6 +98,9 @@ pub(super) struct Tree {
     /// The most watches it takes: a share of what the system allows a user, so that the
     /// editors' and build tools' watchers are not starved.
     budget: usize,
+    /// `/proc/self/mountinfo`, which polls as changed when a file system is mounted or
+    /// unmounted.
+    mounts: Option<std::fs::File>,
 }
 
 impl Tree {
@@ -119,7 +123,12 @@ impl Tree {
             identity,
             socket: None,
             budget: budget.unwrap_or_else(self::budget),
+            mounts: std::fs::File::open("/proc/self/mountinfo").ok(),
         };
+        if let Some(m) = &tree.mounts {
+            // Take the first report (a fresh handle reports a change once).
+            notify::mounts_changed(m.as_fd());
+        }
         let dir = tree.store.dir().to_path_buf();
         let wd = tree
             .inotify
@@ -132,13 +141,27 @@ impl Tree {
 
     /// A second handle of the inotify descriptor, to wait on without holding the tree.
     pub(super) fn wait_handle(&self) -> io::Result<std::os::fd::OwnedFd> {
-        use std::os::fd::AsFd;
         self.inotify.as_fd().try_clone_to_owned()
     }
 
     /// Take in every event queued so far, then the logs when they changed: after this, the
     /// answer holds for every change made before the call.
     pub(super) fn catch_up(&mut self) -> io::Result<()> {
+        // The store moved (its clone's git folder moved or renamed: no event reaches a watch
+        // below it): this watcher's paths are stale, it ends.
+        if self.store.identity() != Some(self.identity) {
+            self.gone = true;
+            return Ok(());
+        }
+        // A file system mounted or unmounted (over a watched folder, say) makes no inotify
+        // event: every watch anew.
+        if self
+            .mounts
+            .as_ref()
+            .is_some_and(|m| notify::mounts_changed(m.as_fd()))
+        {
+            self.rewatch_all();
+        }
         let mut buffer = vec![0u8; 64 << 10];
         loop {
             let events: Vec<(WatchDescriptor, EventMask, Option<PathBuf>)> =
