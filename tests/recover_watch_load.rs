@@ -8,7 +8,6 @@ mod common;
 mod recover_support;
 mod watch_support;
 
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
