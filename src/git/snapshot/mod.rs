@@ -323,14 +323,19 @@ pub(crate) fn describe(new: &NewSnapshot<'_>, parent: Option<Meta>) -> Meta {
     meta
 }
 
-/// The nanoseconds of the clock now past the second `at`, when it is still that second (0
-/// otherwise).
+/// The nanoseconds of the clock now past the second `at`, when it is still that second; the
+/// last nanosecond of it once that second is over (a snapshot whose hook began in second `at`
+/// and wrote it in the next one is later than any other written within `at`: with 0 it was
+/// taken for older than one made earlier in that second, on another chain).
 fn nanos_past(at: u64) -> u32 {
-    std::time::SystemTime::now()
+    let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .ok()
-        .filter(|d| d.as_secs() == at)
-        .map_or(0, |d| d.subsec_nanos())
+        .ok();
+    match now {
+        Some(d) if d.as_secs() == at => d.subsec_nanos(),
+        Some(d) if d.as_secs() > at => 999_999_999,
+        _ => 0,
+    }
 }
 
 fn is_zero(n: &u32) -> bool {
